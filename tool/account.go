@@ -1,0 +1,55 @@
+package tool
+
+import "context"
+
+// An Account is who runs a tool: a person or an agent acting for one.
+type Account interface {
+	// AccountID identifies the account ("editor", "42").
+	AccountID() string
+	// HasPermission reports whether the account holds the named permission.
+	HasPermission(name string) bool
+	// Blocked reports whether the account may run nothing at all.
+	Blocked() bool
+}
+
+// User is a plain [Account]: an ID and a fixed set of permissions.
+type User struct {
+	ID          string
+	Permissions []string
+	IsBlocked   bool
+}
+
+// AccountID returns u.ID.
+func (u *User) AccountID() string { return u.ID }
+
+// HasPermission reports whether name is among u.Permissions.
+func (u *User) HasPermission(name string) bool {
+	for _, p := range u.Permissions {
+		if p == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Blocked returns u.IsBlocked.
+func (u *User) Blocked() bool { return u.IsBlocked }
+
+// Anonymous is the account of a caller who has not signed in: it holds no
+// permission.
+var Anonymous Account = &User{ID: "anonymous"}
+
+type accountKey struct{}
+
+// WithAccount returns a context carrying acct as the account a run is for.
+func WithAccount(ctx context.Context, acct Account) context.Context {
+	return context.WithValue(ctx, accountKey{}, acct)
+}
+
+// AccountFrom returns the account ctx carries, or [Anonymous].
+func AccountFrom(ctx context.Context) Account {
+	if a, ok := ctx.Value(accountKey{}).(Account); ok && a != nil {
+		return a
+	}
+	return Anonymous
+}

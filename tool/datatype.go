@@ -1,0 +1,59 @@
+package tool
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Text is a value a person typed (a CLI flag, a form field). The run path
+// coerces it to the type of its input: "10" to an integer, "true" to a
+// boolean, "2024-05-01" to a date. JSON callers send typed values and get
+// no coercion.
+type Text string
+
+// A DataType is a data type an application adds with [Registry.AddType]:
+// a built-in scalar type it refines, the JSON Schema format it is
+// advertised with, and a check of its values.
+type DataType struct {
+	// Name is the type's name as definitions use it ("color").
+	Name string
+	// Base is the built-in scalar type it refines: string, integer, float
+	// or boolean.
+	Base string
+	// Format is the JSON Schema format advertised; empty means none.
+	Format string
+	// Check returns what is wrong with a value already decoded as Base
+	// ("must be a hex color"), or "" when it is fine. Nil accepts every
+	// value of Base.
+	Check func(v any) string
+}
+
+// builtinTypes lists the built-in data type names (entity:ID aside).
+var builtinTypes = []string{
+	"string", "integer", "float", "boolean", "email", "uri",
+	"datetime_iso8601", "timestamp", "duration", "entity", "list", "map", "any",
+}
+
+// AddType adds an application data type.
+func (r *Registry) AddType(dt *DataType) error {
+	if dt == nil || dt.Name == "" {
+		return errors.New("data type needs a name")
+	}
+	for _, b := range builtinTypes {
+		if dt.Name == b {
+			return fmt.Errorf("data type %q is built in", dt.Name)
+		}
+	}
+	switch dt.Base {
+	case "string", "integer", "float", "boolean":
+	default:
+		return fmt.Errorf("data type %q: base %q must be string, integer, float or boolean", dt.Name, dt.Base)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.types[dt.Name]; ok {
+		return fmt.Errorf("data type %q is already added", dt.Name)
+	}
+	r.types[dt.Name] = dt
+	return nil
+}

@@ -1,0 +1,72 @@
+package tool
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A Permission is a parsed permission expression: "a,b" needs every name,
+// "a+b" needs any one, a single name needs that name, and the empty
+// expression needs nothing.
+type Permission struct {
+	Names []string
+	// Any is true for "a+b" expressions.
+	Any bool
+}
+
+// ParsePermission parses a permission expression. Mixing "," and "+" in
+// one expression, or an empty name, is an error.
+func ParsePermission(expr string) (Permission, error) {
+	expr = strings.TrimSpace(expr)
+	if expr == "" {
+		return Permission{}, nil
+	}
+	hasAll, hasAny := strings.Contains(expr, ","), strings.Contains(expr, "+")
+	if hasAll && hasAny {
+		return Permission{}, fmt.Errorf("permission %q mixes \",\" (all of) and \"+\" (any of)", expr)
+	}
+	sep := ","
+	if hasAny {
+		sep = "+"
+	}
+	var p Permission
+	p.Any = hasAny
+	for _, name := range strings.Split(expr, sep) {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			return Permission{}, fmt.Errorf("permission %q has an empty name", expr)
+		}
+		p.Names = append(p.Names, name)
+	}
+	return p, nil
+}
+
+// Allows reports whether acct satisfies p. A blocked account satisfies
+// nothing.
+func (p Permission) Allows(acct Account) bool {
+	if acct == nil || acct.Blocked() {
+		return false
+	}
+	if len(p.Names) == 0 {
+		return true
+	}
+	for _, name := range p.Names {
+		has := acct.HasPermission(name)
+		if p.Any && has {
+			return true
+		}
+		if !p.Any && !has {
+			return false
+		}
+	}
+	return !p.Any
+}
+
+// String returns the expression p was parsed from, normalised.
+func (p Permission) String() string {
+	sep := ","
+	if p.Any {
+		sep = "+"
+	}
+	return strings.Join(p.Names, sep)
+}

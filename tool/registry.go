@@ -1,0 +1,260 @@
+package tool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// A Registry holds tools and runs them. Every caller (CLI, explorer, MCP,
+// function calling, Go code) lists and runs tools through one Registry, so
+// every run takes the same path: permission, decode and coerce, validate,
+// load entities, entity ops and access, confirmation, call, publish
+// outputs, validate outputs.
+//
+// A Registry is safe for concurrent use.
+type Registry struct {
+	logger *slog.Logger
+
+	mu          sync.RWMutex
+	tools       map[string]*Tool
+	sorted      []*Tool // by ID
+	types       map[string]*DataType
+	entityTypes map[string]*EntityType
+	listeners   []func()
+}
+
+// Options configure a [Registry].
+type Options struct {
+	// Logger receives what the registry leaves out and what fails inside a
+	// run. Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// NewRegistry returns an empty registry. opts may be nil.
+func NewRegistry(opts *Options) *Registry {
+	r := &Registry{
+		tools:       make(map[string]*Tool),
+		types:       make(map[string]*DataType),
+		entityTypes: make(map[string]*EntityType),
+	}
+	if opts != nil && opts.Logger != nil {
+		r.logger = opts.Logger
+	} else {
+		r.logger = slog.Default()
+	}
+	return r
+}
+
+// Logger returns the registry's logger.
+func (r *Registry) Logger() *slog.Logger { return r.logger }
+
+// Add adds tools. A tool that cannot be added (invalid definitions, an
+// unknown data type or entity type, an ID already taken) is left out and
+// logged, and the rest are added; the returned error joins the reasons, nil
+// when every tool was added. Add the entity types and data types the tools
+// use first.
+func (r *Registry) Add(tools ...*Tool) error {
+	var errs []error
+	added := false
+	for _, t := range tools {
+		if err := r.add(t); err != nil {
+			id := "(nil)"
+			if t != nil {
+				id = t.ID
+			}
+			r.logger.Error("tool left out", "tool", id, "reason", err.Error())
+			errs = append(errs, fmt.Errorf("tool %s: %w", id, err))
+			continue
+		}
+		added = true
+	}
+	if added {
+		r.changed()
+	}
+	return errors.Join(errs...)
+}
+
+func (r *Registry) add(t *Tool) error {
+	if t == nil {
+		return errors.New("nil tool")
+	}
+	if _, err := t.prepare(r); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.tools[t.ID]; ok {
+		return fmt.Errorf("ID %q is already taken", t.ID)
+	}
+	r.tools[t.ID] = t
+	i, _ := slices.BinarySearchFunc(r.sorted, t.ID, func(x *Tool, id string) int { return strings.Compare(x.ID, id) })
+	r.sorted = slices.Insert(r.sorted, i, t)
+	return nil
+}
+
+// Remove removes the tool with the given ID, reporting whether it was there.
+func (r *Registry) Remove(id string) bool {
+	r.mu.Lock()
+	t, ok := r.tools[id]
+	if ok {
+		delete(r.tools, id)
+		r.sorted = slices.DeleteFunc(r.sorted, func(x *Tool) bool { return x == t })
+	}
+	r.mu.Unlock()
+	if ok {
+		r.changed()
+	}
+	return ok
+}
+
+// OnChange registers f to be called after tools are added or removed.
+func (r *Registry) OnChange(f func()) {
+	r.mu.Lock()
+	r.listeners = append(r.listeners, f)
+	r.mu.Unlock()
+}
+
+func (r *Registry) changed() {
+	r.mu.RLock()
+	ls := slices.Clone(r.listeners)
+	r.mu.RUnlock()
+	for _, f := range ls {
+		f()
+	}
+}
+
+// AddEntityType adds an entity type that entity inputs and outputs may
+// name. An ID already taken is an error.
+func (r *Registry) AddEntityType(et *EntityType) error {
+	if et == nil || et.ID == "" || et.Load == nil || et.Access == nil || et.Describe == nil {
+		return errors.New("entity type needs an ID, Load, Access and Describe")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.entityTypes[et.ID]; ok {
+		return fmt.Errorf("entity type %q is already added", et.ID)
+	}
+	r.entityTypes[et.ID] = et
+	return nil
+}
+
+// EntityType returns the entity type with the given ID.
+func (r *Registry) EntityType(id string) (*EntityType, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	et, ok := r.entityTypes[id]
+	return et, ok
+}
+
+// Tool returns the tool with the given ID.
+func (r *Registry) Tool(id string) (*Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.tools[id]
+	return t, ok
+}
+
+// A Filter selects tools for [Registry.List].
+type Filter struct {
+	// Account, when set, keeps only the tools whose permission the account
+	// satisfies (nothing is run to decide).
+	Account Account
+	// Operation, when set, keeps only tools of that operation.
+	Operation Operation
+	// Words, when set, keeps only tools whose ID, label or description
+	// contains the words (case-insensitively): all of them when MatchAll,
+	// else any one.
+	Words    []string
+	MatchAll bool
+}
+
+// List returns the tools f selects, ordered by ID. f may be nil.
+func (r *Registry) List(f *Filter) []*Tool {
+	r.mu.RLock()
+	all := r.sorted
+	r.mu.RUnlock()
+	if f == nil {
+		return slices.Clone(all)
+	}
+	words := make([]string, 0, len(f.Words))
+	for _, w := range f.Words {
+		if w = strings.ToLower(strings.TrimSpace(w)); w != "" {
+			words = append(words, w)
+		}
+	}
+	var out []*Tool
+	for _, t := range all {
+		if f.Operation != "" && t.operation() != f.Operation {
+			continue
+		}
+		if f.Account != nil && !t.prep.permission.Allows(f.Account) {
+			continue
+		}
+		if len(words) > 0 && !t.matches(words, f.MatchAll) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func (t *Tool) matches(words []string, all bool) bool {
+	text := t.prep.searchText
+	for _, w := range words {
+		hit := strings.Contains(text, w)
+		if all && !hit {
+			return false
+		}
+		if !all && hit {
+			return true
+		}
+	}
+	return all
+}
+
+// Allowed reports whether acct may run t as far as t's permission goes
+// (entity ops and access checks need the inputs and are decided by a run).
+func (t *Tool) Allowed(acct Account) bool {
+	p, err := t.prepare(nil)
+	return err == nil && p.permission.Allows(acct)
+}
+
+func (t *Tool) operation() Operation {
+	if t.Operation == "" {
+		return OpWrite
+	}
+	return t.Operation
+}
+
+// Op returns the tool's operation, write when none is set.
+func (t *Tool) Op() Operation { return t.operation() }
+
+// Run runs the tool with the given ID for the account in ctx (see
+// [WithAccount]) with arguments by input name. Values are JSON values
+// (string, float64 or any Go integer, bool, nil, []any, map[string]any), or
+// [Text] typed by a person, which is coerced to the input's type. It
+// returns [ErrNotFound] for an unknown ID; every other outcome, failures
+// included, is a Result.
+func (r *Registry) Run(ctx context.Context, id string, args map[string]any) (*Result, error) {
+	t, ok := r.Tool(id)
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	return r.run(ctx, t, args, nil), nil
+}
+
+// RunJSON is [Registry.Run] with the arguments as a JSON object (an empty
+// or null document means no arguments).
+func (r *Registry) RunJSON(ctx context.Context, id string, args []byte) (*Result, error) {
+	t, ok := r.Tool(id)
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	m, v := decodeArgs(args)
+	return r.run(ctx, t, m, v), nil
+}

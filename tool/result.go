@@ -1,0 +1,105 @@
+package tool
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// A Failure is the category of a failed run.
+type Failure string
+
+// The failure categories.
+const (
+	// FailureInput: the inputs were wrong; the caller can correct them
+	// using the violations and the input schema.
+	FailureInput Failure = "input"
+	// FailureAccess: the account may not run the tool with these inputs.
+	FailureAccess Failure = "access"
+	// FailureRuntime: the tool failed while running.
+	FailureRuntime Failure = "runtime"
+)
+
+// A Violation is one problem with a value: the path of the value
+// ("tags[2]", "settings.limit") and what is wrong, in plain words
+// ("must be one of: red, blue").
+type Violation struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+func (v Violation) String() string {
+	if v.Path == "" {
+		return v.Message
+	}
+	return v.Path + ": " + v.Message
+}
+
+// A Result is what a run produced. Handlers return one; [Registry.Run]
+// returns one to callers with the failure category and violations set.
+type Result struct {
+	// Success reports whether the run succeeded.
+	Success bool
+	// Message is a sentence for the caller. Empty on success means
+	// "LABEL completed.".
+	Message string
+	// Outputs holds the published outputs by name. A failed run may carry
+	// outputs too.
+	Outputs map[string]any
+	// Failure is the category of a failed run; empty on success.
+	Failure Failure
+	// Violations lists the problems of an input failure (or the output
+	// problems of a runtime failure, which are logged, not shown).
+	Violations []Violation
+}
+
+// Succeeded returns a successful result carrying outputs; an empty message
+// means the default "LABEL completed.".
+func Succeeded(message string, outputs map[string]any) *Result {
+	return &Result{Success: true, Message: message, Outputs: outputs}
+}
+
+// Failed returns a failed result with a message meant for the caller; it
+// may still carry outputs.
+func Failed(message string, outputs map[string]any) *Result {
+	return &Result{Message: message, Outputs: outputs, Failure: FailureRuntime}
+}
+
+// An InputError is an error a tool returns when its inputs, though valid by
+// their definitions, cannot be used. Its message reaches the caller, unlike
+// the text of any other error.
+type InputError struct {
+	// Input names the input at fault; empty when the fault is not one
+	// input's.
+	Input string
+	// Message says what is wrong, in plain words.
+	Message string
+}
+
+func (e *InputError) Error() string {
+	if e.Input == "" {
+		return e.Message
+	}
+	return e.Input + ": " + e.Message
+}
+
+// InputErrorf returns an [InputError] about input, its message formatted.
+func InputErrorf(input, format string, args ...any) error {
+	return &InputError{Input: input, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrNotFound is returned by [Registry.Run] for a tool ID the registry
+// does not hold (or the account may not see).
+var ErrNotFound = errors.New("tool not found")
+
+// joinViolations renders violations one a line.
+func joinViolations(vs []Violation) string {
+	var b strings.Builder
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(v.String())
+	}
+	return b.String()
+}

@@ -1,0 +1,114 @@
+package tool
+
+import (
+	"context"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// An Operation says what a tool does to the world.
+type Operation string
+
+// The operations a tool may declare.
+const (
+	OpRead      Operation = "read"
+	OpWrite     Operation = "write"
+	OpTrigger   Operation = "trigger"
+	OpTransform Operation = "transform"
+	OpExplain   Operation = "explain"
+)
+
+// Valid reports whether op is one of the declared operations.
+func (op Operation) Valid() bool {
+	switch op {
+	case OpRead, OpWrite, OpTrigger, OpTransform, OpExplain:
+		return true
+	}
+	return false
+}
+
+// DestructiveByDefault reports the destructive default of op: true for
+// write and trigger, false otherwise.
+func (op Operation) DestructiveByDefault() bool { return op == OpWrite || op == OpTrigger }
+
+// ReadOnly reports whether op leaves the world as it was (read, explain).
+func (op Operation) ReadOnly() bool { return op == OpRead || op == OpExplain }
+
+// Idempotent reports whether running op twice with the same inputs has the
+// effect of running it once (read, explain, transform).
+func (op Operation) Idempotent() bool { return op == OpRead || op == OpExplain || op == OpTransform }
+
+// A Handler runs a tool with validated, resolved inputs. It returns the
+// outputs by name. A returned [InputError] (or an error wrapping one)
+// reaches the caller as an input failure; any other error is logged and the
+// caller learns only that the run failed.
+type Handler func(ctx context.Context, in *Values) (*Result, error)
+
+// A Tool is a typed, validated, access-checked operation. Hand-written tools
+// fill the fields directly; toolgen writes them for method tools.
+type Tool struct {
+	// ID names the tool everywhere ("album.search"). Required.
+	ID string
+	// Label is a short human name ("Search"). Required.
+	Label string
+	// Description says what the tool does. Required.
+	Description string
+	// Operation says what the tool does to the world; empty means write.
+	Operation Operation
+	// Destructive marks a tool whose effects cannot simply be undone.
+	Destructive bool
+	// Permission is an expression over permission names: "a,b" needs all
+	// of them, "a+b" any one; empty means no permission check.
+	Permission string
+	// Access, when set, is checked after the inputs are resolved: it
+	// reports whether the account in ctx (see [AccountFrom]) may run the
+	// tool with these inputs.
+	Access func(ctx context.Context, in *Values) (bool, error)
+	// Confirm asks a person to confirm each run before it happens.
+	Confirm bool
+	// Inputs define what the tool takes, in order.
+	Inputs []*Definition
+	// Outputs define what the tool gives, in order.
+	Outputs []*Definition
+	// Refiner, when set, refines input definitions from the values of other
+	// inputs.
+	Refiner *Refiner
+	// Handler runs the tool. Required.
+	Handler Handler
+
+	once   sync.Once
+	prep   *prepared
+	prepEr error
+}
+
+// A Refiner refines the definitions of some inputs from the values of the
+// others, as a choice list that depends on another input.
+type Refiner struct {
+	// Inputs names the inputs it refines.
+	Inputs []string
+	// Refine returns the definition of input def.Name given the values of
+	// the other inputs (by name, decoded, possibly invalid or absent). It
+	// returns def itself when there is nothing to refine.
+	Refine func(ctx context.Context, def *Definition, values map[string]any) (*Definition, error)
+}
+
+// InputSchema returns the JSON Schema of the tool's inputs, computed once.
+// It returns nil if the tool's definitions are invalid.
+func (t *Tool) InputSchema() *jsonschema.Schema {
+	p, err := t.prepare(nil)
+	if err != nil {
+		return nil
+	}
+	return p.inSchema
+}
+
+// OutputSchema returns the JSON Schema of the tool's outputs, computed
+// once. It returns nil if the tool's definitions are invalid.
+func (t *Tool) OutputSchema() *jsonschema.Schema {
+	p, err := t.prepare(nil)
+	if err != nil {
+		return nil
+	}
+	return p.outSchema
+}

@@ -1,0 +1,111 @@
+package tool
+
+import (
+	"time"
+)
+
+// Values holds the resolved inputs of one run, in the order of the tool's
+// input definitions. Each value has the Go type of its data type:
+//
+//	string, email, uri                 string
+//	integer                            int64
+//	float                              float64
+//	boolean                            bool
+//	datetime_iso8601, timestamp        time.Time (UTC)
+//	duration                           time.Duration
+//	entity, entity:ID                  the loaded entity (as EntityType.Load returned it)
+//	list                               []any of the item's type
+//	map                                map[string]any of the properties' types
+//	any                                the JSON value (string, float64, bool, []any, map[string]any)
+//
+// An absent optional input without a default is nil.
+type Values struct {
+	tool   *Tool
+	values []any
+	set    []bool
+}
+
+// At returns the value of the i-th input.
+func (v *Values) At(i int) any { return v.values[i] }
+
+// IsSet reports whether the caller sent the i-th input (not null), as
+// opposed to it taking its default.
+func (v *Values) IsSet(i int) bool { return v.set[i] }
+
+// Len returns the number of inputs.
+func (v *Values) Len() int { return len(v.values) }
+
+// Index returns the position of the named input, or -1.
+func (v *Values) Index(name string) int {
+	for i, d := range v.tool.Inputs {
+		if d.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Get returns the value of the named input, or nil.
+func (v *Values) Get(name string) any {
+	if i := v.Index(name); i >= 0 {
+		return v.values[i]
+	}
+	return nil
+}
+
+// Map returns the values by input name.
+func (v *Values) Map() map[string]any {
+	m := make(map[string]any, len(v.values))
+	for i, d := range v.tool.Inputs {
+		m[d.Name] = v.values[i]
+	}
+	return m
+}
+
+// String returns the named string input, or "".
+func (v *Values) String(name string) string { s, _ := v.Get(name).(string); return s }
+
+// Int returns the named integer input, or 0.
+func (v *Values) Int(name string) int64 { n, _ := v.Get(name).(int64); return n }
+
+// Float returns the named float input, or 0.
+func (v *Values) Float(name string) float64 { f, _ := v.Get(name).(float64); return f }
+
+// Bool returns the named boolean input, or false.
+func (v *Values) Bool(name string) bool { b, _ := v.Get(name).(bool); return b }
+
+// Time returns the named time input, or the zero time.
+func (v *Values) Time(name string) time.Time { t, _ := v.Get(name).(time.Time); return t }
+
+// Duration returns the named duration input, or 0.
+func (v *Values) Duration(name string) time.Duration { d, _ := v.Get(name).(time.Duration); return d }
+
+// List returns the named list input, or nil.
+func (v *Values) List(name string) []any { l, _ := v.Get(name).([]any); return l }
+
+// Object returns the named map input, or nil.
+func (v *Values) Object(name string) map[string]any { m, _ := v.Get(name).(map[string]any); return m }
+
+// ListOf converts a list value to a slice of T. Items that are not of type
+// T become T's zero value; validated inputs never have such items.
+func ListOf[T any](v any) []T {
+	l, _ := v.([]any)
+	if l == nil {
+		return nil
+	}
+	out := make([]T, len(l))
+	for i, item := range l {
+		out[i], _ = item.(T)
+	}
+	return out
+}
+
+// NewValues returns Values for t holding vals by input position, for tests
+// and for callers that resolved the inputs themselves.
+func NewValues(t *Tool, vals ...any) *Values {
+	set := make([]bool, len(vals))
+	for i, x := range vals {
+		set[i] = x != nil
+	}
+	return &Values{tool: t, values: vals, set: set}
+}
