@@ -1,0 +1,542 @@
+package tool
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
+)
+
+// entityRef is an entity input before it is loaded.
+type entityRef struct {
+	typ, id string
+}
+
+// violations collects violations as a value is decoded.
+type violations []Violation
+
+func (vs *violations) add(p *pathSeg, msg string) {
+	*vs = append(*vs, Violation{Path: p.String(), Message: msg})
+}
+
+// decodeArgs parses a JSON arguments document into a map.
+func decodeArgs(data []byte) (map[string]any, []Violation) {
+	data = trimSpace(data)
+	if len(data) == 0 || string(data) == "null" {
+		return nil, nil
+	}
+	if data[0] != '{' {
+		return nil, []Violation{{Message: "arguments must be a JSON object"}}
+	}
+	var m map[string]any
+	if err := jsonv2.Unmarshal(data, &m); err != nil {
+		return nil, []Violation{{Message: "arguments are not valid JSON: " + jsonProblem(err)}}
+	}
+	return m, nil
+}
+
+// jsonProblem says what is wrong with a JSON document without echoing
+// library internals: the first line of the parser's message, which names
+// the problem and its offset.
+func jsonProblem(err error) string {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "jsontext: ")
+	msg = strings.TrimPrefix(msg, "json: ")
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return msg
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// decode decodes raw (a JSON value, a Go value of a JSON-like type, or
+// Text) by n, checks n's constraints and returns the value in its Go form
+// (see [Values]). Null is the caller's concern unless n is nullable.
+func (n *node) decode(raw any, p *pathSeg, vs *violations) any {
+	if raw == nil {
+		if n.def.Nullable || n.kind == kAny {
+			return nil
+		}
+		vs.add(p, "must not be null")
+		return nil
+	}
+	switch n.kind {
+	case kList:
+		return n.decodeList(raw, p, vs)
+	case kMap:
+		return n.decodeMap(raw, p, vs)
+	case kAny:
+		if t, ok := raw.(Text); ok {
+			return string(t)
+		}
+		return raw
+	}
+	v, ok := n.decodeScalar(raw, p, vs)
+	if !ok {
+		return nil
+	}
+	n.check(v, p, vs)
+	return v
+}
+
+// decodeScalar converts a scalar; it reports false (and adds a violation)
+// when raw is not of n's type.
+func (n *node) decodeScalar(raw any, p *pathSeg, vs *violations) (any, bool) {
+	text, isText := raw.(Text)
+	switch n.kind {
+	case kString, kEmail, kURI:
+		var s string
+		switch x := raw.(type) {
+		case string:
+			s = x
+		case Text:
+			s = string(x)
+		default:
+			vs.add(p, "must be a string")
+			return nil, false
+		}
+		switch n.kind {
+		case kEmail:
+			if !validEmail(s) {
+				vs.add(p, "must be an email address")
+				return nil, false
+			}
+		case kURI:
+			if !validURI(s) {
+				vs.add(p, "must be an absolute URI")
+				return nil, false
+			}
+		}
+		return s, true
+	case kInteger:
+		if isText {
+			i, err := strconv.ParseInt(strings.TrimSpace(string(text)), 10, 64)
+			if err != nil {
+				vs.add(p, "must be an integer")
+				return nil, false
+			}
+			return i, true
+		}
+		i, ok := toInt(raw)
+		if !ok {
+			vs.add(p, "must be an integer")
+			return nil, false
+		}
+		return i, true
+	case kFloat:
+		if isText {
+			f, err := strconv.ParseFloat(strings.TrimSpace(string(text)), 64)
+			if err != nil || !finite(f) {
+				vs.add(p, "must be a number")
+				return nil, false
+			}
+			return f, true
+		}
+		f, ok := toFloat(raw)
+		if !ok {
+			vs.add(p, "must be a number")
+			return nil, false
+		}
+		return f, true
+	case kBoolean:
+		if isText {
+			switch strings.ToLower(strings.TrimSpace(string(text))) {
+			case "true", "1", "yes", "on":
+				return true, true
+			case "false", "0", "no", "off", "":
+				return false, true
+			}
+			vs.add(p, "must be true or false")
+			return nil, false
+		}
+		b, ok := raw.(bool)
+		if !ok {
+			vs.add(p, "must be true or false")
+			return nil, false
+		}
+		return b, true
+	case kDateTime, kTimestamp:
+		var s string
+		switch x := raw.(type) {
+		case string:
+			s = x
+		case Text:
+			s = strings.TrimSpace(string(x))
+		case time.Time:
+			if n.def.Constraints.DateOnly {
+				y, m, d := x.Date()
+				return time.Date(y, m, d, 0, 0, 0, 0, time.UTC), true
+			}
+			return x.UTC(), true
+		default:
+			vs.add(p, n.timeRule())
+			return nil, false
+		}
+		if n.def.Constraints.DateOnly && n.kind == kDateTime {
+			if t, ok := parseDate(s); ok {
+				return t, true
+			}
+			vs.add(p, n.timeRule())
+			return nil, false
+		}
+		if t, ok := parseDateTime(s); ok {
+			return t, true
+		}
+		if isText {
+			// People type local forms (an HTML datetime-local field, a
+			// date alone); read them as UTC.
+			for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02 15:04:05", "2006-01-02"} {
+				if t, err := time.Parse(layout, s); err == nil {
+					return t, true
+				}
+			}
+		}
+		vs.add(p, n.timeRule())
+		return nil, false
+	case kDuration:
+		var s string
+		switch x := raw.(type) {
+		case string:
+			s = x
+		case Text:
+			s = strings.TrimSpace(string(x))
+			if d, err := time.ParseDuration(s); err == nil {
+				return d, true
+			}
+		case time.Duration:
+			return x, true
+		default:
+			vs.add(p, "must be an ISO 8601 duration such as PT1H30M")
+			return nil, false
+		}
+		d, ok := parseDuration(s)
+		if !ok {
+			vs.add(p, "must be an ISO 8601 duration such as PT1H30M")
+			return nil, false
+		}
+		return d, true
+	case kEntity:
+		var s string
+		switch x := raw.(type) {
+		case string:
+			s = x
+		case Text:
+			s = strings.TrimSpace(string(x))
+		default:
+			vs.add(p, n.entityRule())
+			return nil, false
+		}
+		if n.entityType != "" {
+			if s == "" {
+				vs.add(p, n.entityRule())
+				return nil, false
+			}
+			return entityRef{n.entityType, s}, true
+		}
+		typ, id, ok := strings.Cut(s, ":")
+		if !ok || typ == "" || id == "" {
+			vs.add(p, n.entityRule())
+			return nil, false
+		}
+		return entityRef{typ, id}, true
+	}
+	vs.add(p, "has a type that cannot be decoded")
+	return nil, false
+}
+
+func (n *node) timeRule() string {
+	if n.def.Constraints.DateOnly && n.kind == kDateTime {
+		return "must be a date such as 2024-05-01"
+	}
+	return "must be a date and time in RFC 3339 form such as 2024-05-01T12:00:00Z"
+}
+
+func (n *node) entityRule() string {
+	if n.entityType != "" {
+		return "must be the ID of a " + n.entityType + " as a string"
+	}
+	return `must be an entity reference of the form "type:id"`
+}
+
+// toInt converts a JSON or Go number with an integral value to int64.
+func toInt(raw any) (int64, bool) {
+	switch x := raw.(type) {
+	case float64:
+		if x != math.Trunc(x) || x < -(1<<63) || x >= 1<<63 {
+			return 0, false
+		}
+		return int64(x), true
+	case int:
+		return int64(x), true
+	case int64:
+		return x, true
+	case int32:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case int8:
+		return int64(x), true
+	case uint:
+		if uint64(x) > math.MaxInt64 {
+			return 0, false
+		}
+		return int64(x), true
+	case uint64:
+		if x > math.MaxInt64 {
+			return 0, false
+		}
+		return int64(x), true
+	case uint32:
+		return int64(x), true
+	case uint16:
+		return int64(x), true
+	case uint8:
+		return int64(x), true
+	case float32:
+		return toInt(float64(x))
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i, true
+		}
+		if f, err := x.Float64(); err == nil {
+			return toInt(f)
+		}
+	}
+	return 0, false
+}
+
+// toFloat converts a JSON or Go number to float64.
+func toFloat(raw any) (float64, bool) {
+	switch x := raw.(type) {
+	case float64:
+		return x, finite(x)
+	case float32:
+		return float64(x), finite(float64(x))
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil && finite(f)
+	}
+	if i, ok := toInt(raw); ok {
+		return float64(i), true
+	}
+	return 0, false
+}
+
+// check checks the constraints of a decoded scalar.
+func (n *node) check(v any, p *pathSeg, vs *violations) {
+	c := &n.def.Constraints
+	switch x := v.(type) {
+	case string:
+		if c.NotBlank && x == "" {
+			vs.add(p, "must not be blank")
+			return
+		}
+		if n.minLen >= 0 || n.maxLen >= 0 {
+			l := utf8.RuneCountInString(x)
+			if n.minLen >= 0 && l < n.minLen {
+				vs.add(p, "must be at least "+strconv.Itoa(n.minLen)+" characters long")
+			}
+			if n.maxLen >= 0 && l > n.maxLen {
+				vs.add(p, "must be at most "+strconv.Itoa(n.maxLen)+" characters long")
+			}
+		}
+		if n.pattern != nil && !n.pattern.MatchString(x) {
+			vs.add(p, "must match the pattern "+c.Pattern)
+		}
+	case int64:
+		if n.hasMin && float64(x) < n.min {
+			vs.add(p, "must be at least "+formatNumber(n.min))
+		}
+		if n.hasMax && float64(x) > n.max {
+			vs.add(p, "must be at most "+formatNumber(n.max))
+		}
+	case float64:
+		if n.hasMin && x < n.min {
+			vs.add(p, "must be at least "+formatNumber(n.min))
+		}
+		if n.hasMax && x > n.max {
+			vs.add(p, "must be at most "+formatNumber(n.max))
+		}
+	}
+	if n.choice != nil && !n.inChoice(v) {
+		vs.add(p, "must be one of: "+n.choiceList())
+	}
+	if n.custom != nil && n.custom.Check != nil {
+		if msg := n.custom.Check(v); msg != "" {
+			vs.add(p, msg)
+		}
+	}
+}
+
+func (n *node) inChoice(v any) bool {
+	for _, c := range n.choice {
+		if c == v {
+			return true
+		}
+		// Compare instants, not time.Time representations.
+		if t, ok := v.(time.Time); ok {
+			if ct, ok := c.(time.Time); ok && t.Equal(ct) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (n *node) choiceList() string {
+	parts := make([]string, len(n.def.Constraints.Choice))
+	for i, c := range n.def.Constraints.Choice {
+		switch x := c.(type) {
+		case string:
+			parts[i] = x
+		default:
+			b, _ := json.Marshal(x)
+			parts[i] = string(b)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func formatNumber(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+func (n *node) decodeList(raw any, p *pathSeg, vs *violations) any {
+	var in []any
+	switch x := raw.(type) {
+	case []any:
+		in = x
+	case []string:
+		in = make([]any, len(x))
+		for i, s := range x {
+			in[i] = s
+		}
+	case []Text:
+		in = make([]any, len(x))
+		for i, s := range x {
+			in[i] = s
+		}
+	case Text:
+		s := strings.TrimSpace(string(x))
+		if strings.HasPrefix(s, "[") {
+			var l []any
+			if err := jsonv2.Unmarshal([]byte(s), &l); err != nil {
+				vs.add(p, "must be a list (the text is not a JSON array: "+jsonProblem(err)+")")
+				return nil
+			}
+			in = l
+		} else {
+			in = []any{x}
+		}
+	default:
+		vs.add(p, "must be a list")
+		return nil
+	}
+	c := &n.def.Constraints
+	if c.NotBlank && len(in) == 0 {
+		vs.add(p, "must not be empty")
+	}
+	if n.minCount >= 0 && len(in) < n.minCount {
+		vs.add(p, "must have at least "+plural(n.minCount, "item"))
+	}
+	if n.maxCount >= 0 && len(in) > n.maxCount {
+		vs.add(p, "must have at most "+plural(n.maxCount, "item"))
+	}
+	out := make([]any, len(in))
+	for i, item := range in {
+		ip := p.item(i)
+		if item == nil && !n.items.def.Nullable {
+			vs.add(&ip, "must not be null")
+			continue
+		}
+		out[i] = n.items.decode(item, &ip, vs)
+	}
+	return out
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	if word == "property" {
+		return strconv.Itoa(n) + " properties"
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
+	var in map[string]any
+	switch x := raw.(type) {
+	case map[string]any:
+		in = x
+	case Text:
+		if err := jsonv2.Unmarshal([]byte(strings.TrimSpace(string(x))), &in); err != nil || in == nil {
+			vs.add(p, "must be a map (a JSON object)")
+			return nil
+		}
+	default:
+		vs.add(p, "must be a map (a JSON object)")
+		return nil
+	}
+	c := &n.def.Constraints
+	if c.NotBlank && len(in) == 0 {
+		vs.add(p, "must not be empty")
+	}
+	if n.minCount >= 0 && len(in) < n.minCount {
+		vs.add(p, "must have at least "+plural(n.minCount, "property"))
+	}
+	if n.maxCount >= 0 && len(in) > n.maxCount {
+		vs.add(p, "must have at most "+plural(n.maxCount, "property"))
+	}
+	out := make(map[string]any, len(in))
+	if n.props == nil {
+		for k, v := range in {
+			kp := pathSeg{parent: p, name: k, key: true}
+			if n.values == nil {
+				if t, ok := v.(Text); ok {
+					v = string(t)
+				}
+				out[k] = v
+				continue
+			}
+			out[k] = n.values.decode(v, &kp, vs)
+		}
+		return out
+	}
+	var extra []string
+	for k := range in {
+		if _, ok := n.propIndex[k]; !ok {
+			extra = append(extra, k)
+		}
+	}
+	for _, pn := range n.props {
+		name := pn.def.Name
+		v, present := in[name]
+		pp := p.prop(name)
+		if !present {
+			if pn.def.Required {
+				vs.add(&pp, "is required")
+			}
+			continue
+		}
+		out[name] = pn.decode(v, &pp, vs)
+	}
+	slices.Sort(extra)
+	for _, k := range extra {
+		kp := p.prop(k)
+		vs.add(&kp, "is not a known property")
+	}
+	return out
+}

@@ -1,0 +1,218 @@
+package tool
+
+import (
+		"fmt"
+	"math"
+	"regexp"
+	"strings"
+)
+
+// kind is the built-in shape of a data type.
+type kind uint8
+
+const (
+	kString kind = iota
+	kInteger
+	kFloat
+	kBoolean
+	kEmail
+	kURI
+	kDateTime
+	kTimestamp
+	kDuration
+	kEntity
+	kList
+	kMap
+	kAny
+)
+
+var kindByName = map[string]kind{
+	"string": kString, "integer": kInteger, "float": kFloat, "boolean": kBoolean,
+	"email": kEmail, "uri": kURI, "datetime_iso8601": kDateTime, "timestamp": kTimestamp,
+	"duration": kDuration, "entity": kEntity, "list": kList, "map": kMap, "any": kAny,
+}
+
+// A node is a Definition compiled for decoding, validation and schema
+// emission: type names resolved, the pattern compiled, the choices and
+// the default decoded.
+type node struct {
+	def        *Definition
+	kind       kind
+	custom     *DataType // application data type refining kind
+	entityType string    // for entity:ID; empty for any entity type
+	pattern    *regexp.Regexp
+	choice     []any // decoded
+	deflt      any   // decoded default, nil when none
+	items      *node
+	props      []*node
+	propIndex  map[string]int
+	values     *node // map values without properties; nil means any
+	minLen     int   // -1 when open
+	maxLen     int
+	minCount   int
+	maxCount   int
+	min, max   float64
+	hasMin     bool
+	hasMax     bool
+}
+
+// compile compiles def. types resolves application data types (nil means
+// only the built-in ones).
+func compile(def *Definition, types func(string) *DataType, path string) (*node, error) {
+	if def == nil {
+		return nil, fmt.Errorf("%s: nil definition", pathOr(path))
+	}
+	n := &node{def: def, minLen: -1, maxLen: -1, minCount: -1, maxCount: -1}
+	typ := def.Type
+	switch {
+	case strings.HasPrefix(typ, "entity:"):
+		n.kind = kEntity
+		n.entityType = strings.TrimPrefix(typ, "entity:")
+		if n.entityType == "" {
+			return nil, fmt.Errorf("%s: data type %q names no entity type", pathOr(path), typ)
+		}
+	default:
+		k, ok := kindByName[typ]
+		if !ok {
+			var dt *DataType
+			if types != nil {
+				dt = types(typ)
+			}
+			if dt == nil {
+				return nil, fmt.Errorf("%s: unknown data type %q", pathOr(path), typ)
+			}
+			n.custom = dt
+			k = kindByName[dt.Base]
+		}
+		n.kind = k
+	}
+	c := def.Constraints
+	if c.Pattern != "" {
+		re, err := regexp.Compile(c.Pattern)
+		if err != nil {
+			return nil, fmt.Errorf("%s: pattern %q: %v", pathOr(path), c.Pattern, err)
+		}
+		n.pattern = re
+	}
+	if c.Length != nil {
+		n.minLen, n.maxLen = bound(c.Length.Min), bound(c.Length.Max)
+	}
+	if c.Count != nil {
+		n.minCount, n.maxCount = bound(c.Count.Min), bound(c.Count.Max)
+	}
+	if c.Range != nil {
+		if c.Range.Min != nil {
+			n.min, n.hasMin = *c.Range.Min, true
+		}
+		if c.Range.Max != nil {
+			n.max, n.hasMax = *c.Range.Max, true
+		}
+	}
+	switch n.kind {
+	case kList:
+		if def.Items == nil {
+			return nil, fmt.Errorf("%s: a list needs an item definition", pathOr(path))
+		}
+		// Constraints other than NotBlank and Count bind each item: a
+		// list's own Length, Range, Choice, Pattern and DateOnly move to
+		// its items.
+		item := *def.Items
+		moveItemConstraints(&item.Constraints, c)
+		items, err := compile(&item, types, path+"[]")
+		if err != nil {
+			return nil, err
+		}
+		n.items = items
+		n.pattern, n.minLen, n.maxLen, n.hasMin, n.hasMax = nil, -1, -1, false, false
+	case kMap:
+		if len(def.Properties) > 0 {
+			n.propIndex = make(map[string]int, len(def.Properties))
+			for i, p := range def.Properties {
+				if p == nil || p.Name == "" {
+					return nil, fmt.Errorf("%s: property %d has no name", pathOr(path), i)
+				}
+				if _, dup := n.propIndex[p.Name]; dup {
+					return nil, fmt.Errorf("%s: property %q is defined twice", pathOr(path), p.Name)
+				}
+				pn, err := compile(p, types, join(path, p.Name))
+				if err != nil {
+					return nil, err
+				}
+				n.propIndex[p.Name] = i
+				n.props = append(n.props, pn)
+			}
+		} else if def.Values != nil {
+			vn, err := compile(def.Values, types, path+"{}")
+			if err != nil {
+				return nil, err
+			}
+			n.values = vn
+		}
+	}
+	if len(c.Choice) > 0 && n.kind != kList {
+		for _, ch := range c.Choice {
+			var vs violations
+			v, _ := n.decodeScalar(ch, nil, &vs)
+			if len(vs) > 0 {
+				return nil, fmt.Errorf("%s: choice %v: %s", pathOr(path), ch, vs[0].Message)
+			}
+			n.choice = append(n.choice, v)
+		}
+	}
+	if def.Default != nil {
+		var vs violations
+		v := n.decode(def.Default, nil, &vs)
+		if len(vs) > 0 {
+			return nil, fmt.Errorf("%s: default %v: %s", pathOr(path), def.Default, vs[0].Message)
+		}
+		n.deflt = v
+	}
+	if def.Locked && def.Default == nil {
+		return nil, fmt.Errorf("%s: a locked input needs a default", pathOr(path))
+	}
+	return n, nil
+}
+
+func moveItemConstraints(item *Constraints, list Constraints) {
+	if list.Length != nil {
+		item.Length = list.Length
+	}
+	if list.Range != nil {
+		item.Range = list.Range
+	}
+	if len(list.Choice) > 0 {
+		item.Choice = list.Choice
+	}
+	if list.Pattern != "" {
+		item.Pattern = list.Pattern
+	}
+	if list.DateOnly {
+		item.DateOnly = true
+	}
+	if list.Media != "" && item.Media == "" {
+		item.Media = list.Media
+	}
+}
+
+func bound(p *int) int {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
+func pathOr(p string) string {
+	if p == "" {
+		return "value"
+	}
+	return p
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

@@ -1,0 +1,225 @@
+package tool
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"time"
+)
+
+// publish turns a value a tool returned into its wire form (string,
+// int64, float64, bool, nil, []any, map[string]any) by n, checking it as
+// it goes. Problems are the developer's, not the caller's: they are logged
+// and fail the run.
+func (n *node) publish(r *Registry, v any, p *pathSeg, vs *violations) any {
+	if v == nil || isNilPointer(v) {
+		if n.def.Nullable || n.kind == kAny {
+			return nil
+		}
+		vs.add(p, "must not be null")
+		return nil
+	}
+	switch n.kind {
+	case kAny:
+		return v
+	case kList:
+		return n.publishList(r, v, p, vs)
+	case kMap:
+		return n.publishMap(r, v, p, vs)
+	case kEntity:
+		return n.publishEntity(r, v, p, vs)
+	case kDateTime, kTimestamp:
+		if t, ok := v.(time.Time); ok {
+			if n.def.Constraints.DateOnly && n.kind == kDateTime {
+				return t.UTC().Format("2006-01-02")
+			}
+			return t.UTC().Format(time.RFC3339Nano)
+		}
+	case kDuration:
+		if d, ok := v.(time.Duration); ok {
+			return formatDuration(d)
+		}
+	case kString, kEmail, kURI:
+		switch x := v.(type) {
+		case []byte:
+			return base64.StdEncoding.EncodeToString(x)
+		case Text:
+			v = string(x)
+		}
+	}
+	out, ok := n.decodeScalar(v, p, vs)
+	if !ok {
+		return nil
+	}
+	n.check(out, p, vs)
+	switch x := out.(type) {
+	case time.Time, time.Duration:
+		return v // the string it came as
+	default:
+		return x
+	}
+}
+
+func isNilPointer(v any) bool {
+	switch x := v.(type) {
+	case *Resource:
+		return x == nil
+	case *EntityRef:
+		return x == nil
+	case []any:
+		return false
+	}
+	return false
+}
+
+func (n *node) publishList(r *Registry, v any, p *pathSeg, vs *violations) any {
+	var in []any
+	switch x := v.(type) {
+	case []any:
+		in = x
+	case []string:
+		in = toAnySlice(x)
+	case []int:
+		in = toAnySlice(x)
+	case []int64:
+		in = toAnySlice(x)
+	case []float64:
+		in = toAnySlice(x)
+	case []bool:
+		in = toAnySlice(x)
+	case []time.Time:
+		in = toAnySlice(x)
+	case []map[string]any:
+		in = toAnySlice(x)
+	case []EntityRef:
+		in = toAnySlice(x)
+	default:
+		vs.add(p, "must be a list")
+		return nil
+	}
+	if n.def.Constraints.NotBlank && len(in) == 0 {
+		vs.add(p, "must not be empty")
+	}
+	if n.minCount >= 0 && len(in) < n.minCount {
+		vs.add(p, "must have at least "+plural(n.minCount, "item"))
+	}
+	if n.maxCount >= 0 && len(in) > n.maxCount {
+		vs.add(p, "must have at most "+plural(n.maxCount, "item"))
+	}
+	out := make([]any, len(in))
+	for i, item := range in {
+		ip := p.item(i)
+		out[i] = n.items.publish(r, item, &ip, vs)
+	}
+	return out
+}
+
+func toAnySlice[T any](s []T) []any {
+	out := make([]any, len(s))
+	for i, x := range s {
+		out[i] = x
+	}
+	return out
+}
+
+func (n *node) publishMap(r *Registry, v any, p *pathSeg, vs *violations) any {
+	var in map[string]any
+	switch x := v.(type) {
+	case map[string]any:
+		in = x
+	case map[string]string:
+		in = make(map[string]any, len(x))
+		for k, s := range x {
+			in[k] = s
+		}
+	case Resource:
+		in = x.toMap()
+	case *Resource:
+		in = x.toMap()
+	default:
+		vs.add(p, "must be a map")
+		return nil
+	}
+	if n.def.Constraints.NotBlank && len(in) == 0 {
+		vs.add(p, "must not be empty")
+	}
+	if n.props == nil {
+		out := make(map[string]any, len(in))
+		for k, x := range in {
+			if n.values == nil {
+				out[k] = x
+				continue
+			}
+			kp := pathSeg{parent: p, name: k, key: true}
+			out[k] = n.values.publish(r, x, &kp, vs)
+		}
+		return out
+	}
+	out := make(map[string]any, len(n.props))
+	for _, pn := range n.props {
+		name := pn.def.Name
+		x, present := in[name]
+		pp := p.prop(name)
+		if !present || ((x == nil || isNilPointer(x)) && !pn.def.Nullable && !pn.def.Required) {
+			if pn.def.Required {
+				vs.add(&pp, "is required")
+			}
+			continue
+		}
+		out[name] = pn.publish(r, x, &pp, vs)
+	}
+	return out
+}
+
+func (res Resource) toMap() map[string]any {
+	m := map[string]any{"uri": res.URI, "mime_type": res.MediaType}
+	if res.Blob != nil {
+		m["blob"] = base64.StdEncoding.EncodeToString(res.Blob)
+	} else {
+		m["text"] = res.Text
+	}
+	return m
+}
+
+func (n *node) publishEntity(r *Registry, v any, p *pathSeg, vs *violations) any {
+	var ref EntityRef
+	switch x := v.(type) {
+	case EntityRef:
+		ref = x
+	case *EntityRef:
+		ref = *x
+	default:
+		found := false
+		if r != nil {
+			r.mu.RLock()
+			if n.entityType != "" {
+				if et := r.entityTypes[n.entityType]; et != nil {
+					ref.ID, ref.Label, found = et.Describe(v)
+					ref.EntityType = et.ID
+				}
+			} else {
+				for _, et := range r.entityTypes {
+					if ref.ID, ref.Label, found = et.Describe(v); found {
+						ref.EntityType = et.ID
+						break
+					}
+				}
+			}
+			r.mu.RUnlock()
+		}
+		if !found {
+			vs.add(p, "must be an entity of a known type")
+			return nil
+		}
+	}
+	if n.entityType != "" && ref.EntityType != n.entityType {
+		vs.add(p, "must be a "+n.entityType+" entity")
+		return nil
+	}
+	return map[string]any{"entity_type": ref.EntityType, "id": ref.ID, "label": ref.Label}
+}
+
+// wire marshals outputs for logs and tests.
+func wire(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,357 @@
+package tool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+)
+
+// run is the one path every run takes.
+func (r *Registry) run(ctx context.Context, t *Tool, args map[string]any, argErr []Violation) *Result {
+	p := t.prep
+	acct := AccountFrom(ctx)
+	if acct.Blocked() {
+		return accessFailure("The account " + acct.AccountID() + " is blocked and may run no tool.")
+	}
+	if !p.permission.Allows(acct) {
+		return accessFailure("You may not run " + t.label() + ": it needs the permission " + quotePermission(p.permission) + ".")
+	}
+	if argErr != nil {
+		return inputFailure(t, argErr)
+	}
+	in, vs := r.decodeInputs(ctx, t, args)
+	if len(vs) > 0 {
+		return inputFailure(t, vs)
+	}
+	if res := r.loadEntities(ctx, t, acct, in); res != nil {
+		return res
+	}
+	if t.Access != nil {
+		ok, err := t.Access(ctx, in)
+		if err != nil {
+			return r.runtimeFailure(t, "access check failed", err)
+		}
+		if !ok {
+			return accessFailure("You may not run " + t.label() + " with these inputs.")
+		}
+	}
+	if t.Confirm {
+		c, _ := ctx.Value(confirmerKey{}).(Confirmer)
+		if c == nil {
+			return accessFailure(t.label() + " runs only when a person confirms it, and this caller cannot ask for confirmation.")
+		}
+		ok, err := c.Confirm(ctx, t, in)
+		if err != nil {
+			return r.runtimeFailure(t, "confirmation failed", err)
+		}
+		if !ok {
+			return accessFailure(t.label() + " was not confirmed, so it did not run.")
+		}
+	}
+	res, err := r.call(ctx, t, in)
+	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			return inputFailure(t, []Violation{{Path: ie.Input, Message: ie.Message}})
+		}
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return &Result{Message: t.label() + " was cancelled.", Failure: FailureRuntime}
+		}
+		return r.runtimeFailure(t, "tool failed", err)
+	}
+	return r.finish(t, res)
+}
+
+// call calls the handler, turning a panic into an error.
+func (r *Registry) call(ctx context.Context, t *Tool, in *Values) (res *Result, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("panic: %v\n%s", v, debug.Stack())
+		}
+	}()
+	return t.Handler(ctx, in)
+}
+
+// finish publishes and checks the outputs of a handler's result.
+func (r *Registry) finish(t *Tool, res *Result) *Result {
+	p := t.prep
+	if res == nil {
+		res = &Result{Success: true}
+	}
+	out := &Result{Success: res.Success, Message: res.Message}
+	if !res.Success {
+		out.Failure = res.Failure
+		if out.Failure == "" || out.Failure == FailureInput && len(res.Violations) == 0 {
+			out.Failure = FailureRuntime
+		}
+		out.Violations = res.Violations
+		if out.Message == "" {
+			out.Message = t.label() + " failed."
+		}
+	} else if out.Message == "" {
+		out.Message = t.label() + " completed."
+	}
+	for name := range res.Outputs {
+		if !t.hasOutput(name) {
+			if _, logged := p.dropped.LoadOrStore(name, true); !logged {
+				r.logger.Warn("undeclared output dropped", "tool", t.ID, "output", name)
+			}
+		}
+	}
+	if len(p.outputs) == 0 {
+		return out
+	}
+	var vs violations
+	outputs := make(map[string]any, len(p.outputs))
+	for _, n := range p.outputs {
+		name := n.def.Name
+		v, present := res.Outputs[name]
+		seg := pathSeg{name: name}
+		if !present || ((v == nil || isNilPointer(v)) && !n.def.Nullable && !n.def.Required) {
+			if n.def.Required && res.Success {
+				vs.add(&seg, "is required")
+			}
+			continue
+		}
+		outputs[name] = n.publish(r, v, &seg, &vs)
+	}
+	if len(vs) > 0 {
+		r.logger.Error("tool returned invalid outputs", "tool", t.ID, "violations", joinViolations(vs))
+		return &Result{Message: t.label() + " failed.", Failure: FailureRuntime}
+	}
+	out.Outputs = outputs
+	return out
+}
+
+func (t *Tool) hasOutput(name string) bool {
+	for _, d := range t.Outputs {
+		if d.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *Tool) label() string {
+	if t.Label != "" {
+		return t.Label
+	}
+	return t.ID
+}
+
+func quotePermission(p Permission) string {
+	q := make([]string, len(p.Names))
+	for i, n := range p.Names {
+		q[i] = "\"" + n + "\""
+	}
+	if p.Any {
+		return strings.Join(q, " or ")
+	}
+	return strings.Join(q, " and ")
+}
+
+func accessFailure(msg string) *Result {
+	return &Result{Message: msg, Failure: FailureAccess}
+}
+
+func inputFailure(t *Tool, vs []Violation) *Result {
+	return &Result{
+		Message:    "Invalid input for " + t.label() + ": " + strings.ReplaceAll(joinViolations(vs), "\n", "; "),
+		Failure:    FailureInput,
+		Violations: vs,
+	}
+}
+
+func (r *Registry) runtimeFailure(t *Tool, what string, err error) *Result {
+	r.logger.Error(what, "tool", t.ID, "error", err.Error())
+	return &Result{Message: t.label() + " failed.", Failure: FailureRuntime}
+}
+
+// decodeInputs decodes and validates args by the tool's (refined) inputs.
+func (r *Registry) decodeInputs(ctx context.Context, t *Tool, args map[string]any) (*Values, []Violation) {
+	p := t.prep
+	var vs violations
+	in := &Values{tool: t, values: make([]any, len(p.inputs)), set: make([]bool, len(p.inputs))}
+	for i, n := range p.inputs {
+		if p.refined[n.def.Name] {
+			continue
+		}
+		decodeInput(n, i, args, in, &vs)
+	}
+	if len(args) > 0 {
+		var extra []string
+		for k := range args {
+			if i, ok := p.inputIndex[k]; !ok || t.Inputs[i].Locked {
+				extra = append(extra, k)
+			}
+		}
+		slices.Sort(extra)
+		for _, k := range extra {
+			seg := pathSeg{name: k}
+			if _, ok := p.inputIndex[k]; ok {
+				vs.add(&seg, "is locked and cannot be set")
+			} else {
+				vs.add(&seg, "is not an input of this tool")
+			}
+		}
+	}
+	if p.refined != nil {
+		known := in.Map()
+		for i, n := range p.inputs {
+			if !p.refined[n.def.Name] {
+				continue
+			}
+			rn, err := r.refine(ctx, t, n, known)
+			if err != nil {
+				seg := pathSeg{name: n.def.Name}
+				vs.add(&seg, "cannot be checked now; try again")
+				r.logger.Error("refiner failed", "tool", t.ID, "input", n.def.Name, "error", err.Error())
+				continue
+			}
+			decodeInput(rn, i, args, in, &vs)
+		}
+	}
+	return in, vs
+}
+
+func decodeInput(n *node, i int, args map[string]any, in *Values, vs *violations) {
+	d := n.def
+	if d.Locked {
+		in.values[i] = n.deflt
+		return
+	}
+	raw, present := args[d.Name]
+	seg := pathSeg{name: d.Name}
+	if !present || raw == nil {
+		switch {
+		case d.Required:
+			vs.add(&seg, "is required")
+		case present && d.Constraints.NotNull:
+			vs.add(&seg, "must not be null")
+		default:
+			in.values[i] = n.deflt
+		}
+		return
+	}
+	in.values[i] = n.decode(raw, &seg, vs)
+	in.set[i] = true
+}
+
+// refine returns the refined, compiled definition of input n.
+func (r *Registry) refine(ctx context.Context, t *Tool, n *node, values map[string]any) (*node, error) {
+	def, err := t.Refiner.Refine(ctx, n.def, values)
+	if err != nil {
+		return nil, err
+	}
+	if def == nil || def == n.def {
+		return n, nil
+	}
+	if def.Name != n.def.Name {
+		return nil, fmt.Errorf("refined definition renames %q to %q", n.def.Name, def.Name)
+	}
+	return compile(def, func(name string) *DataType {
+		r.mu.RLock()
+		defer r.mu.RUnlock()
+		return r.types[name]
+	}, def.Name)
+}
+
+// Refine returns the input definitions of the tool with the given ID as
+// its refiner makes them for these arguments (the explorer re-renders its
+// form from them). Tools without a refiner return their inputs.
+func (r *Registry) Refine(ctx context.Context, id string, args map[string]any) ([]*Definition, error) {
+	t, ok := r.Tool(id)
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	p := t.prep
+	if p.refined == nil {
+		return t.Inputs, nil
+	}
+	in, _ := r.decodeInputs(ctx, t, args)
+	known := in.Map()
+	defs := make([]*Definition, len(t.Inputs))
+	for i, n := range p.inputs {
+		defs[i] = n.def
+		if p.refined[n.def.Name] {
+			rn, err := r.refine(ctx, t, n, known)
+			if err != nil {
+				return nil, err
+			}
+			defs[i] = rn.def
+		}
+	}
+	return defs, nil
+}
+
+// loadEntities replaces entity references by loaded entities and checks
+// the declared op on each for acct. It returns a failure, or nil.
+func (r *Registry) loadEntities(ctx context.Context, t *Tool, acct Account, in *Values) *Result {
+	var vs violations
+	for i, n := range t.prep.inputs {
+		op := entityOp(n)
+		if op == "" || in.values[i] == nil {
+			continue
+		}
+		seg := pathSeg{name: n.def.Name}
+		switch v := in.values[i].(type) {
+		case entityRef:
+			e, res := r.loadEntity(ctx, t, acct, v, op, &seg, &vs)
+			if res != nil {
+				return res
+			}
+			in.values[i] = e
+		case []any:
+			for j, item := range v {
+				ref, ok := item.(entityRef)
+				if !ok {
+					continue
+				}
+				is := seg.item(j)
+				e, res := r.loadEntity(ctx, t, acct, ref, op, &is, &vs)
+				if res != nil {
+					return res
+				}
+				v[j] = e
+			}
+		}
+	}
+	if len(vs) > 0 {
+		return inputFailure(t, vs)
+	}
+	return nil
+}
+
+func (r *Registry) loadEntity(ctx context.Context, t *Tool, acct Account, ref entityRef, op string, p *pathSeg, vs *violations) (any, *Result) {
+	et, ok := r.EntityType(ref.typ)
+	if !ok {
+		vs.add(p, "names an unknown entity type \""+ref.typ+"\"")
+		return nil, nil
+	}
+	e, err := et.Load(ctx, ref.id)
+	if errors.Is(err, ErrEntityNotFound) {
+		vs.add(p, "no "+typeName(et)+" has the ID \""+ref.id+"\"")
+		return nil, nil
+	}
+	if err != nil {
+		return nil, r.runtimeFailure(t, "entity load failed", err)
+	}
+	ok, err = et.Access(ctx, acct, e, op)
+	if err != nil {
+		return nil, r.runtimeFailure(t, "entity access check failed", err)
+	}
+	if !ok {
+		return nil, accessFailure("You may not " + op + " " + typeName(et) + " " + ref.id + " (input " + p.String() + ").")
+	}
+	return e, nil
+}
+
+func typeName(et *EntityType) string {
+	if et.Label != "" {
+		return strings.ToLower(et.Label)
+	}
+	return et.ID
+}

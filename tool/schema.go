@@ -1,0 +1,165 @@
+package tool
+
+import (
+	"encoding/json"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// The JSON Schema (2020-12) of definitions, as advertised to MCP clients
+// and language models. See DESIGN section 5 for the mapping.
+
+func falseSchema() *jsonschema.Schema { return &jsonschema.Schema{Not: &jsonschema.Schema{}} }
+
+// objectSchema returns the schema of an object whose properties are nodes
+// (a tool's inputs or outputs, or a map with properties). Locked inputs are
+// left out.
+func objectSchema(nodes []*node, output bool) *jsonschema.Schema {
+	s := &jsonschema.Schema{
+		Type:                 "object",
+		Properties:           make(map[string]*jsonschema.Schema, len(nodes)),
+		AdditionalProperties: falseSchema(),
+	}
+	for _, n := range nodes {
+		if n.def.Locked && !output {
+			continue
+		}
+		s.Properties[n.def.Name] = n.schema(output)
+		s.PropertyOrder = append(s.PropertyOrder, n.def.Name)
+		if n.def.Required {
+			s.Required = append(s.Required, n.def.Name)
+		}
+	}
+	return s
+}
+
+// schema returns n's schema; output selects the published form (entities
+// as references, nullable types).
+func (n *node) schema(output bool) *jsonschema.Schema {
+	d := n.def
+	s := &jsonschema.Schema{Title: d.Label, Description: d.Description}
+	c := &d.Constraints
+	typ := ""
+	switch n.kind {
+	case kString:
+		typ = "string"
+	case kEmail:
+		typ, s.Format = "string", "email"
+	case kURI:
+		typ, s.Format = "string", "uri"
+	case kDateTime:
+		typ, s.Format = "string", "date-time"
+		if c.DateOnly {
+			s.Format = "date"
+		}
+	case kTimestamp:
+		typ, s.Format = "string", "date-time"
+	case kDuration:
+		typ, s.Format = "string", "duration"
+	case kInteger:
+		typ = "integer"
+	case kFloat:
+		typ = "number"
+	case kBoolean:
+		typ = "boolean"
+	case kEntity:
+		if output {
+			typ = "object"
+			s.Properties = map[string]*jsonschema.Schema{
+				"entity_type": {Type: "string"},
+				"id":          {Type: "string"},
+				"label":       {Type: "string"},
+			}
+			s.PropertyOrder = []string{"entity_type", "id", "label"}
+			s.Required = []string{"entity_type", "id", "label"}
+			s.AdditionalProperties = falseSchema()
+		} else {
+			typ = "string"
+			s.MinLength = Ptr(1)
+			if n.entityType == "" {
+				s.Pattern = "^[^:]+:.+$"
+			}
+		}
+	case kList:
+		typ = "array"
+		s.Items = n.items.schema(output)
+		if len(d.Examples) > 0 {
+			s.Items.Examples = d.Examples
+		}
+		if c.NotBlank {
+			s.MinItems = Ptr(1)
+		}
+		if n.minCount >= 0 {
+			s.MinItems = Ptr(n.minCount)
+		}
+		if n.maxCount >= 0 {
+			s.MaxItems = Ptr(n.maxCount)
+		}
+	case kMap:
+		typ = "object"
+		if n.props != nil {
+			o := objectSchema(n.props, output)
+			s.Properties, s.PropertyOrder, s.Required, s.AdditionalProperties = o.Properties, o.PropertyOrder, o.Required, o.AdditionalProperties
+		} else if n.values != nil {
+			s.AdditionalProperties = n.values.schema(output)
+		}
+		if c.NotBlank {
+			s.MinProperties = Ptr(1)
+		}
+		if n.minCount >= 0 {
+			s.MinProperties = Ptr(n.minCount)
+		}
+		if n.maxCount >= 0 {
+			s.MaxProperties = Ptr(n.maxCount)
+		}
+	case kAny:
+	}
+	if n.custom != nil && n.custom.Format != "" {
+		s.Format = n.custom.Format
+	}
+	if n.kind != kList {
+		if len(d.Examples) > 0 {
+			s.Examples = d.Examples
+		}
+		if c.NotBlank && (n.kind == kString || n.kind == kEmail || n.kind == kURI) {
+			s.MinLength = Ptr(1)
+		}
+		if n.minLen >= 0 {
+			s.MinLength = Ptr(n.minLen)
+		}
+		if n.maxLen >= 0 {
+			s.MaxLength = Ptr(n.maxLen)
+		}
+		if n.hasMin {
+			s.Minimum = Ptr(n.min)
+		}
+		if n.hasMax {
+			s.Maximum = Ptr(n.max)
+		}
+		if n.pattern != nil {
+			s.Pattern = c.Pattern
+		}
+		if len(c.Choice) > 0 {
+			s.Enum = append([]any(nil), c.Choice...)
+			if d.Nullable {
+				s.Enum = append(s.Enum, nil)
+			}
+		}
+	}
+	if c.Media != "" {
+		s.ContentMediaType = c.Media
+	}
+	if d.Default != nil && !output {
+		if b, err := json.Marshal(d.Default); err == nil {
+			s.Default = b
+		}
+	}
+	if typ != "" {
+		if d.Nullable {
+			s.Types = []string{typ, "null"}
+		} else {
+			s.Type = typ
+		}
+	}
+	return s
+}
