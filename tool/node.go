@@ -1,7 +1,7 @@
 package tool
 
 import (
-		"fmt"
+	"fmt"
 	"math"
 	"regexp"
 	"strings"

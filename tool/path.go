@@ -26,5 +26,5 @@ func (p *pathSeg) String() string {
 	}
 }
 
-func (p *pathSeg) item(i int) pathSeg      { return pathSeg{parent: p, index: i} }
+func (p *pathSeg) item(i int) pathSeg       { return pathSeg{parent: p, index: i} }
 func (p *pathSeg) prop(name string) pathSeg { return pathSeg{parent: p, name: name} }
