@@ -1,0 +1,91 @@
+// Package directive parses the //tool: directives that toolgen reads from
+// Go doc comments.
+//
+//	d, diags := directive.Parse(`//tool:input word "A single word." example=Oma`, pos)
+//	// d.Name == "input", d.Arg == "word", d.String("description") == "A single word."
+//
+// # Grammar
+//
+// A directive is one comment line. Nothing may stand between "//" and
+// "tool:", so gofmt and go/doc treat the line as a directive and keep it out
+// of the documentation.
+//
+//	directive   = "//tool:" name [ space arg ] { space item } .
+//	name        = "method" | "input" | "entity" | "output" | "property"
+//	            | "entitytype" | "config" .
+//	arg         = bare .                      (the NAME some directives take)
+//	item        = description | key "=" value | flag .
+//	description = quoted .                    (only as the first item)
+//	flag        = key .                       (the same as key=true)
+//	key         = letter { letter | digit | "_" } .
+//	value       = bare | quoted .
+//	bare        = a run of characters other than space, tab and '"' .
+//	quoted      = a Go interpreted string literal ("a \"b\" c") .
+//
+// Items are separated by spaces or tabs. A key that takes a list may repeat,
+// each repetition appending (example=a example=b); any other key may appear
+// once. The description may also be written as description="...".
+//
+// # Directives and their keys
+//
+// The directive decides whether it takes an argument and which keys it
+// accepts; [Specs] holds the table. The argument is required for input,
+// entity, entitytype and config, optional for output (a first bare token
+// that is not one of output's flags is its name), and not accepted by
+// method and property.
+//
+//	method      id label description op destructive permission access refine confirm
+//	input NAME  description label type example... default notblank notnull
+//	            count length range choice pattern media dateonly locked
+//	            config definition
+//	entity NAME as input without config, plus op (required) and optional
+//	output      name description label type multiple example... media config
+//	            nullable members definition
+//	property    description name label type media example... choice omitnull
+//	entitytype ID[,ID...]
+//	config NAME
+//
+// # Values
+//
+// Each key's value has a kind, checked by [Parse]:
+//
+//   - text: any value (id, label, description, permission, example,
+//     default, pattern, media, config, name).
+//   - flag: no value, or true or false (notblank, confirm, destructive...).
+//   - identifier: a Go identifier, or pkg.Ident for definition (access,
+//     refine, definition).
+//   - operation: read, write, trigger, transform or explain (method op); on
+//     entity, op is any lower-case word (view, update, delete...).
+//   - type: a data type name: a lower-case word, or entity:ID.
+//   - count bounds: MIN..MAX of non-negative integers, either side may be
+//     left out (count=1.., length=..80), or one integer N meaning N..N.
+//   - number range: MIN..MAX of numbers, either side may be left out
+//     (range=-1.5..1.5).
+//   - choice: values separated by "|" (choice=draft|live); none empty.
+//   - members: a selection of value-object members (see below).
+//
+// # Members
+//
+// The members key of output selects and orders the members of a value
+// object at the call site:
+//
+//	members   = member { "," member } .
+//	member    = name [ "(" members ")" ] [ "{" refine { sep refine } "}" ] .
+//	refine    = key "=" value | flag .        (keys of property)
+//	sep       = "," | " " .
+//
+// For example members=langcode,documents(uri,problems) or
+// members="title,caption{media=text/html}".
+//
+// # Struct tags
+//
+// Value-object fields are marked with a struct tag, parsed by [ParseTag]:
+//
+//	tool:"[name][,opt...]"   opt = "omitnull" | "type=" T | "media=" M | "label=" L
+//
+// # Diagnostics
+//
+// Parse never stops at the first problem: an unknown directive, an unknown
+// key, a repeated key, a missing or extra argument and a bad value each give
+// a [Diagnostic] at the exact column of the offending token.
+package directive

@@ -1,0 +1,276 @@
+package directive
+
+import (
+	"go/token"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var pos = token.Position{Filename: "a.go", Offset: 100, Line: 7, Column: 1}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		line string
+		want string // d.Format()
+	}{
+		{`//tool:method id=album.search op=read permission="access content"`,
+			`//tool:method id="album.search" op="read" permission="access content"`},
+		{`//tool:method id=a.b destructive=false confirm`,
+			`//tool:method id="a.b" destructive="false" confirm`},
+		{`//tool:input word "A single word." example=Oma example="Two words"`,
+			`//tool:input word description="A single word." example="Oma" example="Two words"`},
+		{"//tool:input\tlimit range=1..100 default=10",
+			`//tool:input limit range="1..100" default="10"`},
+		{`//tool:input tags notblank count=1..5 length=..40 choice=a|b|c`,
+			`//tool:input tags notblank count="1..5" length="..40" choice="a|b|c"`},
+		{`//tool:entity album op=update`, `//tool:entity album op="update"`},
+		{`//tool:entity cover op=view optional`, `//tool:entity cover op="view" optional`},
+		{`//tool:output track_count "The number of tracks."`,
+			`//tool:output track_count description="The number of tracks."`},
+		{`//tool:output multiple type=uri name=files`, `//tool:output multiple type="uri" name="files"`},
+		{`//tool:output run members=langcode,documents(uri,problems)`,
+			`//tool:output run members="langcode,documents(uri,problems)"`},
+		{`//tool:property type=uri`, `//tool:property type="uri"`},
+		{`//tool:property "The caption." media=text/html omitnull`,
+			`//tool:property description="The caption." media="text/html" omitnull`},
+		{`//tool:entitytype album,node`, `//tool:entitytype album,node`},
+		{`//tool:config system.site`, `//tool:config system.site`},
+		{`//tool:input target type=entity:node definition=defs.Target`,
+			`//tool:input target type="entity:node" definition="defs.Target"`},
+		{`//tool:input delta type=integer range=-1.5..`,
+			`//tool:input delta type="integer" range="-1.5.."`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			d, diags := Parse(tt.line, pos)
+			if len(diags) > 0 {
+				t.Fatalf("Parse: %v", diags)
+			}
+			if got := d.Format(); got != tt.want {
+				t.Errorf("Format() = %s\nwant       %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseValues(t *testing.T) {
+	d, diags := Parse(`//tool:input tags "Tags." count=2 range=..9.5 choice=x|y example=a example=b notblank=false`, pos)
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	a, _ := d.Lookup("count")
+	if *a.Bounds.Min != 2 || *a.Bounds.Max != 2 {
+		t.Errorf("count bounds = %d..%d, want 2..2", *a.Bounds.Min, *a.Bounds.Max)
+	}
+	r, _ := d.Lookup("range")
+	if r.Range.Min != nil || *r.Range.Max != 9.5 {
+		t.Errorf("range = %v..%v, want ..9.5", r.Range.Min, r.Range.Max)
+	}
+	c, _ := d.Lookup("choice")
+	if diff := cmp.Diff([]string{"x", "y"}, c.Choice); diff != "" {
+		t.Errorf("choice (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"a", "b"}, d.List("example")); diff != "" {
+		t.Errorf("examples (-want +got):\n%s", diff)
+	}
+	if d.Flag("notblank") {
+		t.Error("notblank=false reads as set")
+	}
+	if d.String("description") != "Tags." {
+		t.Errorf("description = %q", d.String("description"))
+	}
+}
+
+func TestParseMembers(t *testing.T) {
+	d, diags := Parse(`//tool:output run members="langcode, documents(uri,problems), caption{media=text/html label=\"The caption\"}"`, pos)
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	a, _ := d.Lookup("members")
+	type m struct {
+		Name    string
+		Members []m
+		Refine  map[string]string
+	}
+	var conv func([]Member) []m
+	conv = func(ms []Member) []m {
+		var out []m
+		for _, x := range ms {
+			y := m{Name: x.Name, Members: conv(x.Members)}
+			for _, r := range x.Refine {
+				if y.Refine == nil {
+					y.Refine = map[string]string{}
+				}
+				y.Refine[r.Key] = r.Value
+			}
+			out = append(out, y)
+		}
+		return out
+	}
+	want := []m{
+		{Name: "langcode"},
+		{Name: "documents", Members: []m{{Name: "uri"}, {Name: "problems"}}},
+		{Name: "caption", Refine: map[string]string{"media": "text/html", "label": "The caption"}},
+	}
+	if diff := cmp.Diff(want, conv(a.Members)); diff != "" {
+		t.Errorf("members (-want +got):\n%s", diff)
+	}
+	if a.Members[1].Members[1].Pos.Column != len(`//tool:output run members="langcode, documents(uri,`)+1 {
+		t.Errorf("problems at column %d", a.Members[1].Members[1].Pos.Column)
+	}
+}
+
+func TestParseDiagnostics(t *testing.T) {
+	tests := []struct {
+		line string
+		col  int // column of the first diagnostic
+		msg  string
+	}{
+		{`//tool:methd id=x`, 8, `unknown directive //tool:methd`},
+		{`//tool:`, 8, `directive has no name`},
+		{`//tool:method id=x bogus=1`, 20, `unknown key "bogus" for //tool:method`},
+		{`//tool:method op=read`, 8, `//tool:method needs id=`},
+		{`//tool:method id=x op=fetch`, 23, `op: "fetch" is not an operation`},
+		{`//tool:method id=x id=y`, 20, `key "id" is repeated`},
+		{`//tool:method id=x access=not-an-ident`, 27, `access: "not-an-ident" is not a Go identifier`},
+		{`//tool:method id=x confirm=yes`, 28, `confirm: must be true or false`},
+		{`//tool:method id`, 15, `id: needs a value`},
+		{`//tool:method extra id=x`, 15, `unknown key "extra"`},
+		{`//tool:input`, 8, `//tool:input needs a name argument first`},
+		{`//tool:input 9lives`, 14, `"9lives" is not a valid name`},
+		{`//tool:input w count=5..1`, 22, `count: "5..1": MIN is above MAX`},
+		{`//tool:input w count=-1..`, 22, `count: "-1.." is not MIN..MAX`},
+		{`//tool:input w range=a..b`, 22, `range: "a..b" is not MIN..MAX (numbers)`},
+		{`//tool:input w range=..`, 22, `range: ".." bounds nothing`},
+		{`//tool:input w choice=a||b`, 23, `choice: "a||b" has an empty choice`},
+		{`//tool:input w type=Entity`, 21, `type: "Entity" is not a data type`},
+		{`//tool:input w "unterminated`, 16, `unterminated quoted string`},
+		{`//tool:input w "a" "b"`, 20, `a quoted description must come first`},
+		{`//tool:input w example=a"b`, 25, `unexpected quote in the value of "example"`},
+		{`//tool:input w op=view`, 16, `unknown key "op" for //tool:input`},
+		{`//tool:entity album`, 8, `//tool:entity needs op=`},
+		{`//tool:entity album op=View`, 24, `op: "View" is not an entity operation`},
+		{`//tool:entity album op=view config=x`, 29, `unknown key "config" for //tool:entity`},
+		{`//tool:output r members=a(b`, 26, `unclosed "(" in members`},
+		{`//tool:output r members=a,,b`, 27, `expected a member name`},
+		{`//tool:output r members="a{bogus=1}"`, 28, `unknown key "bogus" in a member refinement`},
+		{`//tool:output r members=a)`, 26, `unexpected ")" in members`},
+		{`//tool:output r members=a,a`, 27, `member "a" is selected twice`},
+		{`//tool:property "x" omitnull=maybe`, 30, `omitnull: must be true or false`},
+		{`//tool:property name`, 17, `name: needs a value`},
+		{`//tool:entitytype`, 8, `//tool:entitytype needs a name argument first`},
+		{`//tool:entitytype album,`, 25, `"" is not a valid name`},
+		{`//tool:config "x"`, 15, `//tool:config takes no quoted description`},
+		{`//tool:input w "x"y`, 19, `missing space after quoted string`},
+		{`//tool:input w "\q"`, 16, `bad quoted string`},
+		{`//tool:input w Key=1`, 16, `"Key" is not a key`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			_, diags := Parse(tt.line, pos)
+			if len(diags) == 0 {
+				t.Fatalf("no diagnostic, want %q", tt.msg)
+			}
+			d := diags[0]
+			if !strings.Contains(d.Message, tt.msg) {
+				t.Errorf("message = %q, want it to contain %q", d.Message, tt.msg)
+			}
+			if d.Pos.Column != tt.col || d.Pos.Line != 7 || d.Pos.Offset != 100+tt.col-1 {
+				t.Errorf("position = %d:%d (offset %d), want 7:%d", d.Pos.Line, d.Pos.Column, d.Pos.Offset, tt.col)
+			}
+		})
+	}
+}
+
+func TestParseCollectsEveryProblem(t *testing.T) {
+	_, diags := Parse(`//tool:method op=fetch bogus=1 confirm=2`, pos)
+	var cols []int
+	for _, d := range diags {
+		cols = append(cols, d.Pos.Column)
+	}
+	if diff := cmp.Diff([]int{18, 24, 40, 8}, cols); diff != "" {
+		t.Errorf("diagnostic columns (-want +got):\n%s\n%v", diff, diags)
+	}
+}
+
+func TestParseTag(t *testing.T) {
+	tests := []struct {
+		tag     string
+		want    Tag
+		wantErr string
+	}{
+		{"", Tag{}, ""},
+		{"title", Tag{Name: "title"}, ""},
+		{",omitnull,type=uri,media=text/html,label=Cover", Tag{OmitNull: true, Type: "uri", Media: "text/html", Label: "Cover"}, ""},
+		{"url,type=entity:node", Tag{Name: "url", Type: "entity:node"}, ""},
+		{",bogus", Tag{}, `unknown option "bogus"`},
+		{",type=", Tag{}, "type needs a value"},
+		{",type=URI", Tag{}, `is not a data type`},
+		{"a-b", Tag{}, "is not a member name"},
+		{",omitnull=1", Tag{}, "omitnull takes no value"},
+	}
+	for _, tt := range tests {
+		got, err := ParseTag(tt.tag)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("ParseTag(%q) error = %v, want %q", tt.tag, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseTag(%q): %v", tt.tag, err)
+		} else if got != tt.want {
+			t.Errorf("ParseTag(%q) = %+v, want %+v", tt.tag, got, tt.want)
+		}
+	}
+}
+
+// FuzzParse checks that Parse never panics, that its diagnostics lie on
+// the line, and that a directive parsed without diagnostics is well formed:
+// it formats to a line that parses back, without diagnostics, to the same
+// directive.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`//tool:method id=album.search op=read permission="access content"`,
+		`//tool:input word "A single word." example=Oma notblank count=1..3 range=-1..1.5 choice=a|b`,
+		`//tool:entity album op=update optional`,
+		`//tool:output run members="langcode,documents(uri,problems),caption{media=text/html}"`,
+		`//tool:property "The caption." type=uri omitnull`,
+		`//tool:entitytype album,node`,
+		`//tool:config system.site`,
+		`//tool:methd`,
+		`//tool:input w "\x"`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		d, diags := Parse(line, pos)
+		for _, dg := range diags {
+			if dg.Pos.Line != 7 || dg.Pos.Column < 1 || dg.Pos.Column > len(line)+1 {
+				t.Fatalf("diagnostic %q at column %d outside the line (%d bytes)", dg.Message, dg.Pos.Column, len(line))
+			}
+			if dg.Message == "" {
+				t.Fatal("empty diagnostic message")
+			}
+		}
+		if len(diags) > 0 {
+			return
+		}
+		if d == nil {
+			t.Fatal("no directive and no diagnostic")
+		}
+		if !utf8.ValidString(line) {
+			return
+		}
+		again, diags2 := Parse(d.Format(), pos)
+		if len(diags2) > 0 {
+			t.Fatalf("%q parsed clean but its Format %q does not: %v", line, d.Format(), diags2)
+		}
+		if again.Format() != d.Format() {
+			t.Fatalf("round trip: %q became %q", d.Format(), again.Format())
+		}
+	})
+}
