@@ -1,0 +1,75 @@
+// Package toolcli is the command line caller of a [tool.Registry]: the
+// "tool" command every application mounts in its own binary.
+//
+//	reg := tool.NewRegistry(nil)
+//	reg.Add(greet, sum)
+//	switch os.Args[1] {
+//	case "tool":
+//		os.Exit(toolcli.Run(ctx, reg, os.Args[2:], os.Stdout, os.Stderr, &toolcli.Options{
+//			Accounts: lookUpUser,
+//			Stdin:    os.Stdin,
+//		}))
+//	}
+//
+// [Run] takes the words after "tool":
+//
+//	list   [--format table|json|markdown] [--operation OP] [--user NAME]
+//	search WORDS... [--match or|and] [--format table|json|markdown] [--operation OP] [--user NAME]
+//	info   ID [--format text|json] [--user NAME]
+//	run    ID [--input k=v | --input '{json}']... [--json] [--user NAME] [--yes]
+//
+// Flags may come before or after the positional words, and "--" ends the
+// flags. The exit status is 0 on success and 1 on any failure, usage
+// errors included.
+//
+// # Accounts
+//
+// Every command acts for one account: the one --user names, looked up with
+// [Options.Accounts], else [Options.DefaultAccount], else [tool.Anonymous].
+// A blocked account is refused before anything runs. list and search show
+// only the tools the account's permissions allow, and info describes only
+// those; run leaves the decision to the registry's run path.
+//
+// # Inputs
+//
+// Each --input of run is either key=value or a JSON object:
+//
+//   - key=value sets input key to the text value, as [tool.Text]; the
+//     registry coerces it to the input's type ("10" to an integer), the same
+//     way for every caller that sends what a person typed.
+//   - Repeating a key builds a list: --input tags=a --input tags=b sends
+//     ["a", "b"]. A single value for an input defined as a list is sent as
+//     a list of one.
+//   - A dotted key builds nested maps: --input settings.limit=5 sends
+//     {"settings": {"limit": "5"}}.
+//   - A value starting with "{" is a JSON object whose keys are merged into
+//     the arguments as typed JSON values, with no coercion; nested objects
+//     merge, anything else replaces what was there. Malformed JSON is an
+//     invalid_option failure.
+//
+// # Results
+//
+// Without --json, run prints the result's message and then its outputs as
+// indented JSON; a failure prints its message and then each violation on
+// its own line as "path: message", on standard error. With --json it
+// prints one JSON object on standard output:
+//
+//	{"success":true,"message":"Greet completed.","outputs":{...}}
+//	{"success":false,"message":"...","error_type":"invalid_input","violations":[{"path":"count","message":"..."}]}
+//
+// error_type is one of tool_not_found, invalid_option (a bad flag, a
+// malformed --input), user_not_found, user_blocked, invalid_input,
+// access_denied and execution_failed (the last three are the input,
+// access and runtime failure categories of [tool.Result]).
+//
+// # Confirmation
+//
+// A tool marked [tool.Tool.Confirm] runs only once a person says yes: --yes
+// says it on the command line; otherwise, when [Options.Stdin] is a
+// terminal (or any reader that is not a file), run asks "Run LABEL? [y/N]"
+// on standard error and takes "y" or "yes". Without either the run fails
+// as an access failure saying that confirmation is needed.
+//
+// While a tool runs, the progress and log messages it reports (see
+// [tool.Progress] and [tool.Log]) are printed on standard error.
+package toolcli

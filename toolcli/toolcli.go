@@ -1,0 +1,194 @@
+package toolcli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolapi/toolapi/tool"
+)
+
+// Options configure [Run].
+type Options struct {
+	// Name is how usage messages spell the command that leads to the
+	// subcommands ("album tool"). Empty means the program's base name
+	// followed by " tool".
+	Name string
+	// Accounts returns the account that --user names. It returns an error
+	// wrapping [ErrUnknownUser] when no account has that name. Nil means
+	// no name is known, so every --user fails as user_not_found.
+	Accounts func(ctx context.Context, name string) (tool.Account, error)
+	// DefaultAccount is the account used without --user. Nil means
+	// [tool.Anonymous].
+	DefaultAccount tool.Account
+	// Stdin is where run reads a person's answer to a confirmation prompt.
+	// An *os.File is asked only when it is a terminal; any other reader is
+	// always asked. Nil means never ask: a tool that needs confirmation
+	// then runs only with --yes.
+	Stdin io.Reader
+}
+
+// ErrUnknownUser is wrapped by the error [Options.Accounts] returns for a
+// name no account has.
+var ErrUnknownUser = errors.New("unknown user")
+
+// Run runs the tool command whose words (after "tool") are args, for the
+// tools of reg, writing results to stdout and problems to stderr. It
+// returns the exit status: 0 on success, 1 on any failure. opts may be nil.
+func Run(ctx context.Context, reg *tool.Registry, args []string, stdout, stderr io.Writer, opts *Options) int {
+	if opts == nil {
+		opts = &Options{}
+	}
+	c := &command{ctx: ctx, reg: reg, stdout: stdout, stderr: stderr, opts: opts}
+	if len(args) == 0 {
+		c.usage(stderr)
+		return 1
+	}
+	switch args[0] {
+	case "list":
+		return c.list(args[1:], false)
+	case "search":
+		return c.list(args[1:], true)
+	case "info":
+		return c.info(args[1:])
+	case "run":
+		return c.run(args[1:])
+	case "help", "-h", "-help", "--help":
+		c.usage(stdout)
+		return 0
+	}
+	fmt.Fprintf(stderr, "%s: unknown command %q\n", c.name(), args[0])
+	c.usage(stderr)
+	return 1
+}
+
+// command holds what every subcommand needs.
+type command struct {
+	ctx            context.Context
+	reg            *tool.Registry
+	stdout, stderr io.Writer
+	opts           *Options
+}
+
+func (c *command) name() string {
+	if c.opts.Name != "" {
+		return c.opts.Name
+	}
+	return filepath.Base(os.Args[0]) + " tool"
+}
+
+func (c *command) usage(w io.Writer) {
+	n := c.name()
+	fmt.Fprintf(w, `Usage:
+  %[1]s list   [--format table|json|markdown] [--operation OP] [--user NAME]
+  %[1]s search WORDS... [--match or|and] [--format table|json|markdown] [--operation OP] [--user NAME]
+  %[1]s info   ID [--format text|json] [--user NAME]
+  %[1]s run    ID [--input k=v | --input '{json}']... [--json] [--user NAME] [--yes]
+
+Flags may come before or after the other words.
+`, n)
+}
+
+// An optionError is a bad flag or argument: an invalid_option failure.
+type optionError struct{ msg string }
+
+func (e *optionError) Error() string { return e.msg }
+
+func optionErrorf(format string, args ...any) error {
+	return &optionError{msg: fmt.Sprintf(format, args...)}
+}
+
+// newFlagSet returns a flag set for subcommand sub whose usage lists the
+// flags on stderr.
+func (c *command) newFlagSet(sub string) *flag.FlagSet {
+	fs := flag.NewFlagSet(c.name()+" "+sub, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parseFlags parses args with fs, letting flags and positional words come
+// in any order ("--" ends the flags), and returns the positional words.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var flags, words []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			words = append(words, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			words = append(words, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimPrefix(a[1:], "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil && !isBoolFlag(f) && i+1 < len(args) {
+			i++
+			flags = append(flags, args[i])
+		}
+	}
+	if err := fs.Parse(flags); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, &optionError{msg: err.Error()}
+	}
+	return append(fs.Args(), words...), nil
+}
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// flagUsage writes the flags of fs to w.
+func flagUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "Usage of %s:\n", fs.Name())
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// A userError is why the account --user names cannot be used.
+type userError struct {
+	errorType string // user_not_found, user_blocked or execution_failed
+	msg       string
+}
+
+func (e *userError) Error() string { return e.msg }
+
+// account returns the account the command acts for: the one user names,
+// else the default one. A blocked account is an error.
+func (c *command) account(user string) (tool.Account, error) {
+	var acct tool.Account
+	switch {
+	case user != "":
+		if c.opts.Accounts == nil {
+			return nil, &userError{"user_not_found", fmt.Sprintf("user %q not found", user)}
+		}
+		a, err := c.opts.Accounts(c.ctx, user)
+		if errors.Is(err, ErrUnknownUser) || (err == nil && a == nil) {
+			return nil, &userError{"user_not_found", fmt.Sprintf("user %q not found", user)}
+		}
+		if err != nil {
+			return nil, &userError{"execution_failed", fmt.Sprintf("looking up user %q: %v", user, err)}
+		}
+		acct = a
+	case c.opts.DefaultAccount != nil:
+		acct = c.opts.DefaultAccount
+	default:
+		acct = tool.Anonymous
+	}
+	if acct.Blocked() {
+		return nil, &userError{"user_blocked", fmt.Sprintf("user %q is blocked", acct.AccountID())}
+	}
+	return acct, nil
+}
