@@ -1,0 +1,107 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestSchema checks every row of the definition-to-JSON-Schema mapping.
+func TestSchema(t *testing.T) {
+	tests := []struct {
+		name   string
+		def    *Definition
+		output bool
+		want   string
+	}{
+		{"string", &Definition{Name: "x", Type: "string"}, false, `{"type":"string"}`},
+		{"integer", &Definition{Name: "x", Type: "integer"}, false, `{"type":"integer"}`},
+		{"float", &Definition{Name: "x", Type: "float"}, false, `{"type":"number"}`},
+		{"boolean", &Definition{Name: "x", Type: "boolean"}, false, `{"type":"boolean"}`},
+		{"email", &Definition{Name: "x", Type: "email"}, false, `{"type":"string","format":"email"}`},
+		{"uri", &Definition{Name: "x", Type: "uri"}, false, `{"type":"string","format":"uri"}`},
+		{"datetime", &Definition{Name: "x", Type: "datetime_iso8601"}, false, `{"type":"string","format":"date-time"}`},
+		{"dateonly", &Definition{Name: "x", Type: "datetime_iso8601", Constraints: Constraints{DateOnly: true}}, false, `{"type":"string","format":"date"}`},
+		{"timestamp", &Definition{Name: "x", Type: "timestamp"}, false, `{"type":"string","format":"date-time"}`},
+		{"duration", &Definition{Name: "x", Type: "duration"}, false, `{"type":"string","format":"duration"}`},
+		{"entity:ID input", &Definition{Name: "x", Type: "entity:album", EntityOp: "view"}, false, `{"type":"string","minLength":1}`},
+		{"entity input", &Definition{Name: "x", Type: "entity", EntityOp: "view"}, false, `{"type":"string","minLength":1,"pattern":"^[^:]+:.+$"}`},
+		{"entity output", &Definition{Name: "x", Type: "entity:album"}, true,
+			`{"type":"object","properties":{"entity_type":{"type":"string"},"id":{"type":"string"},"label":{"type":"string"}},"required":["entity_type","id","label"],"additionalProperties":false}`},
+		{"list", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}}, false, `{"type":"array","items":{"type":"string"}}`},
+		{"list notblank", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}, Constraints: Constraints{NotBlank: true}}, false, `{"type":"array","items":{"type":"string"},"minItems":1}`},
+		{"list count", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "integer"}, Constraints: Constraints{Count: &Bounds{Min: Ptr(2), Max: Ptr(5)}}}, false, `{"type":"array","items":{"type":"integer"},"minItems":2,"maxItems":5}`},
+		{"list item constraints", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}, Constraints: Constraints{Choice: []any{"a", "b"}, Length: &Bounds{Max: Ptr(3)}}}, false, `{"type":"array","items":{"type":"string","enum":["a","b"],"maxLength":3}}`},
+		{"list examples on items", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}, Examples: []any{"red"}}, false, `{"type":"array","items":{"type":"string","examples":["red"]}}`},
+		{"map with properties", &Definition{Name: "x", Type: "map", Properties: []*Definition{
+			{Name: "b", Type: "integer", Required: true}, {Name: "a", Type: "string"}}}, false,
+			`{"type":"object","properties":{"b":{"type":"integer"},"a":{"type":"string"}},"required":["b"],"additionalProperties":false}`},
+		{"map notblank", &Definition{Name: "x", Type: "map", Properties: []*Definition{{Name: "a", Type: "string"}}, Constraints: Constraints{NotBlank: true}}, false,
+			`{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false,"minProperties":1}`},
+		{"map without properties", &Definition{Name: "x", Type: "map", Values: &Definition{Type: "integer"}}, false, `{"type":"object","additionalProperties":{"type":"integer"}}`},
+		{"free-form map", &Definition{Name: "x", Type: "map"}, false, `{"type":"object"}`},
+		{"any", &Definition{Name: "x", Type: "any"}, false, `true`},
+		{"label and description", &Definition{Name: "x", Type: "string", Label: "Word", Description: "A word."}, false, `{"type":"string","title":"Word","description":"A word."}`},
+		{"default and example", &Definition{Name: "x", Type: "integer", Default: 10, Examples: []any{5}}, false, `{"type":"integer","default":10,"examples":[5]}`},
+		{"choice", &Definition{Name: "x", Type: "string", Constraints: Constraints{Choice: []any{"a", "b"}}}, false, `{"type":"string","enum":["a","b"]}`},
+		{"nullable choice", &Definition{Name: "x", Type: "string", Nullable: true, Constraints: Constraints{Choice: []any{"a"}}}, true, `{"type":["string","null"],"enum":["a",null]}`},
+		{"notblank string", &Definition{Name: "x", Type: "string", Constraints: Constraints{NotBlank: true}}, false, `{"type":"string","minLength":1}`},
+		{"length", &Definition{Name: "x", Type: "string", Constraints: Constraints{Length: &Bounds{Min: Ptr(2), Max: Ptr(4)}}}, false, `{"type":"string","minLength":2,"maxLength":4}`},
+		{"range", &Definition{Name: "x", Type: "float", Constraints: Constraints{Range: &Range{Min: Ptr(0.5), Max: Ptr(9.5)}}}, false, `{"type":"number","minimum":0.5,"maximum":9.5}`},
+		{"pattern", &Definition{Name: "x", Type: "string", Constraints: Constraints{Pattern: "^[a-z]+$"}}, false, `{"type":"string","pattern":"^[a-z]+$"}`},
+		{"media", &Definition{Name: "x", Type: "string", Constraints: Constraints{Media: "text/html"}}, false, `{"type":"string","contentMediaType":"text/html"}`},
+		{"nullable", &Definition{Name: "x", Type: "integer", Nullable: true}, true, `{"type":["integer","null"]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, err := compile(tt.def, nil, "x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := json.Marshal(n.schema(tt.output))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(decodeJSON(t, tt.want), decodeJSON(t, string(got))); diff != "" {
+				t.Errorf("schema mismatch (-want +got):\n%s\ngot %s", diff, got)
+			}
+		})
+	}
+}
+
+// TestToolSchemas checks the object schemas of a tool's inputs and
+// outputs: optional inputs left out of required, locked inputs left out
+// entirely, additionalProperties false.
+func TestToolSchemas(t *testing.T) {
+	tl := &Tool{
+		ID: "x.y", Label: "Y", Description: "Does y.", Permission: "p",
+		Inputs: []*Definition{
+			{Name: "word", Type: "string", Required: true},
+			{Name: "limit", Type: "integer", Default: 10},
+			{Name: "mode", Type: "string", Default: "fast", Locked: true},
+		},
+		Outputs: []*Definition{{Name: "result", Type: "list", Required: true, Items: &Definition{Type: "string"}}},
+		Handler: func(context.Context, *Values) (*Result, error) { return nil, nil },
+	}
+	in, _ := json.Marshal(tl.InputSchema())
+	out, _ := json.Marshal(tl.OutputSchema())
+	wantIn := `{"type":"object","properties":{"word":{"type":"string"},"limit":{"type":"integer","default":10}},"required":["word"],"additionalProperties":false}`
+	wantOut := `{"type":"object","properties":{"result":{"type":"array","items":{"type":"string"}}},"required":["result"],"additionalProperties":false}`
+	if diff := cmp.Diff(decodeJSON(t, wantIn), decodeJSON(t, string(in))); diff != "" {
+		t.Errorf("input schema (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(decodeJSON(t, wantOut), decodeJSON(t, string(out))); diff != "" {
+		t.Errorf("output schema (-want +got):\n%s", diff)
+	}
+}
+
+func decodeJSON(t *testing.T, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("bad JSON %s: %v", s, err)
+	}
+	return v
+}
