@@ -1,0 +1,361 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolapi/toolapi/tool"
+)
+
+// accountExtra is the key of the account in the TokenInfo of an
+// authenticated HTTP request.
+const accountExtra = "toolapi/account"
+
+// accountOf returns the account a request is made for: the one its HTTP
+// request authenticated, else the one its session was connected for (see
+// [Server.Connect]), else [tool.Anonymous].
+func accountOf(ctx context.Context, extra *mcp.RequestExtra) tool.Account {
+	if extra != nil && extra.TokenInfo != nil {
+		if a, ok := extra.TokenInfo.Extra[accountExtra].(tool.Account); ok {
+			return a
+		}
+	}
+	return tool.AccountFrom(ctx)
+}
+
+// callHandler returns the tools/call handler of the tool with the given ID.
+func (s *Server) callHandler(id string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		e := s.entry(id)
+		if e == nil {
+			return nil, unknownTool(id)
+		}
+		c := &call{req: req, tool: e.tool}
+		ctx = tool.WithAccount(ctx, accountOf(ctx, req.Extra))
+		ctx = tool.WithReporter(ctx, c)
+		ctx = tool.WithClient(ctx, c)
+		if c.canElicit() {
+			ctx = tool.WithConfirmer(ctx, c)
+		}
+		defer func() {
+			if p := recover(); p != nil {
+				s.logger.Error("tool call panicked", "tool", id, "panic", fmt.Sprint(p))
+				res, err = errorResult(e.tool.Label+" failed."), nil
+			}
+		}()
+		r, err := s.reg.RunJSON(ctx, id, req.Params.Arguments)
+		if err != nil {
+			if errors.Is(err, tool.ErrNotFound) {
+				return nil, unknownTool(id)
+			}
+			return nil, err
+		}
+		return s.result(e, r), nil
+	}
+}
+
+// unknownTool is the protocol error for a tool the server does not hold,
+// as the SDK answers it for names it never held.
+func unknownTool(id string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", id)}
+}
+
+// result turns the result of a run into the answer to tools/call.
+func (s *Server) result(e *entry, r *tool.Result) *mcp.CallToolResult {
+	if !r.Success {
+		return failure(e, r)
+	}
+	outputs := r.Outputs
+	if outputs == nil {
+		outputs = map[string]any{}
+	}
+	var media []mcp.Content
+	plain := outputs
+	for _, d := range e.tool.Outputs {
+		v, ok := outputs[d.Name]
+		if !ok {
+			continue
+		}
+		cs, ok := mediaContent(d, v)
+		if !ok {
+			continue
+		}
+		media = append(media, cs...)
+		if len(plain) == len(outputs) {
+			plain = make(map[string]any, len(outputs))
+			for k, v := range outputs {
+				plain[k] = v
+			}
+		}
+		delete(plain, d.Name)
+	}
+	structured, err := json.Marshal(outputs)
+	if err != nil {
+		s.logger.Error("tool outputs do not marshal to JSON", "tool", e.tool.ID, "error", err.Error())
+		return errorResult(e.tool.Label + " failed.")
+	}
+	var text string
+	switch {
+	case len(media) == 0:
+		text = string(structured)
+	case len(plain) > 0:
+		b, err := json.Marshal(plain)
+		if err != nil {
+			s.logger.Error("tool outputs do not marshal to JSON", "tool", e.tool.ID, "error", err.Error())
+			return errorResult(e.tool.Label + " failed.")
+		}
+		text = string(b)
+	default:
+		text = r.Message
+		if text == "" {
+			text = e.tool.Label + " completed."
+		}
+	}
+	content := make([]mcp.Content, 0, 1+len(media))
+	content = append(content, &mcp.TextContent{Text: text})
+	content = append(content, media...)
+	return &mcp.CallToolResult{Content: content, StructuredContent: json.RawMessage(structured)}
+}
+
+// failure turns a failed run into an isError answer: the message, then for
+// input failures the violations and the input schema.
+func failure(e *entry, r *tool.Result) *mcp.CallToolResult {
+	msg := r.Message
+	if msg == "" {
+		msg = e.tool.Label + " failed."
+	}
+	content := []mcp.Content{&mcp.TextContent{Text: msg}}
+	if r.Failure == tool.FailureInput {
+		if len(r.Violations) > 0 {
+			var b strings.Builder
+			b.WriteString("Violations:")
+			for _, v := range r.Violations {
+				b.WriteString("\n- ")
+				b.WriteString(v.String())
+			}
+			content = append(content, &mcp.TextContent{Text: b.String()})
+		}
+		content = append(content, &mcp.TextContent{Text: "Input schema:\n" + e.inputSchema})
+	}
+	return &mcp.CallToolResult{IsError: true, Content: content}
+}
+
+func errorResult(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+// mediaContent returns the content blocks an output becomes beside the
+// text block: image or audio content for image/* and audio/* media
+// (base64 strings), embedded resources for [tool.MediaResource]. ok is
+// false for any other output, and for values that are not what their media
+// type promises, which then stay in the text block.
+func mediaContent(d *tool.Definition, v any) (cs []mcp.Content, ok bool) {
+	media := d.Constraints.Media
+	values := []any{v}
+	if d.Type == "list" {
+		if d.Items != nil && d.Items.Constraints.Media != "" {
+			media = d.Items.Constraints.Media
+		}
+		l, isList := v.([]any)
+		if !isList {
+			return nil, false
+		}
+		values = l
+	}
+	if media == "" || v == nil {
+		return nil, false
+	}
+	for _, x := range values {
+		c := contentOf(media, x)
+		if c == nil {
+			return nil, false
+		}
+		cs = append(cs, c)
+	}
+	return cs, true
+}
+
+// contentOf returns the content block of one value of the given media type,
+// or nil.
+func contentOf(media string, v any) mcp.Content {
+	switch {
+	case media == tool.MediaResource:
+		if rc := resourceContents(v); rc != nil {
+			return &mcp.EmbeddedResource{Resource: rc}
+		}
+	case strings.HasPrefix(media, "image/"):
+		if data, ok := decodeBytes(v); ok {
+			return &mcp.ImageContent{Data: data, MIMEType: media}
+		}
+	case strings.HasPrefix(media, "audio/"):
+		if data, ok := decodeBytes(v); ok {
+			return &mcp.AudioContent{Data: data, MIMEType: media}
+		}
+	}
+	return nil
+}
+
+// decodeBytes returns the bytes of a published binary value: a standard
+// base64 string.
+func decodeBytes(v any) ([]byte, bool) {
+	switch v := v.(type) {
+	case string:
+		b, err := base64.StdEncoding.DecodeString(v)
+		return b, err == nil
+	case []byte:
+		return v, true
+	}
+	return nil, false
+}
+
+// resourceContents returns the resource a published resource value holds:
+// a map with uri, mime_type, and text or blob.
+func resourceContents(v any) *mcp.ResourceContents {
+	switch v := v.(type) {
+	case map[string]any:
+		uri, _ := v["uri"].(string)
+		if uri == "" {
+			return nil
+		}
+		rc := &mcp.ResourceContents{URI: uri}
+		rc.MIMEType, _ = v["mime_type"].(string)
+		rc.Text, _ = v["text"].(string)
+		if blob, ok := v["blob"]; ok && blob != nil {
+			b, ok := decodeBytes(blob)
+			if !ok {
+				return nil
+			}
+			rc.Blob = b
+		}
+		return rc
+	case tool.Resource:
+		return &mcp.ResourceContents{URI: v.URI, MIMEType: v.MediaType, Text: v.Text, Blob: v.Blob}
+	case *tool.Resource:
+		if v != nil {
+			return resourceContents(*v)
+		}
+	}
+	return nil
+}
+
+// A call is one tools/call in progress: the [tool.Reporter], [tool.Client]
+// and [tool.Confirmer] of its run.
+type call struct {
+	req  *mcp.CallToolRequest
+	tool *tool.Tool
+}
+
+// Progress sends a progress notification when the request asked for them
+// (it carries a progress token).
+func (c *call) Progress(ctx context.Context, done, total float64, message string) {
+	token := c.req.Params.GetProgressToken()
+	if token == nil {
+		return
+	}
+	c.req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+		ProgressToken: token, Progress: done, Total: total, Message: message,
+	})
+}
+
+// Log sends a log notification; the session drops it below the level the
+// client set.
+func (c *call) Log(ctx context.Context, level, message string) {
+	c.req.Session.Log(ctx, &mcp.LoggingMessageParams{
+		Level: logLevel(level), Logger: c.tool.ID, Data: message,
+	})
+}
+
+// logLevel maps a level name to an MCP logging level; unknown names are
+// info.
+func logLevel(level string) mcp.LoggingLevel {
+	switch l := strings.ToLower(level); l {
+	case "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency":
+		return mcp.LoggingLevel(l)
+	case "warn":
+		return "warning"
+	}
+	return "info"
+}
+
+// newProtocol is the first protocol version in which a server may no longer
+// send requests to the client while it handles one.
+const newProtocol = "2026-07-28"
+
+// capabilities returns the client's capabilities when the server may send it
+// requests, else nil.
+func (c *call) capabilities() *mcp.ClientCapabilities {
+	if c.req.ProtocolVersion() >= newProtocol {
+		return nil
+	}
+	return c.req.ClientCapabilities()
+}
+
+func (c *call) canSample() bool {
+	caps := c.capabilities()
+	return caps != nil && caps.Sampling != nil
+}
+
+func (c *call) canElicit() bool {
+	caps := c.capabilities()
+	return caps != nil && caps.Elicitation != nil &&
+		(caps.Elicitation.Form != nil || caps.Elicitation.URL == nil)
+}
+
+// Sample asks the client's language model through sampling/createMessage.
+func (c *call) Sample(ctx context.Context, prompt string, maxTokens int) (string, error) {
+	if !c.canSample() {
+		return "", fmt.Errorf("%w: the MCP client does not offer sampling", tool.ErrUnsupported)
+	}
+	res, err := c.req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
+		Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: prompt}}},
+		MaxTokens: int64(maxTokens),
+	})
+	if err != nil {
+		return "", fmt.Errorf("sampling: %w", err)
+	}
+	text, ok := res.Content.(*mcp.TextContent)
+	if !ok {
+		return "", fmt.Errorf("sampling: the answer is not text")
+	}
+	return text.Text, nil
+}
+
+// Elicit asks the client's person through elicitation/create.
+func (c *call) Elicit(ctx context.Context, message string, requested *jsonschema.Schema) (*tool.Elicitation, error) {
+	if !c.canElicit() {
+		return nil, fmt.Errorf("%w: the MCP client does not offer elicitation", tool.ErrUnsupported)
+	}
+	params := &mcp.ElicitParams{Message: message}
+	if requested != nil {
+		params.RequestedSchema = requested
+	} else {
+		params.RequestedSchema = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
+	}
+	res, err := c.req.Session.Elicit(ctx, params)
+	if err != nil {
+		return nil, fmt.Errorf("elicitation: %w", err)
+	}
+	return &tool.Elicitation{Action: res.Action, Content: res.Content}, nil
+}
+
+// Confirm asks the client's person whether t may run with the arguments the
+// agent sent; only an accepted answer confirms.
+func (c *call) Confirm(ctx context.Context, t *tool.Tool, _ *tool.Values) (bool, error) {
+	msg := fmt.Sprintf("Run %s (%s)?", t.Label, t.ID)
+	if args := strings.TrimSpace(string(c.req.Params.Arguments)); args != "" && args != "{}" && args != "null" {
+		msg = fmt.Sprintf("Run %s (%s) with %s?", t.Label, t.ID, args)
+	}
+	ans, err := c.Elicit(ctx, msg, nil)
+	if err != nil {
+		return false, err
+	}
+	return ans.Action == "accept", nil
+}

@@ -1,0 +1,165 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolapi/toolapi/tool"
+)
+
+// Handler returns the streamable HTTP handler of s, to mount at "/mcp". In
+// order, it refuses (403) a request that reaches a loopback address under a
+// Host that is not a loopback host (DNS rebinding) and a browser request
+// from an origin not trusted (see [Options.TrustedOrigins]); then it
+// authenticates the request (see [Options.Authenticate]), answering 401
+// with a WWW-Authenticate: Bearer challenge when it cannot and anonymous
+// access is not allowed; then it serves MCP for the account.
+//
+// Within a session every request must authenticate as the account that
+// opened it; a request that does not is refused 403.
+func (s *Server) Handler() http.Handler {
+	s.httpOnce.Do(func() {
+		sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+			Stateless:                  s.opts.Stateless,
+			JSONResponse:               s.opts.JSONResponse,
+			SessionTimeout:             s.opts.SessionTimeout,
+			DisableLocalhostProtection: s.opts.DisableLocalhostProtection,
+			Logger:                     s.quiet,
+		})
+		origins := http.NewCrossOriginProtection()
+		for _, o := range s.opts.TrustedOrigins {
+			if err := origins.AddTrustedOrigin(o); err != nil {
+				s.logger.Error("trusted origin ignored", "origin", o, "reason", err.Error())
+			}
+		}
+		// The SDK carries the identity of an HTTP request to its handlers
+		// as the TokenInfo that its bearer-token middleware stores, and
+		// refuses requests whose identity differs from their session's.
+		// The account is authenticated already; the verifier hands it over.
+		withAccount := auth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
+			info, _ := ctx.Value(tokenInfoKey{}).(*auth.TokenInfo)
+			if info == nil {
+				return nil, auth.ErrInvalidToken
+			}
+			return info, nil
+		}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
+		s.http = &httpHandler{s: s, sdk: sdk, origins: origins, authenticated: withAccount(sdk)}
+	})
+	return s.http
+}
+
+type tokenInfoKey struct{}
+
+type httpHandler struct {
+	s             *Server
+	sdk           http.Handler
+	origins       *http.CrossOriginProtection
+	authenticated http.Handler // sdk behind the handover of the account
+}
+
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.s.opts.DisableLocalhostProtection && rebound(r) {
+		http.Error(w, "Forbidden: invalid Host header", http.StatusForbidden)
+		return
+	}
+	if err := h.origins.Check(r); err != nil {
+		http.Error(w, "Forbidden: "+err.Error(), http.StatusForbidden)
+		return
+	}
+	var acct tool.Account
+	if h.s.opts.Authenticate != nil {
+		a, err := h.s.opts.Authenticate(r)
+		if err != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+			http.Error(w, "Unauthorized: invalid credentials", http.StatusUnauthorized)
+			return
+		}
+		acct = a
+	}
+	if acct == nil {
+		if !h.s.opts.AllowAnonymous {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			http.Error(w, "Unauthorized: credentials required", http.StatusUnauthorized)
+			return
+		}
+		h.sdk.ServeHTTP(w, r)
+		return
+	}
+	info := &auth.TokenInfo{UserID: acct.AccountID(), Extra: map[string]any{accountExtra: acct}}
+	r = r.WithContext(context.WithValue(r.Context(), tokenInfoKey{}, info))
+	if _, ok := bearerToken(r); !ok {
+		// Authenticate accepted other credentials (a cookie); the handover
+		// still goes through the bearer-token middleware.
+		r.Header = r.Header.Clone()
+		r.Header.Set("Authorization", "Bearer authenticated")
+	}
+	h.authenticated.ServeHTTP(w, r)
+}
+
+// rebound reports whether r reached a loopback address under a Host that
+// is not a loopback host: a DNS-rebinding attempt.
+func rebound(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil {
+		return false
+	}
+	return isLoopback(local.String()) && !isLoopback(r.Host)
+}
+
+// isLoopback reports whether a host or host:port names a loopback host.
+func isLoopback(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = strings.Trim(hostport, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// bearerToken returns the bearer token of r.
+func bearerToken(r *http.Request) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || strings.ContainsAny(token, " \t") {
+		return "", false
+	}
+	return token, true
+}
+
+// ErrInvalidToken is returned by the Authenticate function of [Bearer] for
+// a token that names no account.
+var ErrInvalidToken = errors.New("invalid bearer token")
+
+// Bearer returns an [Options.Authenticate] function that maps the bearer
+// token of a request to an account with lookup. A request without a bearer
+// token carries no credentials (nil, nil); a token for which lookup returns
+// no account fails with [ErrInvalidToken], as does any error of lookup.
+func Bearer(lookup func(ctx context.Context, token string) (tool.Account, error)) func(*http.Request) (tool.Account, error) {
+	return func(r *http.Request) (tool.Account, error) {
+		if r.Header.Get("Authorization") == "" {
+			return nil, nil
+		}
+		token, ok := bearerToken(r)
+		if !ok {
+			return nil, ErrInvalidToken
+		}
+		acct, err := lookup(r.Context(), token)
+		if err != nil {
+			return nil, errors.Join(ErrInvalidToken, err)
+		}
+		if acct == nil {
+			return nil, ErrInvalidToken
+		}
+		return acct, nil
+	}
+}

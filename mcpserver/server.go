@@ -1,0 +1,313 @@
+// Package mcpserver serves the tools of a [tool.Registry] to MCP clients,
+// on the official Go SDK (github.com/modelcontextprotocol/go-sdk).
+//
+//	srv := mcpserver.New(reg, &mcpserver.Options{
+//		Authenticate: mcpserver.Bearer(lookupToken),
+//	})
+//	http.Handle("/mcp", srv.Handler())   // streamable HTTP
+//	// or, for a local agent over stdin and stdout:
+//	err := srv.RunStdio(ctx, account)
+//
+// Each tool is listed under its ID with its label as title, its description,
+// the input and output schemas of its definitions and the hints its
+// operation implies (readOnlyHint for read and explain, idempotentHint for
+// read, explain and transform, destructiveHint as the tool says). A client
+// sees only the tools its account may call, and the list follows the
+// registry: adding or removing tools notifies connected clients.
+//
+// Every tools/call runs through [tool.Registry.RunJSON], the one run path
+// every caller shares. A success gives structuredContent (the outputs) and
+// a text block holding their JSON; outputs whose media type is image/* or
+// audio/* also become image or audio content, and outputs holding a
+// [tool.Resource] become embedded resources. A failure gives isError with
+// the message, the violations and, for input failures, the input schema, so
+// that an agent can correct its arguments.
+//
+// While it runs, a tool reaches the client through its context:
+// [tool.Progress] and [tool.Log] become progress and log notifications,
+// [tool.Sample] and [tool.Elicit] become sampling and elicitation requests,
+// and a tool marked Confirm asks the person through elicitation before it
+// runs.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolapi/toolapi/tool"
+)
+
+// Options configure a [Server]. The zero value serves anonymous-free HTTP
+// with sessions; see each field for its default.
+type Options struct {
+	// Name and Version identify the server to clients. Empty means
+	// "toolapi" and "0.0.0".
+	Name, Version string
+	// Title is a human name for the server; empty means none.
+	Title string
+	// Instructions tell clients how to use the server; empty means none.
+	Instructions string
+	// Logger receives what goes wrong while serving. Nil means the
+	// registry's logger.
+	Logger *slog.Logger
+
+	// Authenticate returns the account an HTTP request is made for, usually
+	// by its bearer token (see [Bearer]). It returns a nil account and a nil
+	// error for a request that carries no credentials, and an error for
+	// credentials it rejects, which is answered 401. Nil means every HTTP
+	// request carries no credentials.
+	Authenticate func(r *http.Request) (tool.Account, error)
+	// AllowAnonymous lets HTTP requests without credentials through as
+	// [tool.Anonymous], who sees only the tools that need no permission.
+	// False answers them 401 with a WWW-Authenticate: Bearer challenge.
+	AllowAnonymous bool
+
+	// Stateless serves streamable HTTP without sessions: every request
+	// stands alone, so several processes can serve one endpoint behind any
+	// load balancer. A stateless server cannot ask the client anything
+	// (sampling, elicitation, and so confirmation) nor notify it of list
+	// changes. False keeps a session per client.
+	Stateless bool
+	// SessionTimeout closes HTTP sessions idle that long. Zero never
+	// closes them.
+	SessionTimeout time.Duration
+	// JSONResponse answers HTTP requests with application/json rather than
+	// an event stream. False streams, which progress and log notifications
+	// need.
+	JSONResponse bool
+	// TrustedOrigins are the origins ("https://app.example.com") whose
+	// browser pages may call the HTTP endpoint. Requests from any other
+	// origin are refused 403; requests without an Origin (non-browser
+	// clients) pass.
+	TrustedOrigins []string
+	// DisableLocalhostProtection turns off the DNS-rebinding protection:
+	// by default a request that reaches a loopback address with a Host
+	// header naming anything but a loopback host is refused 403.
+	DisableLocalhostProtection bool
+
+	// Advertise, when set, adjusts the MCP description of each tool before
+	// it is listed: icons, _meta, or an equivalent form of its schemas (the
+	// run path validates against the tool's definitions, so a schema must
+	// keep accepting exactly what they accept). mt.InputSchema and
+	// mt.OutputSchema are the Server's own copies.
+	Advertise func(t *tool.Tool, mt *mcp.Tool)
+}
+
+// A Server serves the tools of a registry over MCP. Create one with [New];
+// it is safe for concurrent use and serves any number of clients.
+type Server struct {
+	reg    *tool.Registry
+	opts   Options
+	logger *slog.Logger
+	quiet  *slog.Logger // logger without Info and Debug, for the SDK
+	mcp    *mcp.Server
+
+	mu     sync.Mutex
+	listed map[string]*entry // registry tools added to mcp, by ID
+
+	httpOnce sync.Once
+	http     http.Handler
+}
+
+// schemaDialect is the JSON Schema dialect the advertised schemas follow.
+const schemaDialect = "https://json-schema.org/draft/2020-12/schema"
+
+// New returns a Server for the tools of reg. opts may be nil.
+func New(reg *tool.Registry, opts *Options) *Server {
+	s := &Server{reg: reg, listed: make(map[string]*entry)}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.Name == "" {
+		s.opts.Name = "toolapi"
+	}
+	if s.opts.Version == "" {
+		s.opts.Version = "0.0.0"
+	}
+	s.logger = s.opts.Logger
+	if s.logger == nil {
+		s.logger = reg.Logger()
+	}
+	// The SDK logs each session it opens at Info; a stateless server opens
+	// one per request, so only its warnings are kept.
+	s.quiet = slog.New(minLevel{s.logger.Handler(), slog.LevelWarn})
+	s.mcp = mcp.NewServer(&mcp.Implementation{
+		Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version,
+	}, &mcp.ServerOptions{
+		Instructions: s.opts.Instructions,
+		Logger:       s.quiet,
+		Capabilities: &mcp.ServerCapabilities{
+			Logging: &mcp.LoggingCapabilities{},
+			Tools:   &mcp.ToolCapabilities{ListChanged: true},
+		},
+	})
+	s.mcp.AddReceivingMiddleware(s.filterList)
+	reg.OnChange(s.sync)
+	s.sync()
+	return s
+}
+
+// MCPServer returns the SDK server underneath, for adding what the registry
+// does not hold (prompts, resources). Its tools are managed by s.
+func (s *Server) MCPServer() *mcp.Server { return s.mcp }
+
+// Connect serves one client over t for acct, as [mcp.Server.Connect] does.
+// It returns at once; the session ends when the client leaves or it is
+// closed.
+func (s *Server) Connect(ctx context.Context, t mcp.Transport, acct tool.Account) (*mcp.ServerSession, error) {
+	return s.mcp.Connect(tool.WithAccount(ctx, acct), t, nil)
+}
+
+// RunStdio serves one client over standard input and output for acct until
+// the client leaves or ctx is done.
+func (s *Server) RunStdio(ctx context.Context, acct tool.Account) error {
+	return s.mcp.Run(tool.WithAccount(ctx, acct), &mcp.StdioTransport{})
+}
+
+// sync makes the SDK server's tools those of the registry.
+func (s *Server) sync() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen := make(map[string]bool)
+	for _, t := range s.reg.List(nil) {
+		seen[t.ID] = true
+		if e := s.listed[t.ID]; e != nil && e.tool == t {
+			continue
+		}
+		e, err := s.describe(t)
+		if err != nil {
+			s.logger.Error("tool not served over MCP", "tool", t.ID, "reason", err.Error())
+			if s.listed[t.ID] != nil {
+				s.mcp.RemoveTools(t.ID)
+				delete(s.listed, t.ID)
+			}
+			continue
+		}
+		s.mcp.AddTool(e.mt, s.callHandler(t.ID))
+		s.listed[t.ID] = e
+	}
+	var gone []string
+	for id := range s.listed {
+		if !seen[id] {
+			gone = append(gone, id)
+			delete(s.listed, id)
+		}
+	}
+	if len(gone) > 0 {
+		s.mcp.RemoveTools(gone...)
+	}
+}
+
+// An entry is a registry tool as the Server serves it.
+type entry struct {
+	tool        *tool.Tool
+	mt          *mcp.Tool
+	inputSchema string // the JSON of mt.InputSchema, for input failures
+}
+
+// entry returns the served tool with the given ID, or nil.
+func (s *Server) entry(id string) *entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listed[id]
+}
+
+// describe returns the MCP description of t.
+func (s *Server) describe(t *tool.Tool) (*entry, error) {
+	in := t.InputSchema()
+	if in == nil || in.Type != "object" {
+		return nil, fmt.Errorf("no object input schema")
+	}
+	op := t.Op()
+	destructive := t.Destructive
+	mt := &mcp.Tool{
+		Name:        t.ID,
+		Title:       t.Label,
+		Description: t.Description,
+		InputSchema: withDialect(in),
+		Annotations: &mcp.ToolAnnotations{
+			Title:           t.Label,
+			ReadOnlyHint:    op.ReadOnly(),
+			DestructiveHint: &destructive,
+			IdempotentHint:  op.Idempotent(),
+		},
+	}
+	if out := t.OutputSchema(); out != nil {
+		mt.OutputSchema = withDialect(out)
+	}
+	if s.opts.Advertise != nil {
+		s.opts.Advertise(t, mt)
+		if mt.Name != t.ID {
+			return nil, fmt.Errorf("Advertise renamed the tool to %q", mt.Name)
+		}
+		if sch, ok := mt.InputSchema.(*jsonschema.Schema); !ok || sch == nil || sch.Type != "object" {
+			return nil, fmt.Errorf("Advertise left no object input schema")
+		}
+	}
+	b, err := json.MarshalIndent(mt.InputSchema, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	return &entry{tool: t, mt: mt, inputSchema: string(b)}, nil
+}
+
+// withDialect returns a copy of sch that names its dialect.
+func withDialect(sch *jsonschema.Schema) *jsonschema.Schema {
+	c := sch.CloneSchemas()
+	if c.Schema == "" {
+		c.Schema = schemaDialect
+	}
+	return c
+}
+
+// filterList is receiving middleware that leaves out of tools/list the
+// registry tools the caller's account may not call.
+func (s *Server) filterList(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if method != "tools/list" || err != nil {
+			return res, err
+		}
+		lr, ok := res.(*mcp.ListToolsResult)
+		if !ok {
+			return res, err
+		}
+		acct := accountOf(ctx, req.GetExtra())
+		kept := make([]*mcp.Tool, 0, len(lr.Tools))
+		s.mu.Lock()
+		for _, mt := range lr.Tools {
+			if e := s.listed[mt.Name]; e == nil || e.tool.Allowed(acct) {
+				kept = append(kept, mt)
+			}
+		}
+		s.mu.Unlock()
+		lr.Tools = kept
+		return lr, nil
+	}
+}
+
+// minLevel is a slog.Handler that drops records below min.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(as []slog.Attr) slog.Handler {
+	return minLevel{h.Handler.WithAttrs(as), h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{h.Handler.WithGroup(name), h.min}
+}
