@@ -68,7 +68,7 @@ func trimSpace(b []byte) []byte {
 // (see [Values]). Null is the caller's concern unless n is nullable.
 func (n *node) decode(raw any, p *pathSeg, vs *violations) any {
 	if raw == nil {
-		if n.def.Nullable || n.kind == kAny {
+		if n.def.Nullable {
 			return nil
 		}
 		vs.add(p, "must not be null")

@@ -12,7 +12,7 @@ import (
 // and fail the run.
 func (n *node) publish(r *Registry, v any, p *pathSeg, vs *violations) any {
 	if v == nil || isNilPointer(v) {
-		if n.def.Nullable || n.kind == kAny {
+		if n.def.Nullable {
 			return nil
 		}
 		vs.add(p, "must not be null")

@@ -113,6 +113,10 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 			s.MaxProperties = Ptr(n.maxCount)
 		}
 	case kAny:
+		if !d.Nullable {
+			// Any value but null: null is a value only when nullable.
+			s.Not = &jsonschema.Schema{Type: "null"}
+		}
 	}
 	if n.custom != nil && n.custom.Format != "" {
 		s.Format = n.custom.Format
