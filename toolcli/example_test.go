@@ -18,6 +18,8 @@ func ExampleRun() {
 		Label:       "Greet",
 		Description: "Greets someone by name.",
 		Operation:   tool.OpTransform,
+		// Everyone may greet.
+		Access: func(context.Context, *tool.Values) (bool, error) { return true, nil },
 		Inputs: []*tool.Definition{
 			{Name: "name", Type: "string", Required: true},
 		},

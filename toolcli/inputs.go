@@ -32,7 +32,7 @@ func buildArgs(flags []string, inputs []*tool.Definition) (map[string]any, error
 		if strings.HasPrefix(strings.TrimSpace(f), "{") {
 			obj, err := decodeObject(f)
 			if err != nil {
-				return nil, optionErrorf("--input %s: malformed JSON object: %v", abbreviate(f), err)
+				return nil, optionErrorf("--input %s is malformed JSON: %v", abbreviate(f), err)
 			}
 			merge(args, obj)
 			continue
@@ -142,13 +142,18 @@ func decodeObject(s string) (map[string]any, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, errors.New("unexpected end of input")
+		var syntax *json.SyntaxError
+		switch {
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, errors.New("the object is not closed")
+		case errors.As(err, &syntax):
+			return nil, fmt.Errorf("%v (at byte %d)", err, syntax.Offset)
 		}
 		return nil, err
 	}
+	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("text after the object")
+		return nil, fmt.Errorf("text after the object: %s", abbreviate(s[end:]))
 	}
 	if _, ok := v.(map[string]any); !ok {
 		return nil, errors.New("not an object")
@@ -196,5 +201,5 @@ func abbreviate(s string) string {
 	if r := []rune(s); len(r) > max {
 		s = string(r[:max]) + "..."
 	}
-	return fmt.Sprintf("%q", s)
+	return s
 }

@@ -46,9 +46,9 @@ func (c *command) list(args []string, search bool) int {
 	if err != nil {
 		return c.usageError(fs, err)
 	}
-	acct, err := c.account(*user)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), err)
+	acct, ue := c.account(*user)
+	if ue != nil {
+		fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), ue)
 		return 1
 	}
 	tools := c.reg.List(&tool.Filter{
@@ -149,9 +149,9 @@ func (c *command) info(args []string) int {
 	if err != nil {
 		return c.usageError(fs, err)
 	}
-	acct, err := c.account(*user)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), err)
+	acct, ue := c.account(*user)
+	if ue != nil {
+		fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), ue)
 		return 1
 	}
 	t, ok := c.reg.Tool(words[0])

@@ -41,6 +41,13 @@ type violation struct {
 	Message string `json:"message"`
 }
 
+func (v violation) String() string {
+	if v.Path == "" {
+		return v.Message
+	}
+	return v.Path + ": " + v.Message
+}
+
 // run runs "run ID".
 func (c *command) run(args []string) int {
 	fs := c.newFlagSet("run")
@@ -74,10 +81,8 @@ func (c *command) run(args []string) int {
 	if err != nil {
 		return c.report(fs, *asJSON, failure(errInvalidOption, err.Error()))
 	}
-	acct, err := c.account(*user)
-	if err != nil {
-		var ue *userError
-		errors.As(err, &ue)
+	acct, ue := c.account(*user)
+	if ue != nil {
 		return c.report(fs, *asJSON, failure(ue.errorType, ue.msg))
 	}
 
@@ -178,12 +183,13 @@ func (c *command) report(fs *flag.FlagSet, asJSON bool, o *outcome) int {
 		return status
 	}
 	b.WriteString(o.Message + "\n")
+	if len(o.Violations) == 1 && strings.Contains(o.Message, o.Violations[0].String()) {
+		// The message says it all already.
+		io.WriteString(c.stderr, b.String())
+		return status
+	}
 	for _, v := range o.Violations {
-		if v.Path == "" {
-			fmt.Fprintf(&b, "%s\n", v.Message)
-		} else {
-			fmt.Fprintf(&b, "%s: %s\n", v.Path, v.Message)
-		}
+		b.WriteString(v.String() + "\n")
 	}
 	io.WriteString(c.stderr, b.String())
 	return status

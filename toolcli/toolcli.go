@@ -103,8 +103,8 @@ func optionErrorf(format string, args ...any) error {
 	return &optionError{msg: fmt.Sprintf(format, args...)}
 }
 
-// newFlagSet returns a flag set for subcommand sub whose usage lists the
-// flags on stderr.
+// newFlagSet returns a quiet flag set for subcommand sub: parse errors
+// are reported by the caller, with [flagUsage].
 func (c *command) newFlagSet(sub string) *flag.FlagSet {
 	fs := flag.NewFlagSet(c.name()+" "+sub, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -167,7 +167,7 @@ func (e *userError) Error() string { return e.msg }
 
 // account returns the account the command acts for: the one user names,
 // else the default one. A blocked account is an error.
-func (c *command) account(user string) (tool.Account, error) {
+func (c *command) account(user string) (tool.Account, *userError) {
 	var acct tool.Account
 	switch {
 	case user != "":

@@ -37,6 +37,9 @@ func lookUp(_ context.Context, name string) (tool.Account, error) {
 	return nil, fmt.Errorf("%w: %s", toolcli.ErrUnknownUser, name)
 }
 
+// anyone is the access check of a tool everybody may run.
+func anyone(context.Context, *tool.Values) (bool, error) { return true, nil }
+
 // testTools returns the tools every test runs against.
 func testTools() []*tool.Tool {
 	return []*tool.Tool{
@@ -60,6 +63,7 @@ func testTools() []*tool.Tool {
 				{Name: "limit", Type: "integer"},
 				{Name: "labels", Type: "list", Items: &tool.Definition{Type: "string"}},
 			},
+			Access: anyone,
 			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 				out := map[string]any{"word": in.String("word")}
 				if tags := in.List("tags"); tags != nil {
@@ -86,6 +90,7 @@ func testTools() []*tool.Tool {
 					Constraints: tool.Constraints{NotBlank: true}},
 			},
 			Outputs: []*tool.Definition{{Name: "sum", Type: "integer", Required: true}},
+			Access:  anyone,
 			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 				var sum int64
 				for _, n := range tool.ListOf[int64](in.Get("numbers")) {
@@ -100,6 +105,7 @@ func testTools() []*tool.Tool {
 			Description: "Fails with an internal error.",
 			Operation:   tool.OpWrite,
 			Destructive: true,
+			Access:      anyone,
 			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 				return nil, errors.New("the database is on fire")
 			},
@@ -110,6 +116,7 @@ func testTools() []*tool.Tool {
 			Description: "Refuses its input | always.",
 			Operation:   tool.OpTransform,
 			Inputs:      []*tool.Definition{{Name: "word", Type: "string"}},
+			Access:      anyone,
 			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 				return nil, tool.InputErrorf("word", "is not a word this tool likes")
 			},
@@ -133,6 +140,7 @@ func testTools() []*tool.Tool {
 			Destructive: true,
 			Confirm:     true,
 			Outputs:     []*tool.Definition{{Name: "launched", Type: "boolean", Required: true}},
+			Access:      anyone,
 			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 				tool.Progress(ctx, 1, 2, "ignition")
 				tool.Log(ctx, "info", "lift-off")
@@ -426,6 +434,12 @@ func TestRunText(t *testing.T) {
 		t.Errorf("violation lines (-want +got):\n%s\nstderr:\n%s", diff, errOut)
 	}
 
+	// One violation: the message names it, so it is not repeated.
+	code, _, errOut = call(t, reg, nil, "run", "demo.sum", "--input", "numbers=x")
+	if lines := strings.Split(strings.TrimSpace(errOut), "\n"); code != 1 || len(lines) != 1 || !strings.Contains(lines[0], "numbers[0]: ") {
+		t.Errorf("one violation: exit status %d, stderr:\n%s", code, errOut)
+	}
+
 	code, _, errOut = call(t, reg, nil, "run", "demo.echo", "--input", "{oops")
 	if code != 1 || !strings.Contains(errOut, "malformed JSON") || !strings.Contains(errOut, "-input") {
 		t.Errorf("malformed JSON: exit status %d, stderr:\n%s", code, errOut)
@@ -612,7 +626,7 @@ func TestInfo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit status %d; stderr:\n%s", code, errOut)
 	}
-	for _, s := range []string{"demo.echo: Echo", "Echoes its word", "Operation:   read", "word      string          required  A word.", "tags      list of string  optional", "Outputs:"} {
+	for _, s := range []string{"demo.echo: Echo", "Echoes its word", "Operation:    read", "word      string          required  A word.", "tags      list of string  optional", "Outputs:"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("info text lacks %q:\n%s", s, out)
 		}

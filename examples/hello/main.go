@@ -49,6 +49,9 @@ func lookUpUser(_ context.Context, name string) (tool.Account, error) {
 	return nil, fmt.Errorf("%w: %q", toolcli.ErrUnknownUser, name)
 }
 
+// anyone is the access check of a tool everybody may run.
+func anyone(context.Context, *tool.Values) (bool, error) { return true, nil }
+
 // tools returns the tools of the application.
 func tools() []*tool.Tool {
 	return []*tool.Tool{
@@ -67,6 +70,7 @@ func tools() []*tool.Tool {
 				{Name: "greetings", Type: "list", Description: "One greeting per count.", Required: true,
 					Items: &tool.Definition{Type: "string"}},
 			},
+			Access: anyone,
 			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 				var greetings []any
 				for range in.Int("count") {
@@ -87,6 +91,7 @@ func tools() []*tool.Tool {
 			Outputs: []*tool.Definition{
 				{Name: "sum", Type: "integer", Description: "The total.", Required: true},
 			},
+			Access: anyone,
 			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 				var sum int64
 				for _, n := range tool.ListOf[int64](in.Get("numbers")) {
@@ -109,6 +114,7 @@ func tools() []*tool.Tool {
 			Outputs: []*tool.Definition{
 				{Name: "result", Type: "string", Description: "The shout.", Required: true},
 			},
+			Access: anyone,
 			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 				s := strings.ToUpper(in.String("text"))
 				switch in.String("volume") {
