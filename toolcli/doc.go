@@ -51,8 +51,9 @@
 //
 // Without --json, run prints the result's message and then its outputs as
 // indented JSON; a failure prints its message and then each violation on
-// its own line as "path: message", on standard error. With --json it
-// prints one JSON object on standard output:
+// its own line as "path: message" (unless the message already names the
+// only one), on standard error. With --json it prints one JSON object on
+// standard output, failures included:
 //
 //	{"success":true,"message":"Greet completed.","outputs":{...}}
 //	{"success":false,"message":"...","error_type":"invalid_input","violations":[{"path":"count","message":"..."}]}
