@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+
+	"github.com/toolapi/toolapi/entity"
+	"github.com/toolapi/toolapi/mcpserver"
+	"github.com/toolapi/toolapi/tool"
+)
+
+// An App is the album application: its store, its services and the
+// registry their tools are in.
+type App struct {
+	Store    *Store
+	Registry *tool.Registry
+	Logger   *slog.Logger
+
+	manager  *Manager
+	lister   *Lister
+	exporter *Exporter
+	site     *SiteSettings
+
+	mcpOnce sync.Once
+	mcp     *mcpserver.Server
+}
+
+// NewApp builds the application over store, writing translation exports
+// under exportDir. logger may be nil.
+func NewApp(store *Store, exportDir string, logger *slog.Logger) (*App, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	a := &App{
+		Store:    store,
+		Registry: tool.NewRegistry(&tool.Options{Logger: logger}),
+		Logger:   logger,
+		manager:  &Manager{store: store},
+		lister:   &Lister{store: store},
+		exporter: &Exporter{store: store, dir: exportDir},
+		site:     &SiteSettings{store: store},
+	}
+	for _, et := range a.entityTypes() {
+		if err := a.Registry.AddEntityType(et); err != nil {
+			return nil, err
+		}
+	}
+	if err := registerTools(a.Registry, a.manager, a.lister, a.exporter, a.site); err != nil {
+		return nil, fmt.Errorf("registering tools: %w", err)
+	}
+	return a, nil
+}
+
+// entityTypes returns the application's entity types: albums, and tracks,
+// whose access follows their album's.
+func (a *App) entityTypes() []*tool.EntityType {
+	albums := entity.New(entity.Type[*Album]{
+		ID:    "album",
+		Label: "Album",
+		Load: func(ctx context.Context, id string) (*Album, error) {
+			n, ok := parseID(id)
+			if !ok {
+				return nil, entity.NotFound("album", id)
+			}
+			return a.Store.Album(ctx, n)
+		},
+		Access: func(_ context.Context, acct tool.Account, al *Album, op string) (bool, error) {
+			return mayAlbum(acct, al, op), nil
+		},
+		IDOf:    func(al *Album) string { return strconv.FormatInt(al.ID, 10) },
+		LabelOf: func(al *Album) string { return al.Title },
+		Search: func(ctx context.Context, acct tool.Account, query string, limit int) ([]*Album, error) {
+			return a.Store.SearchAlbums(ctx, viewerFrom(tool.WithAccount(ctx, acct)), query, limit)
+		},
+	})
+	tracks := entity.New(entity.Type[*Track]{
+		ID:    "track",
+		Label: "Track",
+		Load: func(ctx context.Context, id string) (*Track, error) {
+			n, ok := parseID(id)
+			if !ok {
+				return nil, entity.NotFound("track", id)
+			}
+			return a.Store.Track(ctx, n)
+		},
+		Access: func(_ context.Context, acct tool.Account, t *Track, op string) (bool, error) {
+			return mayAlbum(acct, t.Album, op), nil
+		},
+		IDOf:    func(t *Track) string { return strconv.FormatInt(t.ID, 10) },
+		LabelOf: func(t *Track) string { return t.Title },
+	})
+	return []*tool.EntityType{albums, tracks}
+}
+
+// Account returns the account a user name stands for.
+func (a *App) Account(ctx context.Context, name string) (tool.Account, error) {
+	return a.Store.User(ctx, name)
+}
+
+// Anonymous returns the account of callers who have not signed in: the
+// seeded user "anonymous".
+func (a *App) Anonymous(ctx context.Context) (tool.Account, error) {
+	return a.Store.User(ctx, "anonymous")
+}

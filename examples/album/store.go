@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+)
+
+// A Store keeps the application's data in SQLite or PostgreSQL. Both run
+// the same SQL: queries use $N placeholders, which SQLite reads as
+// positional too, and the schema differs only in how IDs are generated.
+// Every write runs in a transaction, so a write that fails changes
+// nothing.
+//
+// A Store is safe for concurrent use.
+type Store struct {
+	db       *sql.DB
+	postgres bool
+	// beforeCommit, when set, runs at the end of every write transaction;
+	// an error from it rolls the transaction back. Tests use it to make a
+	// write fail at its last step.
+	beforeCommit func(ctx context.Context) error
+}
+
+// OpenStore opens the database dsn names: a postgres:// or postgresql://
+// URL for PostgreSQL, anything else the path of an SQLite file, created
+// with its folder when missing. It creates the schema and, on first use,
+// seeds the demo data.
+func OpenStore(ctx context.Context, dsn string) (*Store, error) {
+	s, err := openStore(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("creating the schema: %w", err)
+	}
+	if _, err := s.Seed(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("seeding the database: %w", err)
+	}
+	return s, nil
+}
+
+func openStore(dsn string) (*Store, error) {
+	if isPostgres(dsn) {
+		db, err := sql.Open("pgx", dsn)
+		if err != nil {
+			return nil, err
+		}
+		return &Store{db: db, postgres: true}, nil
+	}
+	if dsn == "" {
+		return nil, errors.New("no database given")
+	}
+	if strings.ContainsAny(dsn, "?#") {
+		return nil, fmt.Errorf("database path %q: '?' and '#' are not allowed in the path", dsn)
+	}
+	if err := os.MkdirAll(filepath.Dir(dsn), 0o755); err != nil {
+		return nil, err
+	}
+	// Writers take the lock when they begin (immediate), so two writers
+	// never both read and then collide; they queue on the busy timeout.
+	// WAL lets readers run beside the one writer.
+	db, err := sql.Open("sqlite", dsn+"?_busy_timeout=30000&_foreign_keys=1&_journal_mode=WAL&_txlock=immediate")
+	if err != nil {
+		return nil, err
+	}
+	return &Store{db: db}, nil
+}
+
+func isPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// DB returns the database handle.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Dialect returns "postgres" or "sqlite".
+func (s *Store) Dialect() string {
+	if s.postgres {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+// forUpdate returns the clause that locks the selected rows until the
+// transaction ends. SQLite needs none: a write transaction holds the
+// database from its start.
+func (s *Store) forUpdate() string {
+	if s.postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// A querier is what both *sql.DB and *sql.Tx offer.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// write runs f in a transaction and commits it when f succeeds; otherwise
+// nothing f did is kept.
+func (s *Store) write(ctx context.Context, f func(tx *sql.Tx) error) (err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	if err = f(tx); err != nil {
+		return err
+	}
+	if s.beforeCommit != nil {
+		if err = s.beforeCommit(ctx); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// schema is the database schema; {{id}} is the dialect's generated ID
+// column.
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS users (
+		id {{id}},
+		name TEXT NOT NULL UNIQUE,
+		role TEXT NOT NULL,
+		permissions TEXT NOT NULL DEFAULT '',
+		blocked BOOLEAN NOT NULL DEFAULT FALSE,
+		token_hash TEXT UNIQUE
+	)`,
+	`CREATE TABLE IF NOT EXISTS albums (
+		id {{id}},
+		owner_id BIGINT NOT NULL REFERENCES users (id),
+		title TEXT NOT NULL,
+		year INTEGER NOT NULL,
+		published BOOLEAN NOT NULL DEFAULT FALSE
+	)`,
+	`CREATE TABLE IF NOT EXISTS tracks (
+		id {{id}},
+		album_id BIGINT NOT NULL REFERENCES albums (id),
+		position INTEGER NOT NULL,
+		title TEXT NOT NULL,
+		seconds BIGINT NOT NULL DEFAULT 0,
+		UNIQUE (album_id, position)
+	)`,
+	`CREATE TABLE IF NOT EXISTS images (
+		id {{id}},
+		album_id BIGINT NOT NULL REFERENCES albums (id),
+		title TEXT NOT NULL,
+		caption TEXT NOT NULL DEFAULT '',
+		alt TEXT NOT NULL DEFAULT '',
+		url TEXT NOT NULL,
+		created BIGINT NOT NULL
+	)`,
+	`CREATE INDEX IF NOT EXISTS images_album ON images (album_id)`,
+	`CREATE INDEX IF NOT EXISTS images_created ON images (created)`,
+	`CREATE TABLE IF NOT EXISTS notifications (
+		id {{id}},
+		album_id BIGINT NOT NULL REFERENCES albums (id),
+		message TEXT NOT NULL,
+		created BIGINT NOT NULL
+	)`,
+	`CREATE TABLE IF NOT EXISTS config (
+		name TEXT PRIMARY KEY,
+		value TEXT NOT NULL
+	)`,
+}
+
+// migrate creates whatever part of the schema is missing. On PostgreSQL
+// it holds an advisory lock meanwhile, so several processes starting on
+// one database at once do not trip over each other.
+func (s *Store) migrate(ctx context.Context) error {
+	id := "INTEGER PRIMARY KEY"
+	if s.postgres {
+		id = "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY"
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if s.postgres {
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7431)`); err != nil {
+				return err
+			}
+		}
+		for _, stmt := range schema {
+			if _, err := tx.ExecContext(ctx, strings.ReplaceAll(stmt, "{{id}}", id)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// insertID runs an INSERT ... RETURNING id and returns the new ID.
+func insertID(ctx context.Context, q querier, query string, args ...any) (int64, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, query+" RETURNING id", args...).Scan(&id)
+	return id, err
+}
