@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -38,7 +39,19 @@ func (s *Server) callHandler(id string) mcp.ToolHandler {
 		if e == nil {
 			return nil, unknownTool(id)
 		}
-		c := &call{req: req, tool: e.tool}
+		c := &call{req: req, tool: e.tool, rounds: req.ProtocolVersion() >= newProtocol}
+		if c.rounds {
+			if c.answers, err = decodeAnswers(req.Params.RequestState); err != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState"}
+			}
+			for k, v := range req.Params.InputResponses {
+				c.answers[k] = v
+			}
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			c.stop = cancel
+		}
 		ctx = tool.WithAccount(ctx, accountOf(ctx, req.Extra))
 		ctx = tool.WithReporter(ctx, c)
 		ctx = tool.WithClient(ctx, c)
@@ -57,6 +70,14 @@ func (s *Server) callHandler(id string) mcp.ToolHandler {
 				return nil, unknownTool(id)
 			}
 			return nil, err
+		}
+		if pending := c.asked(); pending != nil {
+			state, err := encodeAnswers(c.answers)
+			if err != nil {
+				s.logger.Error("client answers do not marshal to JSON", "tool", id, "error", err.Error())
+				return errorResult(e.tool.Label + " failed."), nil
+			}
+			return &mcp.CallToolResult{InputRequests: pending, RequestState: state}, nil
 		}
 		return s.result(e, r), nil
 	}
@@ -248,9 +269,80 @@ func resourceContents(v any) *mcp.ResourceContents {
 
 // A call is one tools/call in progress: the [tool.Reporter], [tool.Client]
 // and [tool.Confirmer] of its run.
+//
+// Clients on protocol versions before 2026-07-28 are asked through requests
+// of the session while the tool runs. Later clients answer through multi
+// round-trip requests (SEP-2322): the first question of a run ends it (the
+// tool sees its context cancelled) and the call answers with the question;
+// the client asks its model or person and calls again with the answer and
+// the request state, which carries the answers so far, and the tool runs
+// again from the start, its earlier questions answered from them. A tool
+// that asks should therefore ask, one question at a time, before it
+// changes anything.
 type call struct {
-	req  *mcp.CallToolRequest
-	tool *tool.Tool
+	req    *mcp.CallToolRequest
+	tool   *tool.Tool
+	rounds bool // the client answers through multi round-trip requests
+
+	mu      sync.Mutex
+	answers mcp.InputResponseMap // by question, so far
+	asks    int                  // questions asked in this run
+	pending mcp.InputRequestMap  // the question that ended this run
+	stop    context.CancelFunc
+}
+
+// errAsking ends a run that waits for the client's answer. It is a
+// cancellation, which the run path reports without logging a failure.
+var errAsking = fmt.Errorf("%w: the client is asked first", context.Canceled)
+
+// ask returns the answer to the next question of the run, or ends the run
+// with the question.
+func (c *call) ask(q mcp.InputRequest) (mcp.InputResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.asks++
+	id := fmt.Sprintf("q%d", c.asks)
+	if a, ok := c.answers[id]; ok {
+		return a, nil
+	}
+	if c.pending == nil {
+		c.pending = mcp.InputRequestMap{id: q}
+		c.stop()
+	}
+	return nil, errAsking
+}
+
+// asked returns the question that ended the run, or nil.
+func (c *call) asked() mcp.InputRequestMap {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pending
+}
+
+func encodeAnswers(m mcp.InputResponseMap) (string, error) {
+	if len(m) == 0 {
+		return "", nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+func decodeAnswers(state string) (mcp.InputResponseMap, error) {
+	m := mcp.InputResponseMap{}
+	if state == "" {
+		return m, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(state)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // Progress sends a progress notification when the request asked for them
@@ -285,50 +377,59 @@ func logLevel(level string) mcp.LoggingLevel {
 	return "info"
 }
 
-// newProtocol is the first protocol version in which a server may no longer
-// send requests to the client while it handles one.
+// newProtocol is the first protocol version in which a server asks the
+// client only through multi round-trip requests.
 const newProtocol = "2026-07-28"
 
-// capabilities returns the client's capabilities when the server may send it
-// requests, else nil.
-func (c *call) capabilities() *mcp.ClientCapabilities {
-	if c.req.ProtocolVersion() >= newProtocol {
-		return nil
-	}
-	return c.req.ClientCapabilities()
-}
-
 func (c *call) canSample() bool {
-	caps := c.capabilities()
+	caps := c.req.ClientCapabilities()
 	return caps != nil && caps.Sampling != nil
 }
 
 func (c *call) canElicit() bool {
-	caps := c.capabilities()
+	caps := c.req.ClientCapabilities()
 	return caps != nil && caps.Elicitation != nil &&
 		(caps.Elicitation.Form != nil || caps.Elicitation.URL == nil)
 }
 
-// Sample asks the client's language model through sampling/createMessage.
+// Sample asks the client's language model.
 func (c *call) Sample(ctx context.Context, prompt string, maxTokens int) (string, error) {
 	if !c.canSample() {
 		return "", fmt.Errorf("%w: the MCP client does not offer sampling", tool.ErrUnsupported)
 	}
-	res, err := c.req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
+	params := &mcp.CreateMessageParams{
 		Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: prompt}}},
 		MaxTokens: int64(maxTokens),
-	})
-	if err != nil {
-		return "", fmt.Errorf("sampling: %w", err)
 	}
-	text, ok := res.Content.(*mcp.TextContent)
+	var content mcp.Content
+	if c.rounds {
+		a, err := c.ask(params)
+		if err != nil {
+			return "", err
+		}
+		switch a := a.(type) {
+		case *mcp.CreateMessageWithToolsResult:
+			if len(a.Content) == 1 {
+				content = a.Content[0]
+			}
+		case *mcp.CreateMessageResult:
+			content = a.Content
+		}
+	} else {
+		res, err := c.req.Session.CreateMessage(ctx, params)
+		if err != nil {
+			return "", fmt.Errorf("sampling: %w", err)
+		}
+		content = res.Content
+	}
+	text, ok := content.(*mcp.TextContent)
 	if !ok {
-		return "", fmt.Errorf("sampling: the answer is not text")
+		return "", fmt.Errorf("sampling: the answer is not one text")
 	}
 	return text.Text, nil
 }
 
-// Elicit asks the client's person through elicitation/create.
+// Elicit asks the client's person.
 func (c *call) Elicit(ctx context.Context, message string, requested *jsonschema.Schema) (*tool.Elicitation, error) {
 	if !c.canElicit() {
 		return nil, fmt.Errorf("%w: the MCP client does not offer elicitation", tool.ErrUnsupported)
@@ -339,9 +440,21 @@ func (c *call) Elicit(ctx context.Context, message string, requested *jsonschema
 	} else {
 		params.RequestedSchema = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
 	}
-	res, err := c.req.Session.Elicit(ctx, params)
-	if err != nil {
-		return nil, fmt.Errorf("elicitation: %w", err)
+	var res *mcp.ElicitResult
+	if c.rounds {
+		a, err := c.ask(params)
+		if err != nil {
+			return nil, err
+		}
+		var ok bool
+		if res, ok = a.(*mcp.ElicitResult); !ok {
+			return nil, fmt.Errorf("elicitation: the answer is %T", a)
+		}
+	} else {
+		var err error
+		if res, err = c.req.Session.Elicit(ctx, params); err != nil {
+			return nil, fmt.Errorf("elicitation: %w", err)
+		}
 	}
 	return &tool.Elicitation{Action: res.Action, Content: res.Content}, nil
 }
@@ -354,6 +467,9 @@ func (c *call) Confirm(ctx context.Context, t *tool.Tool, _ *tool.Values) (bool,
 		msg = fmt.Sprintf("Run %s (%s) with %s?", t.Label, t.ID, args)
 	}
 	ans, err := c.Elicit(ctx, msg, nil)
+	if errors.Is(err, errAsking) {
+		return false, nil // the run ends; the client is asked
+	}
 	if err != nil {
 		return false, err
 	}
