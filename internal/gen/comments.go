@@ -1,0 +1,161 @@
+package gen
+
+import (
+	"go/ast"
+	"regexp"
+	"strings"
+
+	"github.com/toolapi/toolapi/internal/directive"
+)
+
+// A docText is a doc comment read the toolgen way: its prose without
+// directive lines, split into the parts that describe a tool.
+type docText struct {
+	// Description is the first paragraph, on one line.
+	Description string
+	// Items are the list items "- name: text" by name.
+	Items map[string]string
+	// Returns is the paragraph starting with "Returns", the word dropped.
+	Returns string
+	// Prose is the whole text without directives.
+	Prose string
+	// Directives are the directive comment lines.
+	Directives []*ast.Comment
+}
+
+var goDirective = regexp.MustCompile(`^//(line |extern |export |[a-z0-9]+:[a-z0-9])`)
+
+var itemLine = regexp.MustCompile(`^\s*[-*+•]\s+([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*)$`)
+
+// readDoc reads cg. name is the documented Go name; a description that
+// starts with it drops it ("Search finds..." reads "Finds...").
+func readDoc(cg *ast.CommentGroup, name string) docText {
+	d := docText{Items: map[string]string{}}
+	if cg == nil {
+		return d
+	}
+	var lines []string
+	for _, c := range cg.List {
+		if directive.IsDirective(c.Text) {
+			d.Directives = append(d.Directives, c)
+			continue
+		}
+		if strings.HasPrefix(c.Text, "/*") {
+			body := strings.TrimSuffix(strings.TrimPrefix(c.Text, "/*"), "*/")
+			for _, l := range strings.Split(body, "\n") {
+				lines = append(lines, strings.TrimPrefix(strings.TrimSpace(l), "* "))
+			}
+			continue
+		}
+		if goDirective.MatchString(c.Text) {
+			continue
+		}
+		l := strings.TrimPrefix(c.Text, "//")
+		l = strings.TrimPrefix(l, " ")
+		lines = append(lines, strings.TrimRight(l, " \t"))
+	}
+	d.Prose = strings.TrimSpace(strings.Join(lines, "\n"))
+
+	var paras [][]string
+	var cur []string
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			if cur != nil {
+				paras = append(paras, cur)
+				cur = nil
+			}
+			continue
+		}
+		cur = append(cur, l)
+	}
+	if cur != nil {
+		paras = append(paras, cur)
+	}
+	for i, p := range paras {
+		if itemLine.MatchString(p[0]) {
+			readItems(p, d.Items)
+			continue
+		}
+		text := joinLines(p)
+		if rest, ok := strings.CutPrefix(text, "Returns "); ok && d.Returns == "" {
+			d.Returns = upperFirst(strings.TrimSpace(rest))
+			continue
+		}
+		if i == 0 {
+			d.Description = dropName(text, name)
+		}
+	}
+	return d
+}
+
+// readItems reads the list items of a paragraph; an indented line that
+// starts no item continues the one before.
+func readItems(p []string, items map[string]string) {
+	var name string
+	for _, l := range p {
+		if m := itemLine.FindStringSubmatch(l); m != nil {
+			name = m[1]
+			items[name] = strings.TrimSpace(m[2])
+			continue
+		}
+		if name != "" && (strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t")) {
+			items[name] = strings.TrimSpace(items[name] + " " + strings.TrimSpace(l))
+		}
+	}
+}
+
+func joinLines(p []string) string {
+	parts := make([]string, len(p))
+	for i, l := range p {
+		parts[i] = strings.TrimSpace(l)
+	}
+	return strings.Join(parts, " ")
+}
+
+// dropName drops a leading Go name from a description and upper-cases
+// what follows: "Search finds images." becomes "Finds images.".
+func dropName(text, name string) string {
+	if name == "" {
+		return text
+	}
+	rest, ok := strings.CutPrefix(text, name+" ")
+	if !ok {
+		return text
+	}
+	for _, article := range []string{"is ", "are "} {
+		if strings.HasPrefix(rest, article) {
+			return text // "Manager is a..." keeps its subject
+		}
+	}
+	return upperFirst(rest)
+}
+
+var implementsDoc = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*) implements \[([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?(?:\.[A-Za-z_][A-Za-z0-9_]*)?)\]\.?$`)
+
+// implementsRef returns the bracketed reference of a doc comment that only
+// says "Method implements [pkg.Interface]." ("" when it says more).
+func implementsRef(prose, method string) string {
+	m := implementsDoc.FindStringSubmatch(strings.TrimSpace(prose))
+	if m == nil || m[1] != method {
+		return ""
+	}
+	return m[2]
+}
+
+// fieldDoc returns a struct field's description: its doc comment, else its
+// trailing line comment.
+func fieldDoc(f *ast.Field) string {
+	if f == nil {
+		return ""
+	}
+	for _, cg := range []*ast.CommentGroup{f.Doc, f.Comment} {
+		if cg == nil {
+			continue
+		}
+		d := readDoc(cg, "")
+		if d.Prose != "" {
+			return strings.Join(strings.Fields(d.Prose), " ")
+		}
+	}
+	return ""
+}

@@ -1,0 +1,261 @@
+package gen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/toolapi/toolapi/tool"
+)
+
+// A Result is what one discovery run found.
+type Result struct {
+	// Packages holds the packages with tools.
+	Packages []*Package
+	// Diagnostics holds every problem, sorted by position.
+	Diagnostics []Diagnostic
+	// Files holds the generated file of each package, by path.
+	Files map[string][]byte
+	// Remove lists generated files no package needs any more.
+	Remove []string
+	// Scanned is the number of Go files the scan read.
+	Scanned int
+}
+
+// Generate scans the packages of patterns relative to dir, type-checks
+// those with directives and builds their generated files in memory.
+func Generate(dir string, patterns []string) (*Result, error) {
+	if len(patterns) == 0 {
+		patterns = []string{"./..."}
+	}
+	scan, err := Scan(dir, patterns)
+	if err != nil {
+		return nil, err
+	}
+	pkgs, err := Load(dir, scan.Dirs)
+	if err != nil {
+		return nil, err
+	}
+	model, diags := Infer(pkgs)
+	res := &Result{Packages: model, Diagnostics: diags, Files: map[string][]byte{}, Scanned: scan.Files}
+	for _, p := range model {
+		src, err := Render(p)
+		if err != nil {
+			return nil, err
+		}
+		res.Files[filepath.Join(p.Dir, GeneratedFile)] = src
+	}
+	for _, d := range scan.Generated {
+		path := filepath.Join(d, GeneratedFile)
+		if _, ok := res.Files[path]; !ok {
+			res.Remove = append(res.Remove, path)
+		}
+	}
+	return res, nil
+}
+
+// Stale returns the generated files that differ from what is on disk (or
+// are missing), and those that should be removed, sorted.
+func (r *Result) Stale() []string {
+	var out []string
+	for path, src := range r.Files {
+		old, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(old, src) {
+			out = append(out, path)
+		}
+	}
+	out = append(out, r.Remove...)
+	slices.Sort(out)
+	return out
+}
+
+// Write writes the generated files that changed and removes the stale ones.
+func (r *Result) Write() error {
+	for _, path := range r.Stale() {
+		src, ok := r.Files[path]
+		if !ok {
+			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+			continue
+		}
+		if err := os.WriteFile(path, src, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// A Description is the JSON -describe prints.
+type Description struct {
+	Tools       []*ToolDescription `json:"tools"`
+	Diagnostics []DiagnosticJSON   `json:"diagnostics"`
+}
+
+// A ToolDescription is one tool as -describe prints it.
+type ToolDescription struct {
+	ID           string             `json:"id"`
+	Label        string             `json:"label"`
+	Description  string             `json:"description"`
+	Operation    tool.Operation     `json:"operation"`
+	Destructive  bool               `json:"destructive"`
+	Permission   string             `json:"permission"`
+	InputSchema  *jsonschema.Schema `json:"input_schema"`
+	OutputSchema *jsonschema.Schema `json:"output_schema"`
+	// Undescribed names the inputs and outputs given by definition=,
+	// which toolgen does not run: the schemas show them as any.
+	Undescribed []string `json:"undescribed,omitempty"`
+}
+
+// DiagnosticJSON is a diagnostic as -describe prints it.
+type DiagnosticJSON struct {
+	Pos     string `json:"pos"`
+	Tool    string `json:"tool"`
+	Method  string `json:"method"`
+	Message string `json:"message"`
+}
+
+// Describe returns the description of the tools found, with file names
+// relative to dir.
+func (r *Result) Describe(dir string) *Description {
+	d := &Description{Tools: []*ToolDescription{}, Diagnostics: []DiagnosticJSON{}}
+	for _, p := range r.Packages {
+		for _, s := range p.Services {
+			for _, t := range s.Tools {
+				d.Tools = append(d.Tools, describeTool(t))
+			}
+		}
+	}
+	slices.SortFunc(d.Tools, func(a, b *ToolDescription) int { return strings.Compare(a.ID, b.ID) })
+	for _, dg := range r.Diagnostics {
+		pos := dg.Pos
+		if rel, err := filepath.Rel(dir, pos.Filename); err == nil && filepath.IsLocal(rel) {
+			pos.Filename = filepath.ToSlash(rel)
+		}
+		p := ""
+		if pos.IsValid() {
+			p = pos.String()
+		}
+		d.Diagnostics = append(d.Diagnostics, DiagnosticJSON{Pos: p, Tool: dg.Tool, Method: dg.Method, Message: dg.Message})
+	}
+	return d
+}
+
+func describeTool(t *Tool) *ToolDescription {
+	// The schemas come from the tool package itself; the handler is never
+	// run, only required to be there.
+	tt := &tool.Tool{
+		ID: t.Tool.ID, Label: t.Tool.Label, Description: t.Tool.Description,
+		Operation: t.Tool.Operation, Destructive: t.Tool.Destructive, Permission: t.Tool.Permission,
+		Confirm: t.Tool.Confirm, Inputs: t.Tool.Inputs, Outputs: t.Tool.Outputs,
+		Handler: func(context.Context, *tool.Values) (*tool.Result, error) { return nil, errors.New("not run") },
+	}
+	if t.access != "" {
+		tt.Access = func(context.Context, *tool.Values) (bool, error) { return false, nil }
+	}
+	return &ToolDescription{
+		ID: tt.ID, Label: tt.Label, Description: tt.Description, Operation: tt.Op(),
+		Destructive: tt.Destructive, Permission: tt.Permission,
+		InputSchema: tt.InputSchema(), OutputSchema: tt.OutputSchema(),
+		Undescribed: t.describeOnly,
+	}
+}
+
+// Options configure [Run].
+type Options struct {
+	// Dir is the directory packages are relative to; "" means the current
+	// directory.
+	Dir string
+	// Patterns select the packages: "./...", "dir", "dir/...". Empty
+	// means "./...".
+	Patterns []string
+	// Strict makes any diagnostic fail the run.
+	Strict bool
+	// Check writes nothing and fails the run if a generated file is stale.
+	Check bool
+	// Describe prints the JSON description and writes nothing.
+	Describe bool
+	// Stdout and Stderr receive the output; nil means os.Stdout, os.Stderr.
+	Stdout, Stderr io.Writer
+}
+
+// FixCommand is the command -check prints to bring generated files up to
+// date.
+const FixCommand = "go run github.com/toolapi/toolapi/cmd/toolgen"
+
+// Run runs toolgen and returns its exit status.
+func Run(opts *Options) int {
+	stdout, stderr := opts.Stdout, opts.Stderr
+	if stdout == nil {
+		stdout = os.Stdout
+	}
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = "."
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolgen:", err)
+		return 2
+	}
+	res, err := Generate(dir, opts.Patterns)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolgen:", err)
+		return 2
+	}
+	status := 0
+	if opts.Describe {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res.Describe(dir)); err != nil {
+			fmt.Fprintln(stderr, "toolgen:", err)
+			return 2
+		}
+	} else {
+		for _, d := range res.Diagnostics {
+			fmt.Fprintln(stderr, d.Relative(dir))
+		}
+	}
+	if opts.Strict && len(res.Diagnostics) > 0 {
+		status = 1
+	}
+	switch {
+	case opts.Describe:
+	case opts.Check:
+		stale := res.Stale()
+		for _, path := range stale {
+			rel, _ := filepath.Rel(dir, path)
+			if _, ok := res.Files[path]; ok {
+				fmt.Fprintf(stderr, "%s is stale\n", rel)
+			} else {
+				fmt.Fprintf(stderr, "%s is no longer needed\n", rel)
+			}
+		}
+		if len(stale) > 0 {
+			args := strings.Join(opts.Patterns, " ")
+			if args == "" {
+				args = "./..."
+			}
+			fmt.Fprintf(stderr, "to fix, run: %s %s\n", FixCommand, args)
+			status = 1
+		}
+	default:
+		if err := res.Write(); err != nil {
+			fmt.Fprintln(stderr, "toolgen:", err)
+			return 2
+		}
+	}
+	return status
+}

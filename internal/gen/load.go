@@ -1,0 +1,258 @@
+package gen
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/toolapi/toolapi/internal/directive"
+)
+
+// LoadMode is what toolgen asks go/packages for: names, types, syntax and
+// type information, nothing about dependencies beyond their export data.
+const LoadMode = packages.NeedName | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo
+
+// BuildTag is the build tag toolgen loads packages with. Generated files
+// carry "//go:build !toolgen", so a stale one never stops its own
+// regeneration.
+const BuildTag = "toolgen"
+
+// Load type-checks the packages in dirs (absolute), from dir.
+func Load(dir string, dirs []string) ([]*packages.Package, error) {
+	if len(dirs) == 0 {
+		return nil, nil
+	}
+	patterns := make([]string, len(dirs))
+	for i, d := range dirs {
+		rel, err := filepath.Rel(dir, d)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			patterns[i] = d
+			continue
+		}
+		patterns[i] = "./" + filepath.ToSlash(rel)
+	}
+	cfg := &packages.Config{
+		Mode:       LoadMode,
+		Dir:        dir,
+		BuildFlags: []string{"-tags=" + BuildTag},
+		Fset:       token.NewFileSet(),
+	}
+	pkgs, err := packages.Load(cfg, patterns...)
+	if err != nil {
+		return nil, fmt.Errorf("loading packages: %w", err)
+	}
+	return pkgs, nil
+}
+
+// An index holds what every loaded package declares that toolgen reads:
+// type declarations, methods, doc comments and directives.
+type index struct {
+	fset    *token.FileSet
+	pkgs    map[string]*packages.Package // by path
+	types   map[string]*typeDecl         // "path.Name"
+	methods map[string]*ast.FuncDecl     // "path.Type.Method"
+	imeths  map[string]*ast.Field        // "path.Interface.Method"
+	fields  map[token.Pos]*ast.Field     // struct fields by the position of their first name
+	// entityTypes maps a type key to the entity type IDs it is the class of.
+	entityTypes map[string][]string
+	// configs maps a config name to the type key of its struct.
+	configs map[string]string
+	// parsed holds every directive comment with its parse; consumed marks
+	// the ones a rule has read.
+	parsed   map[*ast.Comment]*directive.Directive
+	consumed map[*ast.Comment]bool
+	order    []*ast.Comment
+	diags    []Diagnostic
+}
+
+type typeDecl struct {
+	pkg  *packages.Package
+	spec *ast.TypeSpec
+	doc  *ast.CommentGroup
+	obj  *types.TypeName
+}
+
+func newIndex(pkgs []*packages.Package) *index {
+	x := &index{
+		pkgs:        map[string]*packages.Package{},
+		types:       map[string]*typeDecl{},
+		methods:     map[string]*ast.FuncDecl{},
+		imeths:      map[string]*ast.Field{},
+		fields:      map[token.Pos]*ast.Field{},
+		entityTypes: map[string][]string{},
+		configs:     map[string]string{},
+		parsed:      map[*ast.Comment]*directive.Directive{},
+		consumed:    map[*ast.Comment]bool{},
+	}
+	for _, p := range pkgs {
+		if x.fset == nil {
+			x.fset = p.Fset
+		}
+		x.pkgs[p.PkgPath] = p
+		for _, f := range p.Syntax {
+			x.addFile(p, f)
+		}
+	}
+	return x
+}
+
+func (x *index) addFile(p *packages.Package, f *ast.File) {
+	for _, cg := range f.Comments {
+		for _, c := range cg.List {
+			if !directive.IsDirective(c.Text) {
+				continue
+			}
+			d, diags := directive.Parse(c.Text, x.fset.Position(c.Pos()))
+			x.parsed[c] = d
+			x.order = append(x.order, c)
+			for _, dg := range diags {
+				x.diags = append(x.diags, Diagnostic{Pos: dg.Pos, Message: dg.Message, comment: c})
+			}
+		}
+	}
+	for _, decl := range f.Decls {
+		switch decl := decl.(type) {
+		case *ast.GenDecl:
+			if decl.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range decl.Specs {
+				ts := spec.(*ast.TypeSpec)
+				doc := ts.Doc
+				if doc == nil && len(decl.Specs) == 1 {
+					doc = decl.Doc
+				}
+				obj, _ := p.TypesInfo.Defs[ts.Name].(*types.TypeName)
+				key := p.PkgPath + "." + ts.Name.Name
+				x.types[key] = &typeDecl{pkg: p, spec: ts, doc: doc, obj: obj}
+				ast.Inspect(ts.Type, func(n ast.Node) bool {
+					if st, ok := n.(*ast.StructType); ok {
+						for _, fld := range st.Fields.List {
+							if len(fld.Names) > 0 {
+								x.fields[fld.Names[0].Pos()] = fld
+							} else {
+								x.fields[fld.Type.Pos()] = fld
+							}
+						}
+					}
+					return true
+				})
+				if it, ok := ts.Type.(*ast.InterfaceType); ok {
+					for _, m := range it.Methods.List {
+						if len(m.Names) == 1 {
+							x.imeths[key+"."+m.Names[0].Name] = m
+						}
+					}
+				}
+			}
+		case *ast.FuncDecl:
+			if decl.Recv == nil || len(decl.Recv.List) == 0 {
+				continue
+			}
+			if name := recvName(decl.Recv.List[0].Type); name != "" {
+				x.methods[p.PkgPath+"."+name+"."+decl.Name.Name] = decl
+			}
+		}
+	}
+}
+
+// recvName returns the type name of a receiver expression (T, *T, T[P]).
+func recvName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.StarExpr:
+		return recvName(e.X)
+	case *ast.Ident:
+		return e.Name
+	case *ast.IndexExpr:
+		return recvName(e.X)
+	case *ast.IndexListExpr:
+		return recvName(e.X)
+	}
+	return ""
+}
+
+// directives returns the parsed directives of a doc comment, marking them
+// read. Directives that failed to parse are left out.
+func (x *index) directives(cg *ast.CommentGroup) []*directive.Directive {
+	if cg == nil {
+		return nil
+	}
+	var ds []*directive.Directive
+	for _, c := range cg.List {
+		if d, ok := x.parsed[c]; ok {
+			x.consumed[c] = true
+			if d != nil {
+				ds = append(ds, d)
+			}
+		}
+	}
+	return ds
+}
+
+// parseProblems returns the parse diagnostics of the directives of cg.
+func (x *index) parseProblems(cg *ast.CommentGroup) []Diagnostic {
+	if cg == nil {
+		return nil
+	}
+	var out []Diagnostic
+	for _, d := range x.diags {
+		for _, c := range cg.List {
+			if d.comment == c {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// typeKey returns the index key of a named type.
+func typeKey(obj *types.TypeName) string {
+	if obj == nil || obj.Pkg() == nil {
+		return ""
+	}
+	return obj.Pkg().Path() + "." + obj.Name()
+}
+
+// method returns the declaration of a method of a named type, for its doc
+// comment.
+func (x *index) methodDoc(obj *types.TypeName, method string) (*ast.CommentGroup, bool) {
+	key := typeKey(obj) + "." + method
+	if fd, ok := x.methods[key]; ok {
+		return fd.Doc, true
+	}
+	if f, ok := x.imeths[key]; ok {
+		return f.Doc, true
+	}
+	return nil, false
+}
+
+// fieldDecl returns the syntax of a struct field, when it was loaded.
+func (x *index) fieldDecl(owner *types.TypeName, f *types.Var) *ast.Field {
+	if fld, ok := x.fields[f.Pos()]; ok {
+		return fld
+	}
+	if owner == nil {
+		return nil
+	}
+	td, ok := x.types[typeKey(owner)]
+	if !ok {
+		return nil
+	}
+	st, ok := td.spec.Type.(*ast.StructType)
+	if !ok {
+		return nil
+	}
+	for _, fld := range st.Fields.List {
+		for _, n := range fld.Names {
+			if n.Name == f.Name() {
+				return fld
+			}
+		}
+	}
+	return nil
+}
