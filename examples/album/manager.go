@@ -66,7 +66,11 @@ func (m *Manager) AddTrack(ctx context.Context, album *Album, title string, leng
 	if d > 24*time.Hour {
 		return nil, tool.InputErrorf("length", "must be at most a day")
 	}
-	return m.store.AddTrack(ctx, album, strings.TrimSpace(title), d)
+	title = strings.TrimSpace(title)
+	if title == "" {
+		return nil, tool.InputErrorf("title", "must not be blank")
+	}
+	return m.store.AddTrack(ctx, album, title, d)
 }
 
 // Summarize describes an album: its title, its tracks and its images.

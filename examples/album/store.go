@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+	"modernc.org/sqlite"               // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // A Store keeps the application's data in SQLite or PostgreSQL. Both run
@@ -37,6 +39,12 @@ func OpenStore(ctx context.Context, dsn string) (*Store, error) {
 	s, err := openStore(dsn)
 	if err != nil {
 		return nil, err
+	}
+	if !s.postgres {
+		if err := s.useWAL(ctx); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("opening %s: %w", dsn, err)
+		}
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
@@ -68,12 +76,36 @@ func openStore(dsn string) (*Store, error) {
 	}
 	// Writers take the lock when they begin (immediate), so two writers
 	// never both read and then collide; they queue on the busy timeout.
-	// WAL lets readers run beside the one writer.
-	db, err := sql.Open("sqlite", dsn+"?_busy_timeout=30000&_foreign_keys=1&_journal_mode=WAL&_txlock=immediate")
+	db, err := sql.Open("sqlite", dsn+"?_busy_timeout=30000&_foreign_keys=1&_txlock=immediate")
 	if err != nil {
 		return nil, err
 	}
 	return &Store{db: db}, nil
+}
+
+// useWAL puts an SQLite database in WAL mode, which lets readers run
+// beside the one writer. The mode is stored in the file, so this is done
+// once per open rather than per connection: switching needs the database
+// to itself and fails at once, without waiting, while another process
+// opening the same new file holds it, so it is retried a while.
+func (s *Store) useWAL(ctx context.Context) error {
+	var err error
+	for attempt := range 40 {
+		var mode string
+		if err = s.db.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode); err == nil {
+			return nil
+		}
+		var se *sqlite.Error
+		if !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt+1) * 5 * time.Millisecond):
+		}
+	}
+	return err
 }
 
 func isPostgres(dsn string) bool {

@@ -526,3 +526,11 @@ func TestConcurrentAddTrack(t *testing.T) {
 		}
 	})
 }
+
+func TestSQLiteWAL(t *testing.T) {
+	s := newSQLiteStore(t)
+	var mode string
+	if err := s.DB().QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
+	}
+}
