@@ -22,13 +22,20 @@ func Infer(pkgs []*packages.Package) ([]*Package, []Diagnostic) {
 	var diags []Diagnostic
 	var good []*packages.Package
 	for _, p := range pkgs {
-		if len(p.Errors) > 0 {
-			for _, e := range p.Errors {
+		// Type errors are expected: the application may call functions of
+		// the generated file, which is not loaded. A method whose own
+		// signature does not type-check is reported by its tool; a package
+		// that does not parse or list is left out.
+		skip := p.Types == nil || p.TypesInfo == nil || len(p.Syntax) == 0
+		for _, e := range p.Errors {
+			if e.Kind == packages.ParseError || skip {
 				diags = append(diags, loadDiagnostic(e))
+				skip = true
 			}
-			continue
 		}
-		good = append(good, p)
+		if !skip {
+			good = append(good, p)
+		}
 	}
 	x := newIndex(good)
 	in := &inferrer{x: x, reported: map[*ast.Comment]bool{}}
@@ -348,6 +355,10 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 	}
 	ty := &typer{x: x, pkg: pkg}
 	sig := c.method.Type().(*types.Signature)
+	if hasInvalid(sig) {
+		errs.add(c.pos, "its signature does not type-check; fix the compile errors first")
+		return nil
+	}
 	docName := c.method.Name()
 	doc := readDoc(c.doc, docName)
 	if ref := implementsRef(doc.Prose, docName); ref != "" {
@@ -884,4 +895,44 @@ func (in *inferrer) misplaced() {
 		}
 		in.errorf(d.Pos, "misplaced //tool:%s: it belongs in %s", d.Name, placement[d.Name])
 	}
+}
+
+// hasInvalid reports whether a signature mentions a type that did not
+// type-check.
+func hasInvalid(sig *types.Signature) bool {
+	bad := false
+	var walk func(t types.Type)
+	seen := map[types.Type]bool{}
+	walk = func(t types.Type) {
+		if bad || seen[t] {
+			return
+		}
+		seen[t] = true
+		switch t := t.(type) {
+		case *types.Basic:
+			bad = t.Kind() == types.Invalid
+		case *types.Pointer:
+			walk(t.Elem())
+		case *types.Slice:
+			walk(t.Elem())
+		case *types.Array:
+			walk(t.Elem())
+		case *types.Map:
+			walk(t.Key())
+			walk(t.Elem())
+		case *types.Struct:
+			for i := range t.NumFields() {
+				walk(t.Field(i).Type())
+			}
+		case *types.Signature:
+			for i := range t.Params().Len() {
+				walk(t.Params().At(i).Type())
+			}
+			for i := range t.Results().Len() {
+				walk(t.Results().At(i).Type())
+			}
+		}
+	}
+	walk(sig)
+	return bad
 }

@@ -97,7 +97,7 @@ func (ty *typer) members(t types.Type) ([]member, error) {
 				m.name = n
 			}
 		}
-		m.desc = readDoc(doc, fn.Name()).Description
+		m.desc = readDoc(doc, "").Description
 		out = append(out, m)
 	}
 	return out, nil
@@ -289,10 +289,11 @@ func (ty *typer) shape(t types.Type, st *types.Struct, stack []string) (*tool.De
 		w.line("func %s(v %s) map[string]any {", name, ts)
 		w.line("m := make(map[string]any, %d)", len(fields))
 		for i, f := range fields {
-			get := pubs[i]("v." + f.v.Name())
-			if f.optional {
-				w.line("if x := %s; x != nil {", get)
-				w.line("m[%q] = x", f.name)
+			raw := "v." + f.v.Name()
+			get := pubs[i](raw)
+			if cond := nonZero(ty.pkg.imports, f.v.Type(), raw); f.optional && cond != "" {
+				w.line("if %s {", cond)
+				w.line("m[%q] = %s", f.name, get)
 				w.line("}")
 			} else {
 				w.line("m[%q] = %s", f.name, get)
@@ -553,4 +554,33 @@ func article(name string) string {
 		return "an " + name
 	}
 	return "a " + name
+}
+
+// nonZero returns a condition that holds when expr, of type t, is not its
+// zero value (what encoding/json's omitempty leaves out), or "" when
+// there is none to write.
+func nonZero(im *imports, t types.Type, expr string) string {
+	switch u := t.Underlying().(type) {
+	case *types.Pointer, *types.Interface, *types.Signature, *types.Chan:
+		return expr + " != nil"
+	case *types.Slice, *types.Map:
+		return "len(" + expr + ") > 0"
+	case *types.Basic:
+		switch {
+		case u.Info()&types.IsString != 0:
+			return expr + ` != ""`
+		case u.Info()&types.IsBoolean != 0:
+			return expr
+		case u.Info()&types.IsNumeric != 0:
+			return expr + " != 0"
+		}
+	case *types.Struct:
+		if isTime(t) {
+			return "!" + expr + ".IsZero()"
+		}
+		if types.Comparable(t) {
+			return expr + " != (" + im.typeString(t) + "{})"
+		}
+	}
+	return ""
 }
