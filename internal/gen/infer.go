@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -850,7 +851,11 @@ func (in *inferrer) duplicates(pkgs []*Package) {
 			var others []string
 			for _, o := range ts {
 				if o != t {
-					others = append(others, fmt.Sprintf("%s (%s)", o.Pos, o.MethodName()))
+					pos := o.Pos
+					if rel, err := filepath.Rel(filepath.Dir(t.Pos.Filename), pos.Filename); err == nil {
+						pos.Filename = filepath.ToSlash(rel)
+					}
+					others = append(others, fmt.Sprintf("%s (%s)", pos, o.MethodName()))
 				}
 			}
 			in.diags = append(in.diags, Diagnostic{Pos: t.Pos, Tool: id, Method: t.MethodName(),

@@ -95,6 +95,9 @@ func newIndex(pkgs []*packages.Package) *index {
 		}
 		x.pkgs[p.PkgPath] = p
 		for _, f := range p.Syntax {
+			if ast.IsGenerated(f) {
+				continue // generated files carry no directives to read
+			}
 			x.addFile(p, f)
 		}
 	}
