@@ -1,5 +1,7 @@
 package main
 
+//go:generate go run github.com/toolapi/toolapi/cmd/toolgen -strict
+
 import (
 	"context"
 	"fmt"
@@ -48,7 +50,7 @@ func NewApp(store *Store, exportDir string, logger *slog.Logger) (*App, error) {
 			return nil, err
 		}
 	}
-	if err := registerTools(a.Registry, a.manager, a.lister, a.exporter, a.site); err != nil {
+	if err := RegisterTools(a.Registry, a.exporter, a.lister, a.manager, a.site); err != nil {
 		return nil, fmt.Errorf("registering tools: %w", err)
 	}
 	return a, nil
