@@ -128,14 +128,11 @@ func scanFiles(files []string) (*ScanResult, error) {
 				}
 				h := &hits[i]
 				h.dir = filepath.Dir(files[i])
-				if !bytes.Contains(data, marker) {
+				if filepath.Base(files[i]) == GeneratedFile && bytes.HasPrefix(data, []byte(Header)) {
+					h.generated = true
 					continue
 				}
-				if isGenerated(data) {
-					h.generated = filepath.Base(files[i]) == GeneratedFile && bytes.HasPrefix(data, []byte(Header))
-					continue
-				}
-				h.directive = true
+				h.directive = bytes.Contains(data, marker) && !isGenerated(data)
 			}
 		})
 	}
