@@ -2,8 +2,6 @@ package gen
 
 import (
 	"bytes"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -33,12 +31,13 @@ type ScanResult struct {
 
 // Scan walks the directories of patterns ("./...", "dir", "dir/...")
 // relative to dir and reads each Go file's bytes for "//tool:" without
-// parsing it. Test files, generated files, testdata, vendor and
-// directories starting with "." or "_" are skipped, as is any nested
-// module. Files are read in parallel.
+// parsing it. Test files, generated files, testdata and vendor
+// directories, directories starting with "." or "_", and nested modules
+// are skipped. Directories are listed and files read in parallel, each
+// file with one read into a pooled buffer.
 func Scan(dir string, patterns []string) (*ScanResult, error) {
-	var files []string
-	seenDir := map[string]bool{}
+	s := &scanner{seen: map[string]bool{}}
+	s.cond = sync.NewCond(&s.mu)
 	for _, pat := range patterns {
 		root, recursive := strings.CutSuffix(pat, "/...")
 		if pat == "..." {
@@ -47,113 +46,153 @@ func Scan(dir string, patterns []string) (*ScanResult, error) {
 		if !filepath.IsAbs(root) {
 			root = filepath.Join(dir, root)
 		}
-		if !recursive {
-			if seenDir[root] {
-				continue
-			}
-			seenDir[root] = true
-			entries, err := os.ReadDir(root)
-			if err != nil {
-				return nil, err
-			}
-			for _, e := range entries {
-				if isSourceFile(e) {
-					files = append(files, filepath.Join(root, e.Name()))
-				}
-			}
-			continue
-		}
-		err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if e.IsDir() {
-				name := e.Name()
-				if path != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-					return filepath.SkipDir
-				}
-				if path != root {
-					if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
-						return filepath.SkipDir
-					}
-				}
-				if seenDir[path] {
-					return filepath.SkipDir
-				}
-				seenDir[path] = true
-				return nil
-			}
-			if isSourceFile(e) {
-				files = append(files, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+		s.push(job{dir: root, recursive: recursive, root: true})
 	}
-	return scanFiles(files)
-}
-
-func isSourceFile(e fs.DirEntry) bool {
-	name := e.Name()
-	return !e.IsDir() && strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") &&
-		!strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_")
-}
-
-// scanFiles reads files in parallel and sorts their directories by what
-// they hold.
-func scanFiles(files []string) (*ScanResult, error) {
-	type hit struct {
-		dir       string
-		directive bool
-		generated bool
-		err       error
-	}
-	hits := make([]hit, len(files))
-	workers := min(runtime.GOMAXPROCS(0)*2, len(files))
+	workers := max(runtime.GOMAXPROCS(0), 2)
 	var wg sync.WaitGroup
-	next := make(chan int, len(files))
-	for i := range files {
-		next <- i
-	}
-	close(next)
 	for range workers {
-		wg.Go(func() {
-			for i := range next {
-				data, err := os.ReadFile(files[i])
-				if err != nil {
-					hits[i].err = err
-					continue
-				}
-				h := &hits[i]
-				h.dir = filepath.Dir(files[i])
-				if filepath.Base(files[i]) == GeneratedFile && bytes.HasPrefix(data, []byte(Header)) {
-					h.generated = true
-					continue
-				}
-				h.directive = bytes.Contains(data, marker) && !isGenerated(data)
-			}
-		})
+		wg.Go(s.work)
 	}
 	wg.Wait()
-	res := &ScanResult{Files: len(files)}
-	for _, h := range hits {
-		if h.err != nil {
-			return nil, h.err
-		}
+	if s.err != nil {
+		return nil, s.err
+	}
+	res := &ScanResult{Files: s.files}
+	for d, h := range s.hits {
 		if h.directive {
-			res.Dirs = append(res.Dirs, h.dir)
+			res.Dirs = append(res.Dirs, d)
 		}
 		if h.generated {
-			res.Generated = append(res.Generated, h.dir)
+			res.Generated = append(res.Generated, d)
 		}
 	}
 	slices.Sort(res.Dirs)
-	res.Dirs = slices.Compact(res.Dirs)
 	slices.Sort(res.Generated)
-	res.Generated = slices.Compact(res.Generated)
 	return res, nil
+}
+
+type job struct {
+	dir       string
+	recursive bool
+	root      bool
+}
+
+type dirHit struct{ directive, generated bool }
+
+type scanner struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []job
+	pending int // jobs queued or running
+	seen    map[string]bool
+	hits    map[string]dirHit
+	files   int
+	err     error
+}
+
+func (s *scanner) push(j job) {
+	s.mu.Lock()
+	if !s.seen[j.dir] {
+		s.seen[j.dir] = true
+		s.queue = append(s.queue, j)
+		s.pending++
+		s.cond.Signal()
+	}
+	s.mu.Unlock()
+}
+
+func (s *scanner) work() {
+	buf := make([]byte, 64<<10)
+	for {
+		s.mu.Lock()
+		for len(s.queue) == 0 && s.pending > 0 {
+			s.cond.Wait()
+		}
+		if len(s.queue) == 0 {
+			s.mu.Unlock()
+			return
+		}
+		j := s.queue[len(s.queue)-1]
+		s.queue = s.queue[:len(s.queue)-1]
+		s.mu.Unlock()
+
+		var err error
+		buf, err = s.scanDir(j, buf)
+
+		s.mu.Lock()
+		if err != nil && s.err == nil {
+			s.err = err
+		}
+		s.pending--
+		if s.pending == 0 {
+			s.cond.Broadcast()
+		}
+		s.mu.Unlock()
+	}
+}
+
+// scanDir lists one directory, queues its subdirectories and reads its Go
+// files.
+func (s *scanner) scanDir(j job, buf []byte) ([]byte, error) {
+	d, err := openDir(j.dir)
+	if err != nil {
+		return buf, err
+	}
+	defer d.close()
+	entries, err := d.entries()
+	if err != nil {
+		return buf, err
+	}
+	if !j.root {
+		for _, e := range entries {
+			if e.name == "go.mod" && !e.dir {
+				return buf, nil // a nested module
+			}
+		}
+	}
+	var h dirHit
+	n := 0
+	for _, e := range entries {
+		name := e.name
+		if e.dir {
+			if j.recursive && name != "testdata" && name != "vendor" && !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_") {
+				s.push(job{dir: filepath.Join(j.dir, name), recursive: true})
+			}
+			continue
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+			continue
+		}
+		var data []byte
+		data, buf, err = d.read(name, buf)
+		if err != nil {
+			return buf, err
+		}
+		n++
+		if name == GeneratedFile && bytes.HasPrefix(data, []byte(Header)) {
+			h.generated = true
+			continue
+		}
+		if !h.directive && bytes.Contains(data, marker) && !isGenerated(data) {
+			h.directive = true
+		}
+	}
+	s.mu.Lock()
+	s.files += n
+	if h.directive || h.generated {
+		if s.hits == nil {
+			s.hits = map[string]dirHit{}
+		}
+		s.hits[j.dir] = h
+	}
+	s.mu.Unlock()
+	return buf, nil
+}
+
+// A dirEntry is a name in a directory and whether it is a directory.
+type dirEntry struct {
+	name string
+	dir  bool
 }
 
 // isGenerated reports whether a Go file's text carries the standard
