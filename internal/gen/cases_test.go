@@ -93,11 +93,15 @@ func TestCases(t *testing.T) {
 				}
 				compile = append(compile, "./"+filepath.ToSlash(mustRel(t, wd, c.dir)))
 			}
-			got, err := json.MarshalIndent(res.Describe(c.dir), "", "  ")
+			desc := res.Describe(c.dir)
+			got, err := json.MarshalIndent(desc, "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
+			if fast, err := desc.MarshalIndented(); err != nil || !bytes.Equal(fast, got) {
+				t.Errorf("MarshalIndented differs from json.MarshalIndent (%v):\n%s", err, cmp.Diff(string(got), string(fast)))
+			}
 			changed := false
 			check := func(name string, got []byte) {
 				for i := range c.ar.Files {

@@ -9,8 +9,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -29,11 +31,23 @@ type Result struct {
 	Remove []string
 	// Scanned is the number of Go files the scan read.
 	Scanned int
+
+	generated []string // directories holding a generated file
 }
 
 // Generate scans the packages of patterns relative to dir, type-checks
 // those with directives and builds their generated files in memory.
 func Generate(dir string, patterns []string) (*Result, error) {
+	res, err := Discover(dir, patterns)
+	if err != nil {
+		return nil, err
+	}
+	return res, res.render()
+}
+
+// Discover is [Generate] without rendering: the model and diagnostics
+// only, for -describe.
+func Discover(dir string, patterns []string) (*Result, error) {
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
@@ -46,21 +60,26 @@ func Generate(dir string, patterns []string) (*Result, error) {
 		return nil, err
 	}
 	model, diags := Infer(pkgs)
-	res := &Result{Packages: model, Diagnostics: diags, Files: map[string][]byte{}, Scanned: scan.Files}
-	for _, p := range model {
+	return &Result{Packages: model, Diagnostics: diags, Scanned: scan.Files, generated: scan.Generated}, nil
+}
+
+// render fills Files and Remove.
+func (r *Result) render() error {
+	r.Files = map[string][]byte{}
+	for _, p := range r.Packages {
 		src, err := Render(p)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		res.Files[filepath.Join(p.Dir, GeneratedFile)] = src
+		r.Files[filepath.Join(p.Dir, GeneratedFile)] = src
 	}
-	for _, d := range scan.Generated {
+	for _, d := range r.generated {
 		path := filepath.Join(d, GeneratedFile)
-		if _, ok := res.Files[path]; !ok {
-			res.Remove = append(res.Remove, path)
+		if _, ok := r.Files[path]; !ok {
+			r.Remove = append(r.Remove, path)
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // Stale returns the generated files that differ from what is on disk (or
@@ -210,16 +229,22 @@ func Run(opts *Options) int {
 		fmt.Fprintln(stderr, "toolgen:", err)
 		return 2
 	}
-	res, err := Generate(dir, opts.Patterns)
+	discover := Generate
+	if opts.Describe {
+		discover = Discover
+	}
+	res, err := discover(dir, opts.Patterns)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolgen:", err)
 		return 2
 	}
 	status := 0
 	if opts.Describe {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res.Describe(dir)); err != nil {
+		data, err := res.Describe(dir).MarshalIndented()
+		if err == nil {
+			_, err = stdout.Write(data)
+		}
+		if err != nil {
 			fmt.Fprintln(stderr, "toolgen:", err)
 			return 2
 		}
@@ -258,4 +283,46 @@ func Run(opts *Options) int {
 		}
 	}
 	return status
+}
+
+// MarshalIndented returns d as indented JSON ending in a newline, the
+// bytes json.MarshalIndent(d, "", "  ") gives; the tools, whose schemas
+// are costly to encode, are encoded in parallel.
+func (d *Description) MarshalIndented() ([]byte, error) {
+	parts := make([][]byte, len(d.Tools))
+	errs := make([]error, len(d.Tools))
+	var wg sync.WaitGroup
+	next := make(chan int, len(d.Tools))
+	for i := range d.Tools {
+		next <- i
+	}
+	close(next)
+	for range min(runtime.GOMAXPROCS(0), len(d.Tools)) {
+		wg.Go(func() {
+			for i := range next {
+				parts[i], errs[i] = json.MarshalIndent(d.Tools[i], "    ", "  ")
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	diags, err := json.MarshalIndent(d.Diagnostics, "  ", "  ")
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteString("{\n  \"tools\": ")
+	if len(parts) == 0 {
+		b.WriteString("[]")
+	} else {
+		b.WriteString("[\n    ")
+		b.Write(bytes.Join(parts, []byte(",\n    ")))
+		b.WriteString("\n  ]")
+	}
+	b.WriteString(",\n  \"diagnostics\": ")
+	b.Write(diags)
+	b.WriteString("\n}\n")
+	return b.Bytes(), nil
 }
