@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -168,5 +169,35 @@ func (s *S) Open(ctx context.Context) error { return nil }
 	}
 	if _, err := os.Stat(filepath.Join(dir, GeneratedFile)); err != nil {
 		t.Error("the good tool was not generated beside the diagnostic")
+	}
+}
+
+func TestChangedSignatureBreaksBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go build")
+	}
+	dir := writeCase(t, map[string]string{"a.go": serviceSrc})
+	if code, _, errOut := runGen(t, Options{Dir: dir}); code != 0 {
+		t.Fatalf("generate: exit %d: %s", code, errOut)
+	}
+	build := func() (string, error) {
+		cmd := exec.Command("go", "build", ".")
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := build(); err != nil {
+		t.Fatalf("the generated package does not build: %v\n%s", err, out)
+	}
+	changed := strings.Replace(serviceSrc, "word string) (string, error) { return word, nil }", "word int) (string, error) { return \"\", nil }", 1)
+	if changed == serviceSrc {
+		t.Fatal("the signature was not changed")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := build()
+	if err == nil || !strings.Contains(out, GeneratedFile) {
+		t.Errorf("a changed signature still builds (err %v):\n%s", err, out)
 	}
 }
