@@ -1,0 +1,38 @@
+package funcall_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/toolapi/toolapi/funcall"
+	"github.com/toolapi/toolapi/tool"
+)
+
+func Example() {
+	reg := tool.NewRegistry(nil)
+	reg.Add(&tool.Tool{
+		ID: "text.upper", Label: "Upper", Description: "Upper-cases a text.",
+		Operation: tool.OpTransform, Permission: "use tools",
+		Inputs:    []*tool.Definition{{Name: "text", Type: "string", Required: true}},
+		Outputs:   []*tool.Definition{{Name: "result", Type: "string", Required: true}},
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			return tool.Succeeded("", map[string]any{"result": strings.ToUpper(in.String("text"))}), nil
+		},
+	})
+	set := funcall.New(reg, &tool.User{ID: "agent", Permissions: []string{"use tools"}})
+
+	decl, _ := json.Marshal(set.Anthropic())
+	fmt.Println(string(decl))
+
+	// The model calls the tool by its declared name.
+	resp, _ := json.Marshal(set.Dispatch(context.Background(), "text__upper", []byte(`{"text":"hello"}`)))
+	fmt.Println(string(resp))
+	resp, _ = json.Marshal(set.Dispatch(context.Background(), "text__upper", []byte(`{}`)))
+	fmt.Println(string(resp))
+	// Output:
+	// [{"name":"text__upper","description":"Upper-cases a text.","input_schema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}}]
+	// {"success":true,"message":"Upper completed.","outputs":{"result":"HELLO"}}
+	// {"success":false,"message":"Invalid input for Upper: text: is required","error_type":"invalid_input","violations":[{"path":"text","message":"is required"}],"input_schema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}}
+}

@@ -1,0 +1,201 @@
+package funcall_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolapi/toolapi/funcall"
+	"github.com/toolapi/toolapi/tool"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// golden compares the indented JSON of v with testdata/name, or rewrites
+// the file with -update.
+func golden(t *testing.T, name string, v any) {
+	t.Helper()
+	got, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./funcall -update writes it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs (-want +got; go test ./funcall -update rewrites it):\n%s", path, diff)
+	}
+}
+
+var editor = &tool.User{ID: "editor", Permissions: []string{"access content"}}
+
+const longID = "translation.export_every_document_of_the_site_as_xliff_for_the_translation_agency"
+
+func newRegistry(t *testing.T) *tool.Registry {
+	t.Helper()
+	reg := tool.NewRegistry(&tool.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	ok := func(ctx context.Context, in *tool.Values) (*tool.Result, error) { return nil, nil }
+	err := reg.Add(
+		&tool.Tool{
+			ID: "album.search", Label: "Search", Description: "Finds albums whose title contains a word.",
+			Operation: tool.OpRead, Permission: "access content",
+			Inputs: []*tool.Definition{
+				{Name: "word", Type: "string", Description: "A word.", Required: true, Constraints: tool.Constraints{NotBlank: true}},
+				{Name: "limit", Type: "integer", Default: 10, Constraints: tool.Constraints{Range: &tool.Range{Min: tool.Ptr(1.0), Max: tool.Ptr(50.0)}}},
+			},
+			Outputs: []*tool.Definition{{Name: "result", Type: "list", Required: true, Items: &tool.Definition{Type: "string"}}},
+			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+				var out []any
+				for _, title := range []string{"Blue Train", "Giant Steps", "Blue in Green"} {
+					if strings.Contains(strings.ToLower(title), strings.ToLower(in.String("word"))) {
+						out = append(out, title)
+					}
+				}
+				if out == nil {
+					out = []any{}
+				}
+				return tool.Succeeded("", map[string]any{"result": out}), nil
+			},
+		},
+		&tool.Tool{
+			ID: "album.delete", Label: "Delete", Description: "Deletes an album.", Operation: tool.OpWrite,
+			Destructive: true, Permission: "access content",
+			Inputs: []*tool.Definition{{Name: "id", Type: "integer", Required: true}},
+			Access: func(ctx context.Context, in *tool.Values) (bool, error) { return in.Int("id") != 1, nil },
+			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+				if in.Int("id") == 13 {
+					return nil, errors.New("disk full at /var/lib/albums")
+				}
+				return nil, nil
+			},
+		},
+		&tool.Tool{
+			ID: "album__search", Label: "Search albums", Description: "Shares its name with album.search.",
+			Operation: tool.OpRead, Permission: "access content", Handler: ok,
+		},
+		&tool.Tool{
+			ID: longID, Label: "Export", Description: "Exports every document for translation.",
+			Operation: tool.OpRead, Permission: "access content", Handler: ok,
+		},
+		&tool.Tool{
+			ID: "site.update", Label: "Update site", Description: "Updates the site.",
+			Permission: "administer site", Handler: ok,
+		},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+func TestNames(t *testing.T) {
+	ids := []string{"album.search", "album__search", "site.info", longID, "a b", "a_b", "é"}
+	names := funcall.Names(ids)
+	seen := map[string]string{}
+	for _, id := range ids {
+		n := names[id]
+		if !validName.MatchString(n) {
+			t.Errorf("%q: name %q is not valid", id, n)
+		}
+		if other, ok := seen[n]; ok {
+			t.Errorf("%q and %q share the name %q", id, other, n)
+		}
+		seen[n] = id
+	}
+	if names["site.info"] != "site__info" {
+		t.Errorf("site.info is named %q, want site__info", names["site.info"])
+	}
+	// The names depend on the set, not on its order.
+	rev := append([]string(nil), ids...)
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	if diff := cmp.Diff(names, funcall.Names(rev)); diff != "" {
+		t.Errorf("names depend on order (-first +reversed):\n%s", diff)
+	}
+	golden(t, "names.json", names)
+}
+
+func TestDeclarations(t *testing.T) {
+	reg := newRegistry(t)
+	set := funcall.New(reg, editor)
+	golden(t, "openai.json", set.OpenAI())
+	golden(t, "anthropic.json", set.Anthropic())
+	for _, d := range set.OpenAI() {
+		if !validName.MatchString(d.Function.Name) {
+			t.Errorf("OpenAI name %q is not valid", d.Function.Name)
+		}
+		if set.ID(d.Function.Name) == "" {
+			t.Errorf("name %q maps back to no ID", d.Function.Name)
+		}
+	}
+	if set.Name("site.update") != "" {
+		t.Errorf("the editor may not call site.update, yet it is declared")
+	}
+	// A declaration's schema is a copy: changing it changes nothing else.
+	decl := set.Anthropic()
+	decl[0].InputSchema.Description = "changed"
+	if set.Anthropic()[0].InputSchema.Description == "changed" {
+		t.Errorf("declarations share their schemas")
+	}
+}
+
+func TestDispatch(t *testing.T) {
+	reg := newRegistry(t)
+	set := funcall.New(reg, editor)
+	search := set.Name("album.search")
+	tests := []struct {
+		name, tool, args string
+	}{
+		{"success", search, `{"word":"blue"}`},
+		{"success without outputs", "album__delete", `{"id":7}`},
+		{"no arguments", search, ``},
+		{"invalid input", search, `{"word":"","limit":500,"genre":"jazz"}`},
+		{"arguments not an object", search, `["blue"]`},
+		{"malformed arguments", search, `{"word":`},
+		{"access denied", "album__delete", `{"id":1}`},
+		{"execution failed", "album__delete", `{"id":13}`},
+		{"not permitted", "site__update", `{}`},
+		{"unknown", "album.search", `{}`},
+	}
+	got := map[string]*funcall.Response{}
+	for _, tc := range tests {
+		got[tc.name] = set.Dispatch(context.Background(), tc.tool, []byte(tc.args))
+	}
+	if got["success"].Success != true || got["no arguments"].ErrorType != funcall.InvalidInput {
+		t.Errorf("success: %+v; no arguments: %+v", got["success"], got["no arguments"])
+	}
+	golden(t, "dispatch.json", got)
+	if got["execution failed"].Message != "Delete failed." {
+		t.Errorf("execution failed: message %q", got["execution failed"].Message)
+	}
+	b, _ := json.Marshal(got)
+	if bytes.Contains(b, []byte("disk full")) {
+		t.Errorf("a service error reached the model: %s", b)
+	}
+	if set.Dispatch(context.Background(), search, []byte(`{"word":"x"}`)).InputSchema != nil {
+		t.Errorf("input_schema on success")
+	}
+}
