@@ -15,8 +15,8 @@ func Example() {
 	reg.Add(&tool.Tool{
 		ID: "text.upper", Label: "Upper", Description: "Upper-cases a text.",
 		Operation: tool.OpTransform, Permission: "use tools",
-		Inputs:    []*tool.Definition{{Name: "text", Type: "string", Required: true}},
-		Outputs:   []*tool.Definition{{Name: "result", Type: "string", Required: true}},
+		Inputs:  []*tool.Definition{{Name: "text", Type: "string", Required: true}},
+		Outputs: []*tool.Definition{{Name: "result", Type: "string", Required: true}},
 		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 			return tool.Succeeded("", map[string]any{"result": strings.ToUpper(in.String("text"))}), nil
 		},
