@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 
@@ -98,6 +99,8 @@ func (s *Server) result(e *entry, r *tool.Result) *mcp.CallToolResult {
 	if outputs == nil {
 		outputs = map[string]any{}
 	}
+	// Media outputs become content blocks of their own; the text block
+	// holds the JSON of the others.
 	var media []mcp.Content
 	plain := outputs
 	for _, d := range e.tool.Outputs {
@@ -109,13 +112,10 @@ func (s *Server) result(e *entry, r *tool.Result) *mcp.CallToolResult {
 		if !ok {
 			continue
 		}
-		media = append(media, cs...)
-		if len(plain) == len(outputs) {
-			plain = make(map[string]any, len(outputs))
-			for k, v := range outputs {
-				plain[k] = v
-			}
+		if media == nil {
+			plain = maps.Clone(outputs)
 		}
+		media = append(media, cs...)
 		delete(plain, d.Name)
 	}
 	structured, err := json.Marshal(outputs)

@@ -294,3 +294,54 @@ func TestHTTPStateless(t *testing.T) {
 		t.Errorf("requests per server: %d and %d, want both used", hits[0].Load(), hits[1].Load())
 	}
 }
+
+// TestHTTPCookieAuthentication checks an Authenticate that reads something
+// other than a bearer token: the account still reaches the tools, and the
+// session stays with it.
+func TestHTTPCookieAuthentication(t *testing.T) {
+	f := newFixture(t)
+	ts := serveHTTP(t, f, &mcpserver.Options{Authenticate: func(r *http.Request) (tool.Account, error) {
+		c, err := r.Cookie("session")
+		if err != nil {
+			return nil, nil
+		}
+		if acct := tokens[c.Value]; acct != nil {
+			return acct, nil
+		}
+		return nil, mcpserver.ErrInvalidToken
+	}})
+	resp := post(t, ts.URL, initialize, map[string]string{"Cookie": "session=admin-token"})
+	session := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || session == "" {
+		t.Fatalf("initialize: status %d, session %q", resp.StatusCode, session)
+	}
+	h := map[string]string{"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-11-25"}
+	const list = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	h["Cookie"] = "session=editor-token"
+	if resp := post(t, ts.URL, list, h); resp.StatusCode != 403 {
+		t.Errorf("another account's cookie in the session: status %d, want 403", resp.StatusCode)
+	}
+	h["Cookie"] = "session=stolen"
+	if resp := post(t, ts.URL, list, h); resp.StatusCode != 401 {
+		t.Errorf("an unknown cookie: status %d, want 401", resp.StatusCode)
+	}
+
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	jar := &http.Client{Transport: withCookie{"session=admin-token"}}
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: jar, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if names := toolNames(t, cs); !slices.Contains(names, "site.publish") {
+		t.Errorf("the admin's tools/list = %v", names)
+	}
+}
+
+type withCookie struct{ cookie string }
+
+func (w withCookie) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Cookie", w.cookie)
+	return http.DefaultTransport.RoundTrip(r)
+}

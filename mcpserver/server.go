@@ -45,8 +45,9 @@ import (
 	"github.com/toolapi/toolapi/tool"
 )
 
-// Options configure a [Server]. The zero value serves anonymous-free HTTP
-// with sessions; see each field for its default.
+// Options configure a [Server]; see each field for its zero value. With
+// none set, HTTP callers must authenticate (and cannot, without
+// Authenticate) and HTTP clients get sessions.
 type Options struct {
 	// Name and Version identify the server to clients. Empty means
 	// "toolapi" and "0.0.0".
@@ -72,9 +73,11 @@ type Options struct {
 
 	// Stateless serves streamable HTTP without sessions: every request
 	// stands alone, so several processes can serve one endpoint behind any
-	// load balancer. A stateless server cannot ask the client anything
-	// (sampling, elicitation, and so confirmation) nor notify it of list
-	// changes. False keeps a session per client.
+	// load balancer. A stateless server notifies no list changes, and asks
+	// the client (sampling, elicitation, and so confirmation) only on
+	// protocol versions from 2026-07-28 on, whose multi round-trip requests
+	// carry the answers from one request to the next; older clients get
+	// [tool.ErrUnsupported]. False keeps a session per client.
 	Stateless bool
 	// SessionTimeout closes HTTP sessions idle that long. Zero never
 	// closes them.
@@ -290,6 +293,9 @@ func (s *Server) filterList(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		s.mu.Unlock()
 		lr.Tools = kept
+		// The list is the account's own: no one else may be served it
+		// from a cache.
+		lr.Cacheable.CacheScope = "private"
 		return lr, nil
 	}
 }
