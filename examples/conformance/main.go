@@ -1,6 +1,7 @@
 // Command conformance serves the tools the MCP conformance suite's server
 // scenarios call (test_simple_text, test_image_content, ...), written as
-// annotated methods of [Service], through toolapi's MCP server.
+// annotated methods of [Service] whose tools toolgen generates
+// (tools_gen.go), through toolapi's MCP server.
 //
 //	go run ./examples/conformance                       # stdio
 //	go run ./examples/conformance -http 127.0.0.1:3001  # streamable HTTP at /mcp

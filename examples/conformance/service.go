@@ -1,8 +1,9 @@
 package main
 
+//go:generate go run github.com/toolapi/toolapi/cmd/toolgen
+
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"time"
@@ -16,7 +17,7 @@ import (
 // under the IDs the suite calls.
 type Service struct{}
 
-// Base64 of the suite's minimal test files.
+// The suite's minimal test files, base64-encoded.
 const (
 	// pngBase64 is a 1x1 red PNG image.
 	pngBase64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
@@ -24,12 +25,9 @@ const (
 	wavBase64 = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
 )
 
-func mustDecode(s string) []byte {
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		panic(err)
-	}
-	return b
+// resourceOutput defines an output that holds a [tool.Resource].
+func resourceOutput() *tool.Definition {
+	return tool.ResourceDefinition("resource", "A resource, by URI and content.")
 }
 
 // SimpleText returns a fixed sentence.
@@ -43,49 +41,52 @@ func (s *Service) SimpleText(ctx context.Context) (string, error) {
 
 // ImageContent returns a one-pixel PNG image.
 //
-// Returns the image.
+// Returns the image, base64-encoded.
 //
 //tool:method id=test_image_content op=read permission="run conformance tests"
 //tool:output media=image/png
-func (s *Service) ImageContent(ctx context.Context) ([]byte, error) {
-	return mustDecode(pngBase64), nil
+func (s *Service) ImageContent(ctx context.Context) (string, error) {
+	return pngBase64, nil
 }
 
 // AudioContent returns a short WAV recording of silence.
 //
-// Returns the recording.
+// Returns the recording, base64-encoded.
 //
 //tool:method id=test_audio_content op=read permission="run conformance tests"
 //tool:output media=audio/wav
-func (s *Service) AudioContent(ctx context.Context) ([]byte, error) {
-	return mustDecode(wavBase64), nil
+func (s *Service) AudioContent(ctx context.Context) (string, error) {
+	return wavBase64, nil
 }
 
 // EmbeddedResource returns a text resource by URI and content.
 //
-// Returns the resource.
-//
 //tool:method id=test_embedded_resource op=read permission="run conformance tests"
-func (s *Service) EmbeddedResource(ctx context.Context) (tool.Resource, error) {
-	return tool.Resource{
+//tool:output resource definition=resourceOutput
+func (s *Service) EmbeddedResource(ctx context.Context) (*tool.Result, error) {
+	return tool.Succeeded("", map[string]any{"resource": tool.Resource{
 		URI:       "test://embedded-resource",
 		MediaType: "text/plain",
 		Text:      "This is an embedded resource content.",
-	}, nil
+	}}), nil
 }
 
 // MultipleContentTypes returns a text, an image and a resource at once.
 //
 //tool:method id=test_multiple_content_types op=read permission="run conformance tests"
-//tool:output text "A sentence."
-//tool:output image "A one-pixel PNG image." media=image/png
-//tool:output resource "A JSON resource."
-func (s *Service) MultipleContentTypes(ctx context.Context) (text string, image []byte, resource tool.Resource, err error) {
-	return "Multiple content types test:", mustDecode(pngBase64), tool.Resource{
-		URI:       "test://mixed-content-resource",
-		MediaType: "application/json",
-		Text:      `{"test":"data","value":123}`,
-	}, nil
+//tool:output text "A sentence." type=string
+//tool:output image "A one-pixel PNG image, base64-encoded." type=string media=image/png
+//tool:output resource definition=resourceOutput
+func (s *Service) MultipleContentTypes(ctx context.Context) (*tool.Result, error) {
+	return tool.Succeeded("", map[string]any{
+		"text":  "Multiple content types test:",
+		"image": pngBase64,
+		"resource": tool.Resource{
+			URI:       "test://mixed-content-resource",
+			MediaType: "application/json",
+			Text:      `{"test":"data","value":123}`,
+		},
+	}), nil
 }
 
 // pause waits for d or until ctx is done.
