@@ -100,7 +100,9 @@ type Options struct {
 	// it is listed: icons, _meta, or an equivalent form of its schemas (the
 	// run path validates against the tool's definitions, so a schema must
 	// keep accepting exactly what they accept). mt.InputSchema and
-	// mt.OutputSchema are the Server's own copies.
+	// mt.OutputSchema are the Server's own copies, of type
+	// *jsonschema.Schema. It runs while the Server updates its list of
+	// tools, so it must not call the Server.
 	Advertise func(t *tool.Tool, mt *mcp.Tool)
 }
 
