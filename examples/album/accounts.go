@@ -44,12 +44,12 @@ func mayAlbum(acct tool.Account, a *Album, op string) bool {
 		return false
 	}
 	own := a.OwnerID != 0 && a.OwnerID == ownerID(acct)
-	any := acct.HasPermission(permEditAnyAlbum)
+	editAny := acct.HasPermission(permEditAnyAlbum)
 	switch op {
 	case "view":
-		return any || own || (a.Published && acct.HasPermission(permAccessContent))
+		return editAny || own || (a.Published && acct.HasPermission(permAccessContent))
 	case "update", "delete":
-		return any || (own && acct.HasPermission(permEditAlbums))
+		return editAny || (own && acct.HasPermission(permEditAlbums))
 	}
 	return false
 }

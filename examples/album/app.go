@@ -97,11 +97,6 @@ func (a *App) entityTypes() []*tool.EntityType {
 	return []*tool.EntityType{albums, tracks}
 }
 
-// Account returns the account a user name stands for.
-func (a *App) Account(ctx context.Context, name string) (tool.Account, error) {
-	return a.Store.User(ctx, name)
-}
-
 // Anonymous returns the account of callers who have not signed in: the
 // seeded user "anonymous".
 func (a *App) Anonymous(ctx context.Context) (tool.Account, error) {

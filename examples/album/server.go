@@ -116,7 +116,6 @@ func serve(ctx context.Context, app *App, addr string, stdout io.Writer, opts *s
 	srv := &http.Server{
 		Handler:           newMux(app),
 		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          nil,
 	}
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "Serving the album demo on %s (MCP at %s/mcp) with the %s database.\n", url, url, app.Store.Dialect())
