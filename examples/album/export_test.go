@@ -113,3 +113,28 @@ func TestCheckPO(t *testing.T) {
 		t.Errorf("problems with a wrong count = %q", problems)
 	}
 }
+
+// notify defaults to true: publishing without it records a notification,
+// publishing with false records none.
+func TestPublishNotify(t *testing.T) {
+	s := newSQLiteStore(t)
+	app, _ := newTestApp(t, s)
+	for _, tc := range []struct {
+		args map[string]any
+		want int
+	}{
+		{map[string]any{"notify": false}, 0},
+		{map[string]any{}, 1},
+		{map[string]any{"notify": nil}, 2},
+	} {
+		tc.args["album"] = albumID(t, s, "Night Studies")
+		res := runAs(t, app, "editor", "album.publish", tc.args)
+		if !res.Success || res.Outputs["track_count"] != int64(2) {
+			t.Fatalf("publish %v = %+v", tc.args, res)
+		}
+		notes, err := s.Notifications(t.Context(), mustAlbum(t, s, "Night Studies"))
+		if err != nil || len(notes) != tc.want {
+			t.Errorf("after publish %v: %d notifications, want %d (%v)", tc.args, len(notes), tc.want, err)
+		}
+	}
+}
