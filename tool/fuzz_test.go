@@ -70,6 +70,9 @@ func FuzzDecode(f *testing.F) {
 		if len(vs) > 0 {
 			return
 		}
+		if args == nil {
+			args = map[string]any{} // an empty document means no arguments
+		}
 		for k, v := range args {
 			if v == nil {
 				delete(args, k) // the documented exception
