@@ -121,6 +121,9 @@ func (n *node) decodeScalar(raw any, p *pathSeg, vs *violations) (any, bool) {
 				return nil, false
 			}
 		}
+		if _, ok := raw.(string); ok {
+			return raw, true // already boxed: no new allocation
+		}
 		return s, true
 	case kInteger:
 		if isText {
@@ -150,6 +153,9 @@ func (n *node) decodeScalar(raw any, p *pathSeg, vs *violations) (any, bool) {
 		if !ok {
 			vs.add(p, "must be a number")
 			return nil, false
+		}
+		if _, ok := raw.(float64); ok {
+			return raw, true
 		}
 		return f, true
 	case kBoolean:
@@ -444,16 +450,7 @@ func (n *node) decodeList(raw any, p *pathSeg, vs *violations) any {
 		vs.add(p, "must be a list")
 		return nil
 	}
-	c := &n.def.Constraints
-	if c.NotBlank && len(in) == 0 {
-		vs.add(p, "must not be empty")
-	}
-	if n.minCount >= 0 && len(in) < n.minCount {
-		vs.add(p, "must have at least "+plural(n.minCount, "item"))
-	}
-	if n.maxCount >= 0 && len(in) > n.maxCount {
-		vs.add(p, "must have at most "+plural(n.maxCount, "item"))
-	}
+	n.checkCount(len(in), "item", p, vs)
 	out := make([]any, len(in))
 	for i, item := range in {
 		ip := p.item(i)
@@ -464,6 +461,19 @@ func (n *node) decodeList(raw any, p *pathSeg, vs *violations) any {
 		out[i] = n.items.decode(item, &ip, vs)
 	}
 	return out
+}
+
+// checkCount checks NotBlank and Count on a list or map of size items.
+func (n *node) checkCount(size int, word string, p *pathSeg, vs *violations) {
+	if n.def.Constraints.NotBlank && size == 0 {
+		vs.add(p, "must not be empty")
+	}
+	if n.minCount >= 0 && size < n.minCount {
+		vs.add(p, "must have at least "+plural(n.minCount, word))
+	}
+	if n.maxCount >= 0 && size > n.maxCount {
+		vs.add(p, "must have at most "+plural(n.maxCount, word))
+	}
 }
 
 func plural(n int, word string) string {
@@ -490,16 +500,7 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 		vs.add(p, "must be a map (a JSON object)")
 		return nil
 	}
-	c := &n.def.Constraints
-	if c.NotBlank && len(in) == 0 {
-		vs.add(p, "must not be empty")
-	}
-	if n.minCount >= 0 && len(in) < n.minCount {
-		vs.add(p, "must have at least "+plural(n.minCount, "property"))
-	}
-	if n.maxCount >= 0 && len(in) > n.maxCount {
-		vs.add(p, "must have at most "+plural(n.maxCount, "property"))
-	}
+	n.checkCount(len(in), "property", p, vs)
 	out := make(map[string]any, len(in))
 	if n.props == nil {
 		for k, v := range in {

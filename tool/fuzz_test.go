@@ -7,6 +7,9 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -62,11 +65,19 @@ func FuzzDecode(f *testing.F) {
 	c.AddResource("mem://s.json", doc)
 	sch := c.MustCompile("mem://s.json")
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The token path (RunJSON) and the tree path (Run) must agree.
+		_, jvs := decodeJSONInputs(tl, data)
 		args, argErr := decodeArgs(data)
 		if argErr != nil {
+			if len(jvs) == 0 {
+				t.Fatalf("%q: the tree path rejects the document (%v), the JSON path accepts it", data, argErr)
+			}
 			return
 		}
 		_, vs := r.decodeInputs(context.Background(), tl, args)
+		if diff := cmp.Diff(vs, jvs, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("%q: violations differ between the tree path and the JSON path (-tree +json):\n%s", data, diff)
+		}
 		if len(vs) > 0 {
 			return
 		}

@@ -47,9 +47,6 @@ func (t *Tool) compile(r *Registry) (*prepared, error) {
 	if strings.TrimSpace(t.Description) == "" {
 		return nil, errors.New("a tool needs a description")
 	}
-	if t.Handler == nil {
-		return nil, errors.New("a tool needs a handler (is its service missing?)")
-	}
 	if t.Operation != "" && !t.Operation.Valid() {
 		return nil, fmt.Errorf("operation %q is not one of read, write, trigger, transform, explain", t.Operation)
 	}

@@ -96,15 +96,7 @@ func (n *node) publishList(r *Registry, v any, p *pathSeg, vs *violations) any {
 		vs.add(p, "must be a list")
 		return nil
 	}
-	if n.def.Constraints.NotBlank && len(in) == 0 {
-		vs.add(p, "must not be empty")
-	}
-	if n.minCount >= 0 && len(in) < n.minCount {
-		vs.add(p, "must have at least "+plural(n.minCount, "item"))
-	}
-	if n.maxCount >= 0 && len(in) > n.maxCount {
-		vs.add(p, "must have at most "+plural(n.maxCount, "item"))
-	}
+	n.checkCount(len(in), "item", p, vs)
 	out := make([]any, len(in))
 	for i, item := range in {
 		ip := p.item(i)
@@ -139,9 +131,7 @@ func (n *node) publishMap(r *Registry, v any, p *pathSeg, vs *violations) any {
 		vs.add(p, "must be a map")
 		return nil
 	}
-	if n.def.Constraints.NotBlank && len(in) == 0 {
-		vs.add(p, "must not be empty")
-	}
+	n.checkCount(len(in), "property", p, vs)
 	if n.props == nil {
 		out := make(map[string]any, len(in))
 		for k, x := range in {

@@ -83,6 +83,9 @@ func (r *Registry) add(t *Tool) error {
 	if t == nil {
 		return errors.New("nil tool")
 	}
+	if t.Handler == nil {
+		return errors.New("a tool needs a handler (is its service missing?)")
+	}
 	if _, err := t.prepare(r); err != nil {
 		return err
 	}
@@ -245,7 +248,7 @@ func (r *Registry) Run(ctx context.Context, id string, args map[string]any) (*Re
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
-	return r.run(ctx, t, args, nil), nil
+	return r.run(ctx, t, func() (*Values, []Violation) { return r.decodeInputs(ctx, t, args) }), nil
 }
 
 // RunJSON is [Registry.Run] with the arguments as a JSON object (an empty
@@ -255,6 +258,15 @@ func (r *Registry) RunJSON(ctx context.Context, id string, args []byte) (*Result
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
-	m, v := decodeArgs(args)
-	return r.run(ctx, t, m, v), nil
+	if t.Refiner != nil {
+		// Refiners need every value at once: decode the tree.
+		return r.run(ctx, t, func() (*Values, []Violation) {
+			m, vs := decodeArgs(args)
+			if vs != nil {
+				return nil, vs
+			}
+			return r.decodeInputs(ctx, t, m)
+		}), nil
+	}
+	return r.run(ctx, t, func() (*Values, []Violation) { return decodeJSONInputs(t, args) }), nil
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// TestRoundTrip checks our validator against an independent JSON Schema
+// TestRoundTrip checks our validator (both its paths) against an independent JSON Schema
 // validator, both ways: for every definition below and many generated
 // values, the value is accepted by our decoder exactly when
 // santhosh-tekuri/jsonschema accepts it against the schema we emit (with
@@ -41,11 +41,18 @@ func TestRoundTrip(t *testing.T) {
 		for _, v := range values {
 			doc, _ := json.Marshal(map[string]any{def.Name: v})
 			tried++
+			// Both of our paths: the tree (Registry.Run) and the token
+			// stream (Registry.RunJSON).
 			args, argErr := decodeArgs(doc)
 			var ours bool
 			if argErr == nil {
 				_, vs := r.decodeInputs(context.Background(), tl, args)
 				ours = len(vs) == 0
+			}
+			_, jvs := decodeJSONInputs(tl, doc)
+			if oursJSON := len(jvs) == 0; oursJSON != ours {
+				disagreements++
+				t.Errorf("%s: value %s: tree path accepts=%v, JSON path accepts=%v", describeDef(def), doc, ours, oursJSON)
 			}
 			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
 			if err != nil {

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"slices"
 	"strings"
 )
 
 // run is the one path every run takes.
-func (r *Registry) run(ctx context.Context, t *Tool, args map[string]any, argErr []Violation) *Result {
+func (r *Registry) run(ctx context.Context, t *Tool, decode func() (*Values, []Violation)) *Result {
 	p := t.prep
 	acct := AccountFrom(ctx)
 	if acct.Blocked() {
@@ -19,10 +18,7 @@ func (r *Registry) run(ctx context.Context, t *Tool, args map[string]any, argErr
 	if !p.permission.Allows(acct) {
 		return accessFailure("You may not run " + t.label() + ": it needs the permission " + quotePermission(p.permission) + ".")
 	}
-	if argErr != nil {
-		return inputFailure(t, argErr)
-	}
-	in, vs := r.decodeInputs(ctx, t, args)
+	in, vs := decode()
 	if len(vs) > 0 {
 		return inputFailure(t, vs)
 	}
@@ -174,7 +170,7 @@ func (r *Registry) runtimeFailure(t *Tool, what string, err error) *Result {
 func (r *Registry) decodeInputs(ctx context.Context, t *Tool, args map[string]any) (*Values, []Violation) {
 	p := t.prep
 	var vs violations
-	in := &Values{tool: t, values: make([]any, len(p.inputs)), set: make([]bool, len(p.inputs))}
+	in := newValues(t)
 	for i, n := range p.inputs {
 		if p.refined[n.def.Name] {
 			continue
@@ -188,15 +184,7 @@ func (r *Registry) decodeInputs(ctx context.Context, t *Tool, args map[string]an
 				extra = append(extra, k)
 			}
 		}
-		slices.Sort(extra)
-		for _, k := range extra {
-			seg := pathSeg{name: k}
-			if _, ok := p.inputIndex[k]; ok {
-				vs.add(&seg, "is locked and cannot be set")
-			} else {
-				vs.add(&seg, "is not an input of this tool")
-			}
-		}
+		addExtra(p, extra, &vs)
 	}
 	if p.refined != nil {
 		known := in.Map()
@@ -214,7 +202,7 @@ func (r *Registry) decodeInputs(ctx context.Context, t *Tool, args map[string]an
 			decodeInput(rn, i, args, in, &vs)
 		}
 	}
-	return in, vs
+	return in, sortViolations(p, vs)
 }
 
 func decodeInput(n *node, i int, args map[string]any, in *Values, vs *violations) {
@@ -224,20 +212,31 @@ func decodeInput(n *node, i int, args map[string]any, in *Values, vs *violations
 		return
 	}
 	raw, present := args[d.Name]
-	seg := pathSeg{name: d.Name}
 	if !present || raw == nil {
-		switch {
-		case d.Required:
-			vs.add(&seg, "is required")
-		case present && d.Constraints.NotNull:
-			vs.add(&seg, "must not be null")
-		default:
-			in.values[i] = n.deflt
-		}
+		decodeAbsent(n, i, present, in, vs)
 		return
 	}
+	seg := pathSeg{name: d.Name}
 	in.values[i] = n.decode(raw, &seg, vs)
 	in.set[i] = true
+}
+
+// decodeAbsent gives input i its value when it is absent, or null
+// (present): the default, or a violation when it is required or NotNull.
+func decodeAbsent(n *node, i int, present bool, in *Values, vs *violations) {
+	d := n.def
+	switch {
+	case d.Locked:
+		in.values[i] = n.deflt
+	case d.Required:
+		seg := pathSeg{name: d.Name}
+		vs.add(&seg, "is required")
+	case present && d.Constraints.NotNull:
+		seg := pathSeg{name: d.Name}
+		vs.add(&seg, "must not be null")
+	default:
+		in.values[i] = n.deflt
+	}
 }
 
 // refine returns the refined, compiled definition of input n.

@@ -23,6 +23,22 @@ type Values struct {
 	tool   *Tool
 	values []any
 	set    []bool
+
+	// Room for the inputs of most tools, so that one allocation holds
+	// them.
+	small    [8]any
+	smallSet [8]bool
+}
+
+func newValues(t *Tool) *Values {
+	n := len(t.prep.inputs)
+	v := &Values{tool: t}
+	if n <= len(v.small) {
+		v.values, v.set = v.small[:n], v.smallSet[:n]
+	} else {
+		v.values, v.set = make([]any, n), make([]bool, n)
+	}
+	return v
 }
 
 // At returns the value of the i-th input.
