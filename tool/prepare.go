@@ -20,6 +20,8 @@ type prepared struct {
 	inSchema   *jsonschema.Schema
 	outSchema  *jsonschema.Schema
 
+	inJSON  encodedSchema
+	outJSON encodedSchema
 	dropped sync.Map // undeclared output names already logged
 }
 

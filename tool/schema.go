@@ -9,7 +9,11 @@ import (
 // The JSON Schema (2020-12) of definitions, as advertised to MCP clients
 // and language models. See DESIGN section 5 for the mapping.
 
-func falseSchema() *jsonschema.Schema { return &jsonschema.Schema{Not: &jsonschema.Schema{}} }
+// schemaFalse is the schema no value satisfies, shared by every object
+// schema's additionalProperties: schemas are never modified once built.
+var schemaFalse = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+
+func falseSchema() *jsonschema.Schema { return schemaFalse }
 
 // objectSchema returns the schema of an object whose properties are nodes
 // (a tool's inputs or outputs, or a map with properties). Locked inputs are

@@ -45,6 +45,7 @@ func TestSchema(t *testing.T) {
 		{"any", &Definition{Name: "x", Type: "any"}, false, `{"not":{"type":"null"}}`},
 		{"nullable any", &Definition{Name: "x", Type: "any", Nullable: true}, true, `true`},
 		{"label and description", &Definition{Name: "x", Type: "string", Label: "Word", Description: "A word."}, false, `{"type":"string","title":"Word","description":"A word."}`},
+		{"text needing escapes", &Definition{Name: "x", Type: "string", Description: "Say \"hi\" <b>\u00e9\t\x01\u2028"}, false, `{"type":"string","description":"Say \"hi\" <b>\u00e9\t\u0001\u2028"}`},
 		{"default and example", &Definition{Name: "x", Type: "integer", Default: 10, Examples: []any{5}}, false, `{"type":"integer","default":10,"examples":[5]}`},
 		{"choice", &Definition{Name: "x", Type: "string", Constraints: Constraints{Choice: []any{"a", "b"}}}, false, `{"type":"string","enum":["a","b"]}`},
 		{"nullable choice", &Definition{Name: "x", Type: "string", Nullable: true, Constraints: Constraints{Choice: []any{"a"}}}, true, `{"type":["string","null"],"enum":["a",null]}`},
@@ -61,12 +62,18 @@ func TestSchema(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := json.Marshal(n.schema(tt.output))
+			sch := n.schema(tt.output)
+			got, err := json.Marshal(sch)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(decodeJSON(t, tt.want), decodeJSON(t, string(got))); diff != "" {
 				t.Errorf("schema mismatch (-want +got):\n%s\ngot %s", diff, got)
+			}
+			// The encoder the registry uses writes the same document.
+			fast := appendSchema(nil, sch)
+			if diff := cmp.Diff(decodeJSON(t, string(got)), decodeJSON(t, string(fast))); diff != "" {
+				t.Errorf("appendSchema differs from json.Marshal (-marshal +append):\n%s", diff)
 			}
 		})
 	}

@@ -94,7 +94,8 @@ type Refiner struct {
 }
 
 // InputSchema returns the JSON Schema of the tool's inputs, computed once.
-// It returns nil if the tool's definitions are invalid.
+// It returns nil if the tool's definitions are invalid. The schema is
+// shared: callers must not modify it.
 func (t *Tool) InputSchema() *jsonschema.Schema {
 	p, err := t.prepare(nil)
 	if err != nil {
@@ -104,7 +105,8 @@ func (t *Tool) InputSchema() *jsonschema.Schema {
 }
 
 // OutputSchema returns the JSON Schema of the tool's outputs, computed
-// once. It returns nil if the tool's definitions are invalid.
+// once. It returns nil if the tool's definitions are invalid. The schema is
+// shared: callers must not modify it.
 func (t *Tool) OutputSchema() *jsonschema.Schema {
 	p, err := t.prepare(nil)
 	if err != nil {

@@ -1,0 +1,186 @@
+package tool
+
+import (
+	"encoding/json"
+	"strconv"
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// InputSchemaJSON returns the JSON of [Tool.InputSchema], encoded once.
+func (t *Tool) InputSchemaJSON() json.RawMessage {
+	p, err := t.prepare(nil)
+	if err != nil {
+		return nil
+	}
+	p.inJSON.once.Do(func() { p.inJSON.b = appendSchema(nil, p.inSchema) })
+	return p.inJSON.b
+}
+
+// OutputSchemaJSON returns the JSON of [Tool.OutputSchema], encoded once.
+func (t *Tool) OutputSchemaJSON() json.RawMessage {
+	p, err := t.prepare(nil)
+	if err != nil {
+		return nil
+	}
+	p.outJSON.once.Do(func() { p.outJSON.b = appendSchema(nil, p.outSchema) })
+	return p.outJSON.b
+}
+
+type encodedSchema struct {
+	once sync.Once
+	b    []byte
+}
+
+// appendSchema appends the JSON of s, a schema built by this package,
+// without the reflection jsonschema-go's MarshalJSON does on every call.
+// It writes the same document: {} as true and {"not":{}} as false,
+// properties in PropertyOrder.
+func appendSchema(b []byte, s *jsonschema.Schema) []byte {
+	if s == nil {
+		return append(b, "null"...)
+	}
+	if isTrueSchema(s) {
+		return append(b, "true"...)
+	}
+	if s.Not != nil && isTrueSchema(s.Not) && isOnlyNot(s) {
+		return append(b, "false"...)
+	}
+	b = append(b, '{')
+	first := true
+	key := func(k string) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, '"')
+		b = append(b, k...)
+		b = append(b, '"', ':')
+	}
+	str := func(k, v string) {
+		if v != "" {
+			key(k)
+			b = appendString(b, v)
+		}
+	}
+	intp := func(k string, v *int) {
+		if v != nil {
+			key(k)
+			b = strconv.AppendInt(b, int64(*v), 10)
+		}
+	}
+	floatp := func(k string, v *float64) {
+		if v != nil {
+			key(k)
+			b = strconv.AppendFloat(b, *v, 'f', -1, 64)
+		}
+	}
+	value := func(k string, v any) {
+		key(k)
+		enc, err := json.Marshal(v)
+		if err != nil {
+			enc = []byte("null")
+		}
+		b = append(b, enc...)
+	}
+	switch {
+	case s.Type != "":
+		str("type", s.Type)
+	case len(s.Types) > 0:
+		key("type")
+		b = append(b, '[')
+		for i, t := range s.Types {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, t)
+		}
+		b = append(b, ']')
+	}
+	if len(s.Properties) > 0 {
+		key("properties")
+		b = append(b, '{')
+		for i, name := range s.PropertyOrder {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, name)
+			b = append(b, ':')
+			b = appendSchema(b, s.Properties[name])
+		}
+		b = append(b, '}')
+	}
+	if s.Items != nil {
+		key("items")
+		b = appendSchema(b, s.Items)
+	}
+	str("title", s.Title)
+	str("description", s.Description)
+	if len(s.Default) > 0 {
+		key("default")
+		b = append(b, s.Default...)
+	}
+	if len(s.Examples) > 0 {
+		value("examples", s.Examples)
+	}
+	if len(s.Enum) > 0 {
+		value("enum", s.Enum)
+	}
+	floatp("minimum", s.Minimum)
+	floatp("maximum", s.Maximum)
+	intp("minLength", s.MinLength)
+	intp("maxLength", s.MaxLength)
+	str("pattern", s.Pattern)
+	intp("minItems", s.MinItems)
+	intp("maxItems", s.MaxItems)
+	intp("minProperties", s.MinProperties)
+	intp("maxProperties", s.MaxProperties)
+	if len(s.Required) > 0 {
+		key("required")
+		b = append(b, '[')
+		for i, name := range s.Required {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, name)
+		}
+		b = append(b, ']')
+	}
+	if s.AdditionalProperties != nil {
+		key("additionalProperties")
+		b = appendSchema(b, s.AdditionalProperties)
+	}
+	if s.Not != nil {
+		key("not")
+		b = appendSchema(b, s.Not)
+	}
+	str("contentMediaType", s.ContentMediaType)
+	str("format", s.Format)
+	return append(b, '}')
+}
+
+func isTrueSchema(s *jsonschema.Schema) bool {
+	return s.Type == "" && len(s.Types) == 0 && len(s.Properties) == 0 && s.Items == nil && s.Title == "" &&
+		s.Description == "" && len(s.Default) == 0 && len(s.Examples) == 0 && len(s.Enum) == 0 &&
+		s.Minimum == nil && s.Maximum == nil && s.MinLength == nil && s.MaxLength == nil && s.Pattern == "" &&
+		s.MinItems == nil && s.MaxItems == nil && s.MinProperties == nil && s.MaxProperties == nil &&
+		len(s.Required) == 0 && s.AdditionalProperties == nil && s.Not == nil && s.ContentMediaType == "" && s.Format == ""
+}
+
+func isOnlyNot(s *jsonschema.Schema) bool {
+	c := *s
+	c.Not = nil
+	return isTrueSchema(&c)
+}
+
+func appendString(b []byte, s string) []byte {
+	out, err := jsontext.AppendQuote(b, s)
+	if err != nil {
+		// Invalid UTF-8: quote it as encoding/json does, with U+FFFD.
+		enc, _ := json.Marshal(s)
+		return append(b, enc...)
+	}
+	return out
+}
