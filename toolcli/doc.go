@@ -17,6 +17,7 @@
 //	search WORDS... [--match or|and] [--format table|json|markdown] [--operation OP] [--user NAME]
 //	info   ID [--format text|json] [--user NAME]
 //	run    ID [--input k=v | --input '{json}']... [--json] [--user NAME] [--yes]
+//	export [--format openai|anthropic] [--user NAME]
 //
 // Flags may come before or after the positional words, and "--" ends the
 // flags. The exit status is 0 on success and 1 on any failure, usage
@@ -27,8 +28,9 @@
 // Every command acts for one account: the one --user names, looked up with
 // [Options.Accounts], else [Options.DefaultAccount], else [tool.Anonymous].
 // A blocked account is refused before anything runs. list and search show
-// only the tools the account's permissions allow, and info describes only
-// those; run leaves the decision to the registry's run path.
+// only the tools the account's permissions allow, info describes only
+// those and export declares only those; run leaves the decision to the
+// registry's run path.
 //
 // # Inputs
 //
@@ -73,4 +75,19 @@
 //
 // While a tool runs, the progress and log messages it reports (see
 // [tool.Progress] and [tool.Log]) are printed on standard error.
+//
+// # Function calling
+//
+// export prints, as one JSON array, the declarations of every tool the
+// account may call in the function-calling format of OpenAI (the default)
+// or Anthropic, made by [funcall.New]: the tool names are the IDs with "."
+// as "__" (see [funcall.Names]), the descriptions are the tools' and the
+// parameters are their input schemas.
+//
+//	[{"type":"function","function":{"name":"album__search","description":"...","parameters":{...}}}]
+//	[{"name":"album__search","description":"...","input_schema":{...}}]
+//
+// An application hands the same declarations to a model with
+// [funcall.Toolset.OpenAI] or [funcall.Toolset.Anthropic], and runs the
+// calls the model makes with [funcall.Toolset.Dispatch].
 package toolcli

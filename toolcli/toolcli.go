@@ -58,6 +58,8 @@ func Run(ctx context.Context, reg *tool.Registry, args []string, stdout, stderr 
 		return c.info(args[1:])
 	case "run":
 		return c.run(args[1:])
+	case "export":
+		return c.export(args[1:])
 	case "help", "-h", "-help", "--help":
 		c.usage(stdout)
 		return 0
@@ -89,6 +91,7 @@ func (c *command) usage(w io.Writer) {
   %[1]s search WORDS... [--match or|and] [--format table|json|markdown] [--operation OP] [--user NAME]
   %[1]s info   ID [--format text|json] [--user NAME]
   %[1]s run    ID [--input k=v | --input '{json}']... [--json] [--user NAME] [--yes]
+  %[1]s export [--format openai|anthropic] [--user NAME]
 
 Flags may come before or after the other words.
 `, n)
