@@ -39,7 +39,8 @@ type node struct {
 	def        *Definition
 	kind       kind
 	custom     *DataType // application data type refining kind
-	entityType string    // for entity:ID; empty for any entity type
+	entityType string      // for entity:ID; empty for any entity type
+	et         *EntityType // the registry's entity type for entity:ID, once known
 	pattern    *regexp.Regexp
 	choice     []any // decoded
 	deflt      any   // decoded default, nil when none

@@ -143,9 +143,11 @@ func checkEntities(r *Registry, n *node, path string, input bool) error {
 				}
 			}
 			if r != nil && n.entityType != "" {
-				if _, ok := r.EntityType(n.entityType); !ok {
+				et, ok := r.EntityType(n.entityType)
+				if !ok {
 					return fmt.Errorf("%s: unknown entity type %q", path, n.entityType)
 				}
+				n.et = et
 			}
 		case kList:
 			return walk(n.items, path+"[]", top)

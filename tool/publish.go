@@ -179,7 +179,10 @@ func (n *node) publishEntity(r *Registry, v any, p *pathSeg, vs *violations) any
 		ref = *x
 	default:
 		found := false
-		if r != nil {
+		if n.et != nil {
+			ref.ID, ref.Label, found = n.et.Describe(v)
+			ref.EntityType = n.et.ID
+		} else if r != nil {
 			r.mu.RLock()
 			if n.entityType != "" {
 				if et := r.entityTypes[n.entityType]; et != nil {
