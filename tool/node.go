@@ -38,7 +38,7 @@ var kindByName = map[string]kind{
 type node struct {
 	def        *Definition
 	kind       kind
-	custom     *DataType // application data type refining kind
+	custom     *DataType   // application data type refining kind
 	entityType string      // for entity:ID; empty for any entity type
 	et         *EntityType // the registry's entity type for entity:ID, once known
 	pattern    *regexp.Regexp
