@@ -1,0 +1,35 @@
+// Package tool defines tools: typed, validated, access-checked operations
+// that people and AI agents call, and the [Registry] that runs them.
+//
+// A tool is a [Tool]: an ID, a label, a description, an [Operation], a
+// permission, [Definition]s of its inputs and outputs, and a [Handler].
+// toolgen writes tools for methods marked //tool:method; applications may
+// also write them by hand:
+//
+//	reg := tool.NewRegistry(nil)
+//	reg.Add(&tool.Tool{
+//		ID: "hello.greet", Label: "Greet", Description: "Greets someone.",
+//		Operation: tool.OpRead, Permission: "access content",
+//		Inputs:  []*tool.Definition{{Name: "name", Type: "string", Required: true}},
+//		Outputs: []*tool.Definition{{Name: "result", Type: "string", Required: true}},
+//		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+//			return tool.Succeeded("", map[string]any{"result": "Hello, " + in.String("name")}), nil
+//		},
+//	})
+//	res, err := reg.RunJSON(tool.WithAccount(ctx, user), "hello.greet", []byte(`{"name":"Ada"}`))
+//
+// Every caller (the CLI, the explorer, MCP, function calling, Go code) runs
+// tools through [Registry.Run] or [Registry.RunJSON], so every run takes the
+// same path: the permission, decoding and coercion, validation, loading the
+// entities, entity ops and the access method, confirmation, the call,
+// publishing the outputs and validating them. What a caller sends is checked
+// against exactly what [Tool.InputSchema] advertises (JSON Schema 2020-12);
+// what a tool returns is checked against its output definitions, and only
+// declared outputs reach the caller.
+//
+// A run ends in a [Result]: success with outputs, or a failure of category
+// [FailureInput] (with [Violation]s naming each input path and rule),
+// [FailureAccess] or [FailureRuntime]. A handler's [InputError] reaches the
+// caller; any other error or panic is logged with the tool ID and the
+// caller learns only that the run failed.
+package tool
