@@ -360,6 +360,9 @@ func (n *node) check(v any, p *pathSeg, vs *violations) {
 				vs.add(p, "must be at most "+strconv.Itoa(n.maxLen)+" characters long")
 			}
 		}
+		if c.Email && n.kind == kString && !validEmail(x) {
+			vs.add(p, "must be an email address")
+		}
 		if n.pattern != nil && !n.pattern.MatchString(x) {
 			vs.add(p, "must match the pattern "+c.Pattern)
 		}

@@ -71,6 +71,9 @@ type Constraints struct {
 	// Pattern is a regular expression (RE2 syntax) a string must match
 	// somewhere, as in JSON Schema; anchor it with ^ and $ to match whole.
 	Pattern string
+	// Email requires a string to be an email address, as the email data
+	// type does.
+	Email bool
 	// DateOnly makes a datetime_iso8601 a calendar date (YYYY-MM-DD).
 	DateOnly bool
 	// Media is the media type of the content, an annotation

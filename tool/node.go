@@ -190,6 +190,9 @@ func moveItemConstraints(item *Constraints, list Constraints) {
 	if list.DateOnly {
 		item.DateOnly = true
 	}
+	if list.Email {
+		item.Email = true
+	}
 	if list.Media != "" && item.Media == "" {
 		item.Media = list.Media
 	}

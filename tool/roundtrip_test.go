@@ -120,6 +120,7 @@ func roundTripDefinitions() []*Definition {
 		scalar("float", Constraints{Choice: []any{0.5, 1}}),
 		scalar("datetime_iso8601", Constraints{DateOnly: true}),
 		scalar("email", Constraints{Length: &Bounds{Max: Ptr(12)}}),
+		scalar("string", Constraints{Email: true}),
 		&Definition{Name: "x", Type: "entity:album", Required: true, EntityOp: "view"},
 		&Definition{Name: "x", Type: "entity", Required: true, EntityOp: "view"},
 		&Definition{Name: "x", Type: "list", Required: true, Items: &Definition{Type: "string"}},

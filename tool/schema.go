@@ -47,6 +47,9 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 	switch n.kind {
 	case kString:
 		typ = "string"
+		if c.Email {
+			s.Format = "email"
+		}
 	case kEmail:
 		typ, s.Format = "string", "email"
 	case kURI:

@@ -53,6 +53,7 @@ func TestSchema(t *testing.T) {
 		{"length", &Definition{Name: "x", Type: "string", Constraints: Constraints{Length: &Bounds{Min: Ptr(2), Max: Ptr(4)}}}, false, `{"type":"string","minLength":2,"maxLength":4}`},
 		{"range", &Definition{Name: "x", Type: "float", Constraints: Constraints{Range: &Range{Min: Ptr(0.5), Max: Ptr(9.5)}}}, false, `{"type":"number","minimum":0.5,"maximum":9.5}`},
 		{"pattern", &Definition{Name: "x", Type: "string", Constraints: Constraints{Pattern: "^[a-z]+$"}}, false, `{"type":"string","pattern":"^[a-z]+$"}`},
+		{"email constraint", &Definition{Name: "x", Type: "string", Constraints: Constraints{Email: true}}, false, `{"type":"string","format":"email"}`},
 		{"media", &Definition{Name: "x", Type: "string", Constraints: Constraints{Media: "text/html"}}, false, `{"type":"string","contentMediaType":"text/html"}`},
 		{"nullable", &Definition{Name: "x", Type: "integer", Nullable: true}, true, `{"type":["integer","null"]}`},
 	}

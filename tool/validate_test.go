@@ -75,6 +75,7 @@ func TestInputValues(t *testing.T) {
 		{"pattern", &Definition{Name: "x", Type: "string", Constraints: Constraints{Pattern: "^[a-z]+$"}}, `{"x":"A1"}`, nil, []Violation{{"x", "must match the pattern ^[a-z]+$"}}},
 		{"length counts characters", &Definition{Name: "x", Type: "string", Constraints: Constraints{Length: &Bounds{Max: Ptr(2)}}}, `{"x":"éé"}`, "éé", nil},
 		{"email", &Definition{Name: "x", Type: "email"}, `{"x":"not-an-email"}`, nil, []Violation{{"x", "must be an email address"}}},
+		{"email constraint", &Definition{Name: "x", Type: "string", Constraints: Constraints{Email: true}}, `{"x":"ann@"}`, nil, []Violation{{"x", "must be an email address"}}},
 		{"uri", &Definition{Name: "x", Type: "uri"}, `{"x":"/relative"}`, nil, []Violation{{"x", "must be an absolute URI"}}},
 		{"datetime in UTC", &Definition{Name: "x", Type: "datetime_iso8601"}, `{"x":"2024-05-01T12:00:00+02:00"}`, time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC), nil},
 		{"dateonly", &Definition{Name: "x", Type: "datetime_iso8601", Constraints: Constraints{DateOnly: true}}, `{"x":"2024-05-01"}`, time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC), nil},
