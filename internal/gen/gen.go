@@ -2,7 +2,6 @@ package gen
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,8 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/toolapi/toolapi/tool"
 )
@@ -120,18 +117,16 @@ type Description struct {
 	Diagnostics []DiagnosticJSON   `json:"diagnostics"`
 }
 
-// A ToolDescription is one tool as -describe prints it.
+// A ToolDescription is one tool as -describe prints it: the
+// [tool.Description] every caller prints, and the inputs and outputs
+// toolgen cannot describe.
 type ToolDescription struct {
-	ID           string             `json:"id"`
-	Label        string             `json:"label"`
-	Description  string             `json:"description"`
-	Operation    tool.Operation     `json:"operation"`
-	Destructive  bool               `json:"destructive"`
-	Permission   string             `json:"permission"`
-	InputSchema  *jsonschema.Schema `json:"input_schema"`
-	OutputSchema *jsonschema.Schema `json:"output_schema"`
-	// Undescribed names the inputs and outputs given by definition=,
-	// which toolgen does not run: the schemas show them as any.
+	tool.Description
+	// Undescribed names the inputs and outputs ("input NAME", "output
+	// NAME") whose schemas toolgen cannot know, as it does not run
+	// application code: those given by definition= show as any, those
+	// typed by an application data type as the built-in type of their Go
+	// value.
 	Undescribed []string `json:"undescribed,omitempty"`
 }
 
@@ -170,23 +165,7 @@ func (r *Result) Describe(dir string) *Description {
 }
 
 func describeTool(t *Tool) *ToolDescription {
-	// The schemas come from the tool package itself; the handler is never
-	// run, only required to be there.
-	tt := &tool.Tool{
-		ID: t.Tool.ID, Label: t.Tool.Label, Description: t.Tool.Description,
-		Operation: t.Tool.Operation, Destructive: t.Tool.Destructive, Permission: t.Tool.Permission,
-		Confirm: t.Tool.Confirm, Inputs: t.Tool.Inputs, Outputs: t.Tool.Outputs,
-		Handler: func(context.Context, *tool.Values) (*tool.Result, error) { return nil, errors.New("not run") },
-	}
-	if t.access != "" {
-		tt.Access = func(context.Context, *tool.Values) (bool, error) { return false, nil }
-	}
-	return &ToolDescription{
-		ID: tt.ID, Label: tt.Label, Description: tt.Description, Operation: tt.Op(),
-		Destructive: tt.Destructive, Permission: tt.Permission,
-		InputSchema: tt.InputSchema(), OutputSchema: tt.OutputSchema(),
-		Undescribed: t.describeOnly,
-	}
+	return &ToolDescription{Description: *t.check.Describe(), Undescribed: t.describeOnly}
 }
 
 // Options configure [Run].

@@ -582,6 +582,19 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 			tl.outputDefs = append(tl.outputDefs, defBody(o.def))
 		}
 	}
+	// The tool package checks the definitions as a registry would; what it
+	// rejects leaves the method out.
+	var standing []string
+	tl.check, standing = x.standIn(t, accessCode != "")
+	if err := tl.check.Check(); err != nil {
+		errs.add(errs.pos, "invalid definition: %v", err)
+		return nil
+	}
+	for _, name := range standing {
+		if !slices.Contains(tl.describeOnly, name) {
+			tl.describeOnly = append(tl.describeOnly, name)
+		}
+	}
 	tl.Func = pkg.helperName(lowerFirst(camel(t.ID)) + "Tool")
 	pkg.helpers[tl.Func] = &helper{name: tl.Func} // reserved; rendered with the tool
 	return tl
@@ -637,7 +650,7 @@ func (in *inferrer) input(ty *typer, errs *toolErrors, p *param, doc docText) {
 				def.Required = false
 			}
 		}
-		if _, err := applyKeys(def, t, d.Args, false); err != nil {
+		if _, err := ty.applyKeys(def, t, d.Args, false); err != nil {
 			fail("%v", err)
 			return
 		}

@@ -32,13 +32,13 @@ func typeGroup(typ string) (string, bool) {
 // overrideType applies a type= override to def, inferred from goType. On a
 // list it types the items. For an output it may return a conversion: an
 // integer published as a timestamp is converted from Unix seconds.
-func overrideType(def *tool.Definition, goType types.Type, typ string, output bool) (pubFn, error) {
+func (ty *typer) overrideType(def *tool.Definition, goType types.Type, typ string, output bool) (pubFn, error) {
 	if def.Type == "list" && typ != "list" && def.Items != nil {
 		var elem types.Type
 		if s, ok := goType.Underlying().(*types.Slice); ok {
 			elem = s.Elem()
 		}
-		if _, err := overrideType(def.Items, elem, typ, output); err != nil {
+		if _, err := ty.overrideType(def.Items, elem, typ, output); err != nil {
 			return nil, err
 		}
 		return nil, nil
@@ -51,6 +51,7 @@ func overrideType(def *tool.Definition, goType types.Type, typ string, output bo
 		if from != "text" && from != "integer" && from != "float" && from != "boolean" {
 			return nil, fmt.Errorf("type=%s: an application data type needs a string, integer, float or boolean value, not %s", typ, def.Type)
 		}
+		ty.x.appBase[def] = def.Type
 	case from == to:
 	case output && from == "integer" && to == "time":
 		def.Type = typ
@@ -101,12 +102,12 @@ func parseValue(def *tool.Definition, text string) (any, error) {
 // (description, label, type, example, default, constraints...). Keys that
 // name or place the value are the caller's. It returns a publishing
 // conversion a type= override needs, if any.
-func applyKeys(def *tool.Definition, goType types.Type, args []directive.Arg, output bool) (pubFn, error) {
+func (ty *typer) applyKeys(def *tool.Definition, goType types.Type, args []directive.Arg, output bool) (pubFn, error) {
 	var conv pubFn
 	// type first: the other values parse by it.
 	for _, a := range args {
 		if a.Key == "type" {
-			c, err := overrideType(def, goType, a.Value, output)
+			c, err := ty.overrideType(def, goType, a.Value, output)
 			if err != nil {
 				return nil, err
 			}
@@ -185,9 +186,4 @@ func applyKeys(def *tool.Definition, goType types.Type, args []directive.Arg, ou
 		return nil, fmt.Errorf("locked needs a default=")
 	}
 	return conv, nil
-}
-
-// applyOutputKeys applies property keys to a value-object member.
-func applyOutputKeys(def *tool.Definition, goType types.Type, args []directive.Arg) (pubFn, error) {
-	return applyKeys(def, goType, args, true)
 }

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/toolapi/toolapi/internal/directive"
+	"github.com/toolapi/toolapi/tool"
 )
 
 // LoadMode is what toolgen asks go/packages for: names, types, syntax and
@@ -62,6 +63,9 @@ type index struct {
 	entityTypes map[string][]string
 	// configs maps a config name to the type key of its struct.
 	configs map[string]string
+	// appBase maps a definition given an application data type (type=
+	// naming no built-in type) to the built-in type its Go value has.
+	appBase map[*tool.Definition]string
 	// parsed holds every directive comment with its parse; consumed marks
 	// the ones a rule has read.
 	parsed   map[*ast.Comment]*directive.Directive
@@ -86,6 +90,7 @@ func newIndex(pkgs []*packages.Package) *index {
 		fields:      map[token.Pos]*ast.Field{},
 		entityTypes: map[string][]string{},
 		configs:     map[string]string{},
+		appBase:     map[*tool.Definition]string{},
 		parsed:      map[*ast.Comment]*directive.Directive{},
 		consumed:    map[*ast.Comment]bool{},
 	}

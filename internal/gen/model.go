@@ -90,7 +90,12 @@ type Tool struct {
 	call       string // statements calling the method and returning
 	access     string // statements of the Access function, "" when none
 	refine     string // the Refiner expression, "" when none
-	// describeOnly marks definitions that -describe cannot know (definition=).
+	// check is the tool as toolgen checks and describes it (see
+	// [index.standIn]).
+	check *tool.Tool
+	// describeOnly names the inputs and outputs whose schemas -describe
+	// cannot know: given by definition=, or typed by an application data
+	// type.
 	describeOnly []string
 }
 

@@ -481,7 +481,7 @@ func (ty *typer) valueObject(t types.Type, sel []directive.Member, stack []strin
 				omit = a.Value != "false"
 			}
 		}
-		convert, err = applyOutputKeys(md, m.typ, refine)
+		convert, err = ty.applyKeys(md, m.typ, refine, true)
 		if err != nil {
 			return nil, nil, fmt.Errorf("member %s: %w", m.name, err)
 		}

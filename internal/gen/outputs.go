@@ -292,7 +292,7 @@ func (in *inferrer) inferredOutput(ty *typer, errs *toolErrors, c candidate, t t
 			}
 			args = append(args, a)
 		}
-		conv, err := applyKeys(o.def, t, args, true)
+		conv, err := ty.applyKeys(o.def, t, args, true)
 		if err != nil {
 			return fail(at, "%v", err)
 		}
@@ -413,7 +413,7 @@ func (in *inferrer) declaredOutputs(ty *typer, errs *toolErrors, dirs []*directi
 				args = append(args, a)
 			}
 		}
-		if _, err := applyKeys(o.def, nil, args, true); err != nil {
+		if _, err := ty.applyKeys(o.def, nil, args, true); err != nil {
 			errs.add(d.Pos, "output %s: %v", name, err)
 			continue
 		}
