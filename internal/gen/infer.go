@@ -8,6 +8,7 @@ import (
 	"go/types"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -494,22 +495,28 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 		}
 		locals[p.local] = true
 	}
-	decodeW := &writer{}
-	for i, p := range params {
-		if p.def == nil {
-			continue
+	// decodeInputs writes the statements declaring the method's arguments
+	// from in; fail ends the function when an input cannot be decoded.
+	decodeInputs := func(fail func(string) string) string {
+		all := &writer{}
+		for i, p := range params {
+			if p.def == nil {
+				continue
+			}
+			one := &writer{n: all.n, fail: fail}
+			ty.decode(one, p.local, paramType(p), fmt.Sprintf("in.At(%d)", i), strconv.Quote(p.name))
+			all.n = one.n
+			code := one.b.String()
+			if rest, ok := strings.CutPrefix(code, p.local+", _ = "); ok && strings.Count(code, "\n") == 1 {
+				all.line("%s, _ := %s", p.local, strings.TrimSuffix(rest, "\n"))
+				continue
+			}
+			all.line("var %s %s", p.local, pkg.imports.typeString(paramType(p)))
+			all.b.WriteString(code)
 		}
-		one := &writer{n: decodeW.n}
-		ty.decode(one, p.local, paramType(p), fmt.Sprintf("in.At(%d)", i))
-		decodeW.n = one.n
-		code := one.b.String()
-		if rest, ok := strings.CutPrefix(code, p.local+", _ = "); ok && strings.Count(code, "\n") == 1 {
-			decodeW.line("%s, _ := %s", p.local, strings.TrimSuffix(rest, "\n"))
-			continue
-		}
-		decodeW.line("var %s %s", p.local, pkg.imports.typeString(paramType(p)))
-		decodeW.b.WriteString(code)
+		return all.b.String()
 	}
+	decodeCode := decodeInputs(nil)
 	var args []string
 	if hasCtx {
 		args = append(args, "ctx")
@@ -535,7 +542,11 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 				}
 				accArgs = append(accArgs, s)
 			}
-			accessCode = decodeW.b.String() + fmt.Sprintf("return svc.%s(%s)\n", name, strings.Join(accArgs, ", "))
+			// An input the access method cannot be given is left to the
+			// handler, which decodes the same values, fails the same way
+			// and reports the input error without calling the method.
+			accessDecode := decodeInputs(func(string) string { return "return true, nil" })
+			accessCode = accessDecode + fmt.Sprintf("return svc.%s(%s)\n", name, strings.Join(accArgs, ", "))
 		}
 	}
 	if name := md.String("refine"); name != "" {
@@ -563,7 +574,7 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 	if errs.n > 0 {
 		return nil
 	}
-	tl := &Tool{Tool: t, Pos: errs.pos, Method: c.method.Name(), decode: decodeW.b.String(), call: callCode, access: accessCode, refine: refineCode}
+	tl := &Tool{Tool: t, Pos: errs.pos, Method: c.method.Name(), decode: decodeCode, call: callCode, access: accessCode, refine: refineCode}
 	for _, p := range params {
 		t.Inputs = append(t.Inputs, p.def)
 		if p.defExpr != "" {
@@ -579,7 +590,7 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 			tl.outputDefs = append(tl.outputDefs, o.defExpr)
 			tl.describeOnly = append(tl.describeOnly, "output "+o.def.Name)
 		} else {
-			tl.outputDefs = append(tl.outputDefs, defBody(o.def))
+			tl.outputDefs = append(tl.outputDefs, outputLiteral(o.def))
 		}
 	}
 	// The tool package checks the definitions as a registry would; what it

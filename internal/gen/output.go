@@ -182,6 +182,21 @@ func (ty *typer) output(t types.Type, sel []directive.Member, stack []string) (*
 	if obj != nil && isMarshaler(t) {
 		return nil, nil, fmt.Errorf("%s publishes its own JSON: give its output type= or definition=", obj.Name())
 	}
+	if isBytes(t) {
+		// The tool package publishes bytes as a standard base64 string.
+		d := &tool.Definition{Type: "string"}
+		if types.Identical(t, byteSlice) {
+			return d, identity, selNone(sel)
+		}
+		return d, func(src string) string { return "[]byte(" + src + ")" }, selNone(sel)
+	}
+	if isNamed(t, toolPath, "Resource") {
+		// Published by the tool package as a map of uri, mime_type, and
+		// text or blob.
+		d := tool.ResourceDefinition("", "")
+		d.Required = false
+		return d, identity, selNone(sel)
+	}
 	if name := ty.configName(t); name != "" {
 		d, pub, err := ty.shape(t, t.Underlying().(*types.Struct), stack)
 		if err != nil {
@@ -251,6 +266,8 @@ func (ty *typer) output(t types.Type, sel []directive.Member, stack []string) (*
 	}
 	return nil, nil, fmt.Errorf("type %s cannot be an output", types.TypeString(t, nil))
 }
+
+var byteSlice = types.NewSlice(types.Typ[types.Byte])
 
 func selNone(sel []directive.Member) error {
 	if sel != nil {

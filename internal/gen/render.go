@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/format"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +24,16 @@ func defBody(d *tool.Definition) string {
 	writeDefFields(&b, d)
 	b.WriteString("}")
 	return b.String()
+}
+
+// outputLiteral returns the Go expression of an output definition in a
+// slice: a call of tool.ResourceDefinition for the output it defines,
+// else the braced fields.
+func outputLiteral(d *tool.Definition) string {
+	if reflect.DeepEqual(d, tool.ResourceDefinition(d.Name, d.Description)) {
+		return fmt.Sprintf("tool.ResourceDefinition(%q, %q)", d.Name, d.Description)
+	}
+	return defBody(d)
 }
 
 func writeDefFields(b *strings.Builder, d *tool.Definition) {

@@ -222,6 +222,10 @@ func (ty *typer) inputDef(t types.Type, inMap bool) (*tool.Definition, error) {
 			return nil, fmt.Errorf("%s is a value object: value objects are outputs only", obj.Name())
 		}
 	}
+	if isBytes(t) {
+		// Bytes travel as a standard base64 string.
+		return &tool.Definition{Type: "string"}, nil
+	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
 		typ, rng, ok := scalar(u)
@@ -341,6 +345,10 @@ func (ty *typer) structInput(t types.Type, st *types.Struct) (*tool.Definition, 
 type writer struct {
 	b strings.Builder
 	n int
+	// fail returns the statement that ends the function when an input
+	// cannot be decoded, given the error expression; nil means a handler's
+	// "return nil, err".
+	fail func(err string) string
 }
 
 func (w *writer) line(format string, args ...any) {
@@ -353,10 +361,70 @@ func (w *writer) fresh(base string) string {
 	return base + strconv.Itoa(w.n)
 }
 
+func (w *writer) failWith(err string) string {
+	if w.fail == nil {
+		return "return nil, " + err
+	}
+	return w.fail(err)
+}
+
+// isBytes reports a byte slice ([]byte or a named type over it).
+func isBytes(t types.Type) bool {
+	s, ok := t.Underlying().(*types.Slice)
+	if !ok {
+		return false
+	}
+	b, ok := s.Elem().Underlying().(*types.Basic)
+	return ok && b.Kind() == types.Byte
+}
+
+// hasBytes reports whether decoding a value of t decodes a byte slice,
+// which can fail.
+func (ty *typer) hasBytes(t types.Type, seen map[types.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	if isBytes(t) {
+		return true
+	}
+	if ty.entityIDs(t) != nil || isTime(t) || isDuration(t) {
+		return false
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Pointer:
+		return ty.hasBytes(u.Elem(), seen)
+	case *types.Slice:
+		return ty.hasBytes(u.Elem(), seen)
+	case *types.Map:
+		return ty.hasBytes(u.Elem(), seen)
+	case *types.Struct:
+		fields, _ := structFields(u)
+		for _, f := range fields {
+			if ty.hasBytes(f.v.Type(), seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// joinPath returns the Go expression of the path of a value inside the
+// value at path (a Go string expression): a literal when path is one.
+func joinPath(path, suffix string) string {
+	if s, err := strconv.Unquote(path); err == nil {
+		return strconv.Quote(s + suffix)
+	}
+	return path + " + " + strconv.Quote(suffix)
+}
+
 // decode writes statements that set dst (a declared variable of type t)
 // from src, a simple expression of a tool value of t's definition. An
-// absent value (nil) leaves dst as it is.
-func (ty *typer) decode(w *writer, dst string, t types.Type, src string) {
+// absent value (nil) leaves dst as it is. path is a Go string expression
+// naming the value for the input error of a value that cannot be decoded
+// (a byte slice that is not base64); it is evaluated only then, or when
+// passed to a generated decoder that can fail.
+func (ty *typer) decode(w *writer, dst string, t types.Type, src, path string) {
 	im := ty.pkg.imports
 	ts := im.typeString(t)
 	if p, ok := t.(*types.Pointer); ok {
@@ -373,7 +441,7 @@ func (ty *typer) decode(w *writer, dst string, t types.Type, src string) {
 		x := w.fresh("x")
 		w.line("if %s != nil {", src)
 		w.line("var %s %s", x, im.typeString(p.Elem()))
-		ty.decode(w, x, p.Elem(), src)
+		ty.decode(w, x, p.Elem(), src, path)
 		w.line("%s = &%s", dst, x)
 		w.line("}")
 		return
@@ -399,6 +467,23 @@ func (ty *typer) decode(w *writer, dst string, t types.Type, src string) {
 		w.line("%s, _ = %s.(time.Duration)", dst, src)
 		im.add("time", "time")
 		return
+	case isBytes(t):
+		// Bytes travel as standard base64, as the tool package publishes
+		// them.
+		sv, b := w.fresh("s"), w.fresh("b")
+		w.line("if %s, ok := %s.(string); ok {", sv, src)
+		w.line("%s, err := base64.StdEncoding.DecodeString(%s)", b, sv)
+		w.line("if err != nil {")
+		w.line("%s", w.failWith("notBase64("+path+")"))
+		w.line("}")
+		w.line("%s = %s", dst, b)
+		w.line("}")
+		im.add("encoding/base64", "base64")
+		ty.pkg.helpers["notBase64"] = &helper{name: "notBase64", code: notBase64Code}
+		if strings.Contains(path, "fmt.") {
+			im.add("fmt", "fmt")
+		}
+		return
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
@@ -416,7 +501,7 @@ func (ty *typer) decode(w *writer, dst string, t types.Type, src string) {
 		w.line("if %s, ok := %s.([]any); ok {", l, src)
 		w.line("%s = make(%s, len(%s))", dst, ts, l)
 		w.line("for %s, %s := range %s {", i, item, l)
-		ty.decode(w, dst+"["+i+"]", u.Elem(), item)
+		ty.decode(w, dst+"["+i+"]", u.Elem(), item, fmt.Sprintf("fmt.Sprintf(\"%%s[%%d]\", %s, %s)", path, i))
 		w.line("}")
 		w.line("}")
 	case *types.Map:
@@ -431,21 +516,37 @@ func (ty *typer) decode(w *writer, dst string, t types.Type, src string) {
 		w.line("%s = make(%s, len(%s))", dst, ts, m)
 		w.line("for %s, %s := range %s {", k, item, m)
 		w.line("var %s %s", x, im.typeString(u.Elem()))
-		ty.decode(w, x, u.Elem(), item)
+		ty.decode(w, x, u.Elem(), item, joinPath(path, ".")+" + "+k)
 		w.line("%s[%s(%s)] = %s", dst, im.typeString(u.Key()), k, x)
 		w.line("}")
 		w.line("}")
 	case *types.Struct:
 		if obj := namedObj(t); obj != nil {
-			name := ty.decodeHelper(t, u)
-			w.line("%s = %s(%s)", dst, name, src)
+			name, fallible := ty.decodeHelper(t, u)
+			if !fallible {
+				w.line("%s = %s(%s)", dst, name, src)
+				return
+			}
+			x := w.fresh("x")
+			w.line("%s, err := %s(%s, %s)", x, name, src, path)
+			w.line("if err != nil {")
+			w.line("%s", w.failWith("err"))
+			w.line("}")
+			w.line("%s = %s", dst, x)
 			return
 		}
-		ty.decodeStruct(w, dst, u, src)
+		ty.decodeStruct(w, dst, u, src, path)
 	default:
 		w.line("%s, _ = %s.(%s)", dst, src, ts)
 	}
 }
+
+const notBase64Code = `// notBase64 returns the input error of a value at path that is not
+// base64.
+func notBase64(path string) error {
+	return &tool.InputError{Input: path, Message: "must be base64 (standard alphabet, padded)"}
+}
+`
 
 // wireGoType returns the Go type tool.Values holds for a basic kind.
 func wireGoType(b *types.Basic) string {
@@ -462,36 +563,46 @@ func wireGoType(b *types.Basic) string {
 	return b.Name()
 }
 
-func (ty *typer) decodeStruct(w *writer, dst string, st *types.Struct, src string) {
+func (ty *typer) decodeStruct(w *writer, dst string, st *types.Struct, src, path string) {
 	fields, _ := structFields(st)
 	m := w.fresh("m")
 	w.line("if %s, ok := %s.(map[string]any); ok {", m, src)
 	for _, f := range fields {
-		ty.decode(w, dst+"."+f.v.Name(), f.v.Type(), fmt.Sprintf("%s[%q]", m, f.name))
+		ty.decode(w, dst+"."+f.v.Name(), f.v.Type(), fmt.Sprintf("%s[%q]", m, f.name), joinPath(path, "."+f.name))
 	}
 	w.line("}")
 }
 
 // decodeHelper returns the name of a generated function that decodes a
-// named struct type from a map value.
-func (ty *typer) decodeHelper(t types.Type, st *types.Struct) string {
+// named struct type from a map value. When decoding can fail (the struct
+// holds bytes), the function takes the value's path and returns an error
+// too.
+func (ty *typer) decodeHelper(t types.Type, st *types.Struct) (name string, fallible bool) {
 	key := "decode " + types.TypeString(t, nil)
+	fallible = ty.hasBytes(t, map[types.Type]bool{})
 	if name, ok := ty.pkg.helperBy[key]; ok {
-		return name
+		return name, fallible
 	}
-	name := ty.pkg.helperName("decode" + slug(t, ty.pkg))
+	name = ty.pkg.helperName("decode" + slug(t, ty.pkg))
 	ty.pkg.helperBy[key] = name
 	h := &helper{name: name}
 	ty.pkg.helpers[name] = h
 	w := &writer{}
 	ts := ty.pkg.imports.typeString(t)
 	w.line("// %s returns the %s a map input holds.", name, ts)
-	w.line("func %s(v any) (x %s) {", name, ts)
-	ty.decodeStruct(w, "x", st, "v")
-	w.line("return x")
+	if !fallible {
+		w.line("func %s(v any) (x %s) {", name, ts)
+		ty.decodeStruct(w, "x", st, "v", `""`)
+		w.line("return x")
+	} else {
+		w.fail = func(err string) string { return "return x, " + err }
+		w.line("func %s(v any, path string) (x %s, err error) {", name, ts)
+		ty.decodeStruct(w, "x", st, "v", "path")
+		w.line("return x, nil")
+	}
 	w.line("}")
 	h.code = w.b.String()
-	return name
+	return name, fallible
 }
 
 // slug names a type inside generated function names: Image, AlbumImage
