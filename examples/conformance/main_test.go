@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -106,6 +107,36 @@ func TestTools(t *testing.T) {
 			t.Errorf("%s: %s\nwant isError %v, content %q, text with %q", tc.tool, b, tc.isError, tc.content, tc.text)
 		}
 	}
+	// The bytes the methods return arrive as they were, and the resource
+	// as the method built it.
+	for _, tc := range []struct {
+		tool string
+		want []byte
+	}{{"test_image_content", png}, {"test_audio_content", wav}, {"test_multiple_content_types", png}} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.tool, err)
+		}
+		var data []byte
+		switch c := res.Content[1].(type) {
+		case *mcp.ImageContent:
+			data = c.Data
+		case *mcp.AudioContent:
+			data = c.Data
+		}
+		if !bytes.Equal(data, tc.want) {
+			t.Errorf("%s: content bytes %x, want %x", tc.tool, data, tc.want)
+		}
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_embedded_resource"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if er, ok := res.Content[1].(*mcp.EmbeddedResource); !ok || er.Resource.URI != "test://embedded-resource" || er.Resource.MIMEType != "text/plain" || er.Resource.Text != "This is an embedded resource content." {
+		b, _ := json.Marshal(res)
+		t.Errorf("test_embedded_resource: %s", b)
+	}
+
 	var gotLogs []string
 	var gotProgress []float64
 	for range 3 {

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"time"
@@ -17,17 +18,21 @@ import (
 // under the IDs the suite calls.
 type Service struct{}
 
-// The suite's minimal test files, base64-encoded.
-const (
-	// pngBase64 is a 1x1 red PNG image.
-	pngBase64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
-	// wavBase64 is a WAV file of silence.
-	wavBase64 = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
+// The suite's minimal test files.
+var (
+	// png is a 1x1 red PNG image.
+	png = mustDecode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
+	// wav is a WAV file of silence.
+	wav = mustDecode("UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=")
 )
 
-// resourceOutput defines an output that holds a [tool.Resource].
-func resourceOutput() *tool.Definition {
-	return tool.ResourceDefinition("resource", "A resource, by URI and content.")
+// mustDecode returns the bytes of a standard base64 constant.
+func mustDecode(s string) []byte {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 // SimpleText returns a fixed sentence.
@@ -41,52 +46,52 @@ func (s *Service) SimpleText(ctx context.Context) (string, error) {
 
 // ImageContent returns a one-pixel PNG image.
 //
-// Returns the image, base64-encoded.
+// Returns the image.
 //
 //tool:method id=test_image_content op=read permission="run conformance tests"
 //tool:output media=image/png
-func (s *Service) ImageContent(ctx context.Context) (string, error) {
-	return pngBase64, nil
+func (s *Service) ImageContent(ctx context.Context) ([]byte, error) {
+	return png, nil
 }
 
 // AudioContent returns a short WAV recording of silence.
 //
-// Returns the recording, base64-encoded.
+// Returns the recording.
 //
 //tool:method id=test_audio_content op=read permission="run conformance tests"
 //tool:output media=audio/wav
-func (s *Service) AudioContent(ctx context.Context) (string, error) {
-	return wavBase64, nil
+func (s *Service) AudioContent(ctx context.Context) ([]byte, error) {
+	return wav, nil
 }
 
 // EmbeddedResource returns a text resource by URI and content.
 //
+// Returns a resource, by URI and content.
+//
 //tool:method id=test_embedded_resource op=read permission="run conformance tests"
-//tool:output resource definition=resourceOutput
-func (s *Service) EmbeddedResource(ctx context.Context) (*tool.Result, error) {
-	return tool.Succeeded("", map[string]any{"resource": tool.Resource{
+//tool:output resource
+func (s *Service) EmbeddedResource(ctx context.Context) (tool.Resource, error) {
+	return tool.Resource{
 		URI:       "test://embedded-resource",
 		MediaType: "text/plain",
 		Text:      "This is an embedded resource content.",
-	}}), nil
+	}, nil
 }
 
 // MultipleContentTypes returns a text, an image and a resource at once.
 //
+//   - text: A sentence.
+//   - image: A one-pixel PNG image.
+//   - resource: A resource, by URI and content.
+//
 //tool:method id=test_multiple_content_types op=read permission="run conformance tests"
-//tool:output text "A sentence." type=string
-//tool:output image "A one-pixel PNG image, base64-encoded." type=string media=image/png
-//tool:output resource definition=resourceOutput
-func (s *Service) MultipleContentTypes(ctx context.Context) (*tool.Result, error) {
-	return tool.Succeeded("", map[string]any{
-		"text":  "Multiple content types test:",
-		"image": pngBase64,
-		"resource": tool.Resource{
-			URI:       "test://mixed-content-resource",
-			MediaType: "application/json",
-			Text:      `{"test":"data","value":123}`,
-		},
-	}), nil
+//tool:output image media=image/png
+func (s *Service) MultipleContentTypes(ctx context.Context) (text string, image []byte, resource tool.Resource, err error) {
+	return "Multiple content types test:", png, tool.Resource{
+		URI:       "test://mixed-content-resource",
+		MediaType: "application/json",
+		Text:      `{"test":"data","value":123}`,
+	}, nil
 }
 
 // pause waits for d or until ctx is done.

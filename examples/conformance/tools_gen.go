@@ -84,7 +84,7 @@ func testImageContentTool(svc *Service) *tool.Tool {
 			{
 				Name:        "result",
 				Type:        "string",
-				Description: "The image, base64-encoded.",
+				Description: "The image.",
 				Required:    true,
 				Constraints: tool.Constraints{Media: "image/png"},
 			},
@@ -118,7 +118,7 @@ func testAudioContentTool(svc *Service) *tool.Tool {
 			{
 				Name:        "result",
 				Type:        "string",
-				Description: "The recording, base64-encoded.",
+				Description: "The recording.",
 				Required:    true,
 				Constraints: tool.Constraints{Media: "audio/wav"},
 			},
@@ -149,18 +149,20 @@ func testEmbeddedResourceTool(svc *Service) *tool.Tool {
 		Destructive: false,
 		Permission:  "run conformance tests",
 		Outputs: []*tool.Definition{
-			withName(resourceOutput(), "resource"),
+			tool.ResourceDefinition("resource", "A resource, by URI and content."),
 		},
 	}
 	if svc == nil {
 		return t
 	}
 	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
-		resOut, err := svc.EmbeddedResource(ctx)
+		result, err := svc.EmbeddedResource(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return resOut, nil
+		return tool.Succeeded("", map[string]any{
+			"resource": result,
+		}), nil
 	}
 	return t
 }
@@ -184,22 +186,26 @@ func testMultipleContentTypesTool(svc *Service) *tool.Tool {
 			{
 				Name:        "image",
 				Type:        "string",
-				Description: "A one-pixel PNG image, base64-encoded.",
+				Description: "A one-pixel PNG image.",
 				Required:    true,
 				Constraints: tool.Constraints{Media: "image/png"},
 			},
-			withName(resourceOutput(), "resource"),
+			tool.ResourceDefinition("resource", "A resource, by URI and content."),
 		},
 	}
 	if svc == nil {
 		return t
 	}
 	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
-		resOut, err := svc.MultipleContentTypes(ctx)
+		text, image, resource, err := svc.MultipleContentTypes(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return resOut, nil
+		return tool.Succeeded("", map[string]any{
+			"text":     text,
+			"image":    image,
+			"resource": resource,
+		}), nil
 	}
 	return t
 }
@@ -488,11 +494,4 @@ func decodeAddress(v any) (x Address) {
 		x.City, _ = m1["city"].(string)
 	}
 	return x
-}
-
-// withName returns a copy of a definition a function gave, named name.
-func withName(d *tool.Definition, name string) *tool.Definition {
-	c := *d
-	c.Name = name
-	return &c
 }
