@@ -83,6 +83,10 @@ type Received struct {
 // Scheduler schedules albums.
 type Scheduler struct {
 	Got []Received
+	// Images records the bytes Thumbnail and Attach received.
+	Images [][]byte
+	// AccessChecked records the bytes CanAttach received.
+	AccessChecked [][]byte
 }
 
 // Schedule schedules an album's release.
@@ -130,6 +134,33 @@ func (s *Scheduler) Cover(ctx context.Context, album *Album) (Cover, error) {
 	return Cover{Album: album, Images: []Image{{title: "front", url: "https://example.com/front.jpg"}}}, nil
 }
 
+// Thumbnail makes a thumbnail of an image.
+//
+//   - image: The image.
+//   - frames: Further frames of it.
+//
+// Returns the thumbnail.
+//
+//tool:method id=e2e.thumbnail op=transform permission="access content"
+//tool:input image media=image/png
+//tool:output media=image/png
+func (s *Scheduler) Thumbnail(ctx context.Context, image []byte, frames [][]byte) ([]byte, error) {
+	s.Images = append(s.Images, image)
+	s.Images = append(s.Images, frames...)
+	return append([]byte("thumb:"), image...), nil
+}
+
+// Notes returns an album's liner notes.
+//
+// Returns the notes.
+//
+//tool:method id=e2e.notes op=read
+//tool:entity album op=view
+//tool:output notes
+func (s *Scheduler) Notes(ctx context.Context, album *Album) (tool.Resource, error) {
+	return tool.Resource{URI: "album://" + album.ID + "/notes", MediaType: "text/plain", Text: "Recorded live."}, nil
+}
+
 // Stats counts an album's tracks.
 //
 //   - title: The album's title.
@@ -165,6 +196,21 @@ func (s *Scheduler) Rename(ctx context.Context, title string) error {
 		return errors.New("database is down at 10.0.0.7")
 	}
 	return nil
+}
+
+// Attach attaches a file to an album, if the account may attach it.
+//
+//tool:method id=e2e.attach access=CanAttach
+func (s *Scheduler) Attach(ctx context.Context, file []byte) error {
+	s.Images = append(s.Images, file)
+	return nil
+}
+
+// CanAttach reports whether the account may attach file: only files of
+// at most 4 bytes, and only with the "attach" permission.
+func (s *Scheduler) CanAttach(ctx context.Context, file []byte) (bool, error) {
+	s.AccessChecked = append(s.AccessChecked, file)
+	return len(file) <= 4 && tool.AccountFrom(ctx).HasPermission("attach"), nil
 }
 
 // CanRename reports whether the account may rename to title.

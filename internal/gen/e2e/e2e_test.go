@@ -265,7 +265,31 @@ func TestNilServiceIsLeftOut(t *testing.T) {
 		t.Error("the other services' tools were not added")
 	}
 	var te interface{ Unwrap() []error }
-	if !errors.As(err, &te) || len(te.Unwrap()) != 6 {
+	if !errors.As(err, &te) || len(te.Unwrap()) != 9 {
 		t.Errorf("error = %v, want one reason per left-out tool", err)
+	}
+}
+
+func TestAccessMethodWithBytes(t *testing.T) {
+	s := &Scheduler{}
+	r := newRegistry(t, s, &Site{}, &Lister{})
+	if res := run(t, r, as("attach"), "e2e.attach", `{"file":"AQID"}`); !res.Success {
+		t.Errorf("a small file: %+v", res)
+	}
+	if res := run(t, r, as("attach"), "e2e.attach", `{"file":"AQIDBAU="}`); res.Success || res.Failure != tool.FailureAccess {
+		t.Errorf("a large file: %+v", res)
+	}
+	if diff := cmp.Diff([][]byte{{1, 2, 3}, {1, 2, 3, 4, 5}}, s.AccessChecked); diff != "" {
+		t.Errorf("bytes the access method received (-want +got):\n%s", diff)
+	}
+	// Bytes that are not base64 reach neither the access method nor the
+	// method: the run is an input failure naming the input.
+	res := run(t, r, as("attach"), "e2e.attach", `{"file":"%%%"}`)
+	want := []tool.Violation{{Path: "file", Message: "must be base64 (standard alphabet, padded)"}}
+	if res.Failure != tool.FailureInput || !cmp.Equal(want, res.Violations) {
+		t.Errorf("not base64: %+v", res)
+	}
+	if len(s.AccessChecked) != 2 || len(s.Images) != 1 {
+		t.Errorf("access method ran %d times, method %d times; want 2 and 1", len(s.AccessChecked), len(s.Images))
 	}
 }

@@ -6,6 +6,8 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
+	"fmt"
 	"time"
 
 	"github.com/toolapi/toolapi/tool"
@@ -20,7 +22,7 @@ func ListerTools(svc *Lister) []*tool.Tool {
 	}
 }
 
-// SchedulerTools returns the tools of Scheduler's methods: e2e.schedule, e2e.search, e2e.cover, e2e.stats, e2e.export, e2e.rename.
+// SchedulerTools returns the tools of Scheduler's methods: e2e.schedule, e2e.search, e2e.cover, e2e.thumbnail, e2e.notes, e2e.stats, e2e.export, e2e.rename, e2e.attach.
 // A nil svc gives the tools without handlers, which [tool.Registry.Add]
 // leaves out and logs.
 func SchedulerTools(svc *Scheduler) []*tool.Tool {
@@ -28,9 +30,12 @@ func SchedulerTools(svc *Scheduler) []*tool.Tool {
 		e2eScheduleTool(svc),
 		e2eSearchTool(svc),
 		e2eCoverTool(svc),
+		e2eThumbnailTool(svc),
+		e2eNotesTool(svc),
 		e2eStatsTool(svc),
 		e2eExportTool(svc),
 		e2eRenameTool(svc),
+		e2eAttachTool(svc),
 	}
 }
 
@@ -380,6 +385,121 @@ func e2eCoverTool(svc *Scheduler) *tool.Tool {
 	return t
 }
 
+// e2eThumbnailTool returns e2e.thumbnail, the tool of Scheduler.Thumbnail.
+func e2eThumbnailTool(svc *Scheduler) *tool.Tool {
+	t := &tool.Tool{
+		ID:          "e2e.thumbnail",
+		Label:       "Thumbnail",
+		Description: "Makes a thumbnail of an image.",
+		Operation:   tool.OpTransform,
+		Destructive: false,
+		Permission:  "access content",
+		Inputs: []*tool.Definition{
+			{
+				Name:        "image",
+				Type:        "string",
+				Description: "The image.",
+				Required:    true,
+				Constraints: tool.Constraints{Media: "image/png"},
+			},
+			{
+				Name:        "frames",
+				Type:        "list",
+				Description: "Further frames of it.",
+				Required:    true,
+				Items: &tool.Definition{
+					Type: "string",
+				},
+			},
+		},
+		Outputs: []*tool.Definition{
+			{
+				Name:        "result",
+				Type:        "string",
+				Description: "The thumbnail.",
+				Required:    true,
+				Constraints: tool.Constraints{Media: "image/png"},
+			},
+		},
+	}
+	if svc == nil {
+		return t
+	}
+	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		var image []byte
+		if s1, ok := in.At(0).(string); ok {
+			b2, err := base64.StdEncoding.DecodeString(s1)
+			if err != nil {
+				return nil, notBase64("image")
+			}
+			image = b2
+		}
+		var frames [][]byte
+		if list3, ok := in.At(1).([]any); ok {
+			frames = make([][]byte, len(list3))
+			for i4, item5 := range list3 {
+				if s6, ok := item5.(string); ok {
+					b7, err := base64.StdEncoding.DecodeString(s6)
+					if err != nil {
+						return nil, notBase64(fmt.Sprintf("%s[%d]", "frames", i4))
+					}
+					frames[i4] = b7
+				}
+			}
+		}
+		result, err := svc.Thumbnail(ctx, image, frames)
+		if err != nil {
+			return nil, err
+		}
+		return tool.Succeeded("", map[string]any{
+			"result": result,
+		}), nil
+	}
+	return t
+}
+
+// e2eNotesTool returns e2e.notes, the tool of Scheduler.Notes.
+func e2eNotesTool(svc *Scheduler) *tool.Tool {
+	t := &tool.Tool{
+		ID:          "e2e.notes",
+		Label:       "Notes",
+		Description: "Returns an album's liner notes.",
+		Operation:   tool.OpRead,
+		Destructive: false,
+		Inputs: []*tool.Definition{
+			{
+				Name:     "album",
+				Type:     "entity:album",
+				Required: true,
+				EntityOp: "view",
+			},
+		},
+		Outputs: []*tool.Definition{
+			tool.ResourceDefinition("notes", "The notes."),
+		},
+	}
+	if svc == nil {
+		return t
+	}
+	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		var album *Album
+		switch e := in.At(0).(type) {
+		case *Album:
+			album = e
+		case Album:
+			album = &e
+		}
+		result, err := svc.Notes(ctx, album)
+		if err != nil {
+			return nil, err
+		}
+		return tool.Succeeded("", map[string]any{
+			"notes": result,
+		}), nil
+	}
+	return t
+}
+
 // e2eStatsTool returns e2e.stats, the tool of Scheduler.Stats.
 func e2eStatsTool(svc *Scheduler) *tool.Tool {
 	t := &tool.Tool{
@@ -513,6 +633,53 @@ func e2eRenameTool(svc *Scheduler) *tool.Tool {
 	return t
 }
 
+// e2eAttachTool returns e2e.attach, the tool of Scheduler.Attach.
+func e2eAttachTool(svc *Scheduler) *tool.Tool {
+	t := &tool.Tool{
+		ID:          "e2e.attach",
+		Label:       "Attach",
+		Description: "Attaches a file to an album, if the account may attach it.",
+		Operation:   tool.OpWrite,
+		Destructive: true,
+		Inputs: []*tool.Definition{
+			{
+				Name:     "file",
+				Type:     "string",
+				Required: true,
+			},
+		},
+	}
+	if svc == nil {
+		return t
+	}
+	t.Access = func(ctx context.Context, in *tool.Values) (bool, error) {
+		var file []byte
+		if s1, ok := in.At(0).(string); ok {
+			b2, err := base64.StdEncoding.DecodeString(s1)
+			if err != nil {
+				return true, nil
+			}
+			file = b2
+		}
+		return svc.CanAttach(ctx, file)
+	}
+	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		var file []byte
+		if s1, ok := in.At(0).(string); ok {
+			b2, err := base64.StdEncoding.DecodeString(s1)
+			if err != nil {
+				return nil, notBase64("file")
+			}
+			file = b2
+		}
+		if err := svc.Attach(ctx, file); err != nil {
+			return nil, err
+		}
+		return tool.Succeeded("", nil), nil
+	}
+	return t
+}
+
 // e2eSiteInfoTool returns e2e.site_info, the tool of Site.Info.
 func e2eSiteInfoTool(svc *Site) *tool.Tool {
 	t := &tool.Tool{
@@ -613,6 +780,12 @@ func decodeSettings(v any) (x Settings) {
 		}
 	}
 	return x
+}
+
+// notBase64 returns the input error of a value at path that is not
+// base64.
+func notBase64(path string) error {
+	return &tool.InputError{Input: path, Message: "must be base64 (standard alphabet, padded)"}
 }
 
 // publishAlbumPtr publishes a *Album: nil as null.
