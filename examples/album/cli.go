@@ -19,9 +19,10 @@ const usage = `Usage:
   album [--db DB] [--exports DIR] COMMAND [ARGS]
 
 Commands:
-  serve [--addr 127.0.0.1:8080] [--print-tokens]
+  serve [--addr 127.0.0.1:8080] [--print-tokens] [--stateless]
         serve the site: MCP at /mcp, the tool explorer at /
-  tool list|search|info|run ...
+        (--stateless: MCP without sessions, for several processes on one database)
+  tool list|search|info|run|export ...
         list, describe and run the tools (album tool help)
   mcp [--user NAME]
         serve MCP over standard input and output for one user
@@ -37,13 +38,17 @@ SQLite file, or in the cache folder for PostgreSQL).
 
 // globals are the flags every command takes.
 type globals struct {
-	db      string
-	exports string
+	db        string
+	exports   string
+	stateless bool // serve only
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.db, "db", g.db, "SQLite file or postgres:// URL")
 	fs.StringVar(&g.exports, "exports", g.exports, "folder for translation exports")
+	if fs.Name() == "album serve" {
+		fs.BoolVar(&g.stateless, "stateless", g.stateless, "serve MCP without sessions, so that several serve processes on one database can sit behind a load balancer")
+	}
 }
 
 // defaultDB returns the database used without --db: $ALBUM_DB, else
@@ -147,6 +152,9 @@ func open(ctx context.Context, g *globals, stderr io.Writer) (*App, error) {
 	if err != nil {
 		store.Close()
 		return nil, err
+	}
+	if g.stateless {
+		app.serveMCPStateless()
 	}
 	return app, nil
 }
