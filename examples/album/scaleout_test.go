@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -64,13 +66,17 @@ func startServe(t *testing.T, dsn string, args ...string) string {
 }
 
 // connectStateless connects an MCP client to endpoint as the bearer of
-// token. A stateless server has no stream of its own to offer, so the
-// client opens none.
+// token, or anonymously when it is empty. A stateless server has no
+// stream of its own to offer, so the client opens none.
 func connectStateless(t *testing.T, endpoint, token string) *mcp.ClientSession {
 	t.Helper()
+	hc := &http.Client{}
+	if token != "" {
+		hc.Transport = bearer{token}
+	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "album-scale-out", Version: "1"}, nil)
 	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{
-		Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1, DisableStandaloneSSE: true,
+		Endpoint: endpoint, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true,
 	}, nil)
 	if err != nil {
 		t.Fatalf("connecting to %s: %v", endpoint, err)
@@ -112,6 +118,96 @@ func trackCount(t *testing.T, cs *mcp.ClientSession, album string) int {
 	return int(n)
 }
 
+// TestServeStateless runs `album serve --stateless --print-tokens` on
+// SQLite: no session is handed out, and tokens and anonymous access work
+// as they do with sessions.
+func TestServeStateless(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out, w := io.Pipe()
+	var stderr lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--db", filepath.Join(t.TempDir(), "album.db"), "--addr", "127.0.0.1:0", "--stateless", "--print-tokens"},
+			nil, w, &stderr)
+		w.Close()
+	}()
+	tokens := map[string]string{}
+	var base string
+	lines := bufio.NewScanner(out)
+	for base == "" && lines.Scan() {
+		if f := strings.Fields(lines.Text()); len(f) == 2 && strings.HasPrefix(f[1], "alb_") {
+			tokens[f[0]] = f[1]
+		}
+		if rest, ok := strings.CutPrefix(lines.Text(), "Serving the album demo on "); ok {
+			base, _, _ = strings.Cut(rest, " ")
+		}
+	}
+	if base == "" {
+		t.Fatalf("serve printed no address; stderr:\n%s", stderr.String())
+	}
+	go io.Copy(io.Discard, out)
+
+	if id := initializeSessionID(t, base, ""); id != "" {
+		t.Errorf("initialize handed out the session %q", id)
+	}
+	for _, c := range []struct {
+		token string
+		tools []string
+	}{
+		{"", []string{"album.list", "album.search", "album.summarize", "site.info"}},
+		{tokens["editor"], []string{"album.add_track", "album.list", "album.publish", "album.search", "album.summarize", "site.info", "translation.export"}},
+	} {
+		cs := connectStateless(t, base+"/mcp", c.token)
+		if got := toolNames(t, cs); !slices.Equal(got, c.tools) {
+			t.Errorf("tools = %v, want %v", got, c.tools)
+		}
+		cs.Close()
+	}
+	req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(initializeRequest))
+	req.Header.Set("Authorization", "Bearer alb_not-a-token")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a wrong token: %d, want 401", resp.StatusCode)
+	}
+
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("serve exited %d; stderr:\n%s", code, stderr.String())
+	}
+}
+
+const initializeRequest = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}`
+
+// initializeSessionID sends an initialize request to base's /mcp with
+// token (none when empty) and returns the session ID the answer carries,
+// failing the test unless it is 200 OK.
+func initializeSessionID(t *testing.T, base, token string) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(initializeRequest))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s: initialize = %d %s", base, resp.StatusCode, body)
+	}
+	return resp.Header.Get("Mcp-Session-Id")
+}
+
 // TestStatelessScaleOut runs two `album serve --stateless` processes on
 // one PostgreSQL database, on loopback, and alternates tools/call between
 // them: every write made through one is read back through the other, first
@@ -122,21 +218,11 @@ func TestStatelessScaleOut(t *testing.T) {
 	servers := []string{startServe(t, dsn, "--stateless"), startServe(t, dsn, "--stateless")}
 
 	// Stateless: no session ID is handed out, and there is no stream to GET.
-	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}`
 	for _, base := range servers {
-		req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(init))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		if id := initializeSessionID(t, base, ""); id != "" {
+			t.Errorf("%s: initialize handed out the session %q", base, id)
 		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") != "" {
-			t.Errorf("%s: initialize = %d, Mcp-Session-Id %q, want 200 and none; %s", base, resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), body)
-		}
-		resp, err = http.Get(base + "/mcp")
+		resp, err := http.Get(base + "/mcp")
 		if err != nil {
 			t.Fatal(err)
 		}
