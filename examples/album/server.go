@@ -5,13 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"html/template"
 	"io"
 	"net"
 	"net/http"
 	"sync"
 	"time"
 
+	"github.com/toolapi/toolapi/explorer"
 	"github.com/toolapi/toolapi/mcpserver"
 	"github.com/toolapi/toolapi/tool"
 )
@@ -41,7 +41,7 @@ func (a *App) MCP() *mcpserver.Server {
 }
 
 // newMux returns the site's HTTP handler: MCP over streamable HTTP at
-// /mcp, a health check at /healthz and the front page at /.
+// /mcp, a health check at /healthz and the tool explorer at /.
 func newMux(app *App) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", app.MCP().Handler())
@@ -53,21 +53,40 @@ func newMux(app *App) http.Handler {
 		}
 		io.WriteString(w, "ok\n")
 	})
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		frontPage.Execute(w, app.Registry.List(nil))
-	})
+	mux.Handle("/", app.Explorer())
 	return mux
 }
 
-var frontPage = template.Must(template.New("front").Parse(`<!doctype html>
-<html lang="en"><meta charset="utf-8"><title>Album demo</title>
-<h1>Album demo</h1>
-<p>MCP clients connect to <code>/mcp</code> (streamable HTTP), with <code>Authorization: Bearer TOKEN</code>
-for a user other than anonymous. The tools:</p>
-<ul>{{range .}}<li><code>{{.ID}}</code>: {{.Description}}</li>{{end}}</ul>
-</html>
-`))
+// Explorer returns the tool explorer of the application. People sign in
+// with a user's name and API token (see the tokens command); visitors who
+// have not signed in browse as the seeded user anonymous, and may start a
+// session as that user. Presets are stored in the database.
+func (a *App) Explorer() *explorer.Explorer {
+	return explorer.New(a.Registry, &explorer.Options{
+		Title:   "Album demo",
+		AppName: "album",
+		Logger:  a.Logger,
+		Authenticate: func(ctx context.Context, name, token string) (tool.Account, error) {
+			u, err := a.Store.UserByToken(ctx, token)
+			if err != nil {
+				return nil, err
+			}
+			if u.Name != name {
+				return nil, errNoUser
+			}
+			return u, nil
+		},
+		PasswordLabel: "API token",
+		SignInNote: "Sign in with a user's name and API token: \"album tokens NAME\" (or \"album serve --print-tokens\") " +
+			"issues one. The seeded users are editor, admin and mallory (blocked).",
+		Anonymous: a.Anonymous,
+		Account: func(ctx context.Context, name string) (tool.Account, error) {
+			return a.Store.User(ctx, name)
+		},
+		Presets:      PresetStore{store: a.Store},
+		SanitizeHTML: explorer.InlineHTML,
+	})
+}
 
 // serveOptions let tests watch a server's life.
 type serveOptions struct {

@@ -213,6 +213,15 @@ var schema = []string{
 		name TEXT PRIMARY KEY,
 		value TEXT NOT NULL
 	)`,
+	// The tool explorer's presets (presets.go).
+	`CREATE TABLE IF NOT EXISTS explorer_presets (
+		owner TEXT NOT NULL,
+		tool TEXT NOT NULL,
+		name TEXT NOT NULL,
+		input_values TEXT NOT NULL,
+		updated BIGINT NOT NULL,
+		PRIMARY KEY (owner, tool, name)
+	)`,
 }
 
 // migrate creates whatever part of the schema is missing. On PostgreSQL

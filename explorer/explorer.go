@@ -1,0 +1,238 @@
+// Package explorer is the Tool Explorer: a web page where people find the
+// tools of a [tool.Registry], read what each does and takes, run it with a
+// form and see what came back.
+//
+//	reg := tool.NewRegistry(nil)
+//	// ... reg.Add(tools...) ...
+//	http.Handle("/", explorer.New(reg, &explorer.Options{
+//		Authenticate: func(ctx context.Context, name, password string) (tool.Account, error) {
+//			return users.SignIn(ctx, name, password)
+//		},
+//		Presets: presetStore,
+//	}))
+//
+// The pages are rendered on the server with html/template from templates
+// and a style sheet embedded in the package; they work without JavaScript,
+// and a small embedded script only makes them quicker to use.
+//
+// # Pages
+//
+// The list shows every tool the account may see (its label, ID, operation,
+// destructive mark and the first line of its description), searched by
+// words and filtered by operation through [tool.Registry.List]. Each tool
+// has a page with its description, its inputs and outputs as tables (type,
+// required, default, constraints, examples, media type), the access it
+// requires, how to call it from the CLI, MCP and function calling, its
+// input and output JSON Schemas and the suggested schema of its presets;
+// and a form that runs it.
+//
+// # Forms
+//
+// The form is built from the tool's input definitions by an [Adapter] per
+// data type: text, text areas, numbers, checkboxes, email and URL fields,
+// date and time fields, selects for choices, repeatable rows for lists,
+// fieldsets for maps, JSON for free-form values and entity pickers that
+// search entities by label. Applications add or replace adapters with
+// [Options.Adapters]. What a person types is sent as [tool.Text] through
+// [tool.Registry.Run], the one run path every caller shares, which coerces
+// and validates it: violations come back next to the fields they concern,
+// with what was typed kept, and a success shows the message and the
+// outputs (entities as links, text/html as escaped source unless
+// sanitised, images as images, lists as tables, maps as definition lists,
+// and the raw JSON).
+//
+// # Security
+//
+// Running a tool or saving a preset needs a session, started by signing in
+// (see [Options.Authenticate]) and kept in an HttpOnly, SameSite=Lax
+// cookie, and the session's CSRF token, which every form carries; a POST
+// without a valid token is refused with 403. Cross-origin POSTs are
+// refused as well. Destructive tools and tools marked Confirm run only
+// once the person ticks a box saying they understand. Every page is sent
+// with a Content-Security-Policy that allows no inline script, nosniff and
+// frame-ancestors 'none'.
+package explorer
+
+import (
+	"context"
+	"crypto/rand"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/toolapi/toolapi/tool"
+)
+
+// Options configure the explorer; see each field for its zero value. With
+// none set, visitors browse as [tool.Anonymous] and nobody can sign in.
+type Options struct {
+	// Title names the site in page headings. Empty means "Tool Explorer".
+	Title string
+	// AppName is the command that runs tools on the command line, as the
+	// tool pages print it ("album" gives "album tool run ID ..."). Empty
+	// means "APP".
+	AppName string
+	// Prefix is the URL path the handler is served under, starting and
+	// ending with "/"; serve it with [http.StripPrefix] of the prefix
+	// without its final slash. Empty means "/".
+	Prefix string
+	// Logger receives what goes wrong while serving. Nil means the
+	// registry's logger.
+	Logger *slog.Logger
+
+	// Authenticate returns the account a person signs in as, given the
+	// name and password typed on the sign-in page, or an error when they
+	// do not match (the page then says only that they were wrong). Nil
+	// means nobody can sign in with a password.
+	Authenticate func(ctx context.Context, name, password string) (tool.Account, error)
+	// PasswordLabel is the label of the secret on the sign-in page (an
+	// application signing in with API tokens says "API token"). Empty
+	// means "Password".
+	PasswordLabel string
+	// SignInNote is a sentence shown on the sign-in page, saying where
+	// the credentials come from. Empty means none.
+	SignInNote string
+	// Anonymous returns the account of visitors who have not signed in:
+	// they browse the tools it may see, and the sign-in page offers them
+	// a session as that account ("continue as ..."). Nil means
+	// [tool.Anonymous] for browsing and no such session.
+	Anonymous func(ctx context.Context) (tool.Account, error)
+	// Account, when set, looks a signed-in account up again by its ID on
+	// every request, so that a changed permission or a block applies at
+	// once; an error ends the session. Nil keeps the account the session
+	// started with.
+	Account func(ctx context.Context, id string) (tool.Account, error)
+
+	// Key signs the CSRF tokens; it should be at least 32 random bytes.
+	// Nil means a random key made when [New] is called (sessions are kept
+	// in memory, so they end with the process anyway).
+	Key []byte
+	// SessionLifetime is how long a session lasts after sign-in. Zero
+	// means 12 hours.
+	SessionLifetime time.Duration
+	// CookieName names the session cookie. Empty means "toolapi_session".
+	CookieName string
+	// Secure marks the cookies Secure even on requests that did not come
+	// over TLS (behind a proxy that terminates TLS). False marks them
+	// Secure only on TLS requests.
+	Secure bool
+
+	// Presets stores named input values per tool and account. Nil means
+	// the pages offer no presets.
+	Presets Presets
+
+	// Adapters render and read the form fields of data types, by data
+	// type name ("color", "entity:album", "string"); they take precedence
+	// over the built-in adapters (see [DefaultAdapter]). An "entity" key
+	// serves every entity type without a key of its own. Nil means the
+	// built-in adapters only.
+	Adapters map[string]Adapter
+	// SanitizeHTML, when set, turns the text of a text/html output into
+	// markup safe to show, or reports false to have it shown as escaped
+	// source. Nil shows every text/html output as escaped source. See
+	// [InlineHTML] for a strict one.
+	SanitizeHTML func(html string) (safe string, ok bool)
+	// EntityURL returns the address of an entity shown in the outputs, or
+	// "" for none. Nil links an entity to the form of a read tool that
+	// takes it as its only required input (album.summarize for an album),
+	// filled in, and shows it as plain text when there is no such tool.
+	EntityURL func(ref tool.EntityRef) string
+}
+
+// An Explorer is the explorer's HTTP handler; see [New].
+type Explorer struct {
+	reg      *tool.Registry
+	opts     Options
+	logger   *slog.Logger
+	prefix   string
+	mux      *http.ServeMux
+	sessions *sessions
+	origins  *http.CrossOriginProtection
+	schemas  *presetSchemas
+}
+
+// New returns the explorer of reg. opts may be nil.
+func New(reg *tool.Registry, opts *Options) *Explorer {
+	e := &Explorer{reg: reg}
+	if opts != nil {
+		e.opts = *opts
+	}
+	e.logger = e.opts.Logger
+	if e.logger == nil {
+		e.logger = reg.Logger()
+	}
+	e.prefix = e.opts.Prefix
+	if e.prefix == "" {
+		e.prefix = "/"
+	}
+	if !strings.HasSuffix(e.prefix, "/") {
+		e.prefix += "/"
+	}
+	if !strings.HasPrefix(e.prefix, "/") {
+		e.prefix = "/" + e.prefix
+	}
+	if e.opts.Title == "" {
+		e.opts.Title = "Tool Explorer"
+	}
+	if e.opts.AppName == "" {
+		e.opts.AppName = "APP"
+	}
+	if e.opts.PasswordLabel == "" {
+		e.opts.PasswordLabel = "Password"
+	}
+	if e.opts.CookieName == "" {
+		e.opts.CookieName = "toolapi_session"
+	}
+	if e.opts.SessionLifetime <= 0 {
+		e.opts.SessionLifetime = 12 * time.Hour
+	}
+	key := e.opts.Key
+	if len(key) == 0 {
+		key = make([]byte, 32)
+		rand.Read(key)
+	}
+	e.sessions = newSessions(key, e.opts.SessionLifetime)
+	e.origins = http.NewCrossOriginProtection()
+	e.schemas = newPresetSchemas()
+	reg.OnChange(e.schemas.reset)
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", e.serveList)
+	mux.HandleFunc("GET /tools/{id}", e.serveTool)
+	mux.HandleFunc("POST /tools/{id}", e.postTool)
+	mux.HandleFunc("GET /signin", e.serveSignIn)
+	mux.HandleFunc("POST /signin", e.postSignIn)
+	mux.HandleFunc("POST /signout", e.postSignOut)
+	mux.HandleFunc("GET /entities/{type}", e.serveEntities)
+	mux.HandleFunc("GET /assets/{file}", serveAsset)
+	mux.HandleFunc("/", e.serveNotFound)
+	e.mux = mux
+	return e
+}
+
+// ServeHTTP serves the explorer's pages.
+func (e *Explorer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if err := e.origins.Check(r); err != nil {
+			e.forbidden(w, r, "This form came from another site.")
+			return
+		}
+	}
+	e.mux.ServeHTTP(w, r)
+}
+
+// contentSecurityPolicy allows the explorer's own style sheet and script
+// and images from itself or data: URLs, and nothing inline.
+const contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self'; " +
+	"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// path returns the URL path of an explorer page, under the prefix.
+func (e *Explorer) path(p string) string {
+	return e.prefix + strings.TrimPrefix(p, "/")
+}

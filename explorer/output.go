@@ -1,0 +1,337 @@
+package explorer
+
+import (
+	"encoding/base64"
+	"html/template"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/toolapi/toolapi/tool"
+)
+
+// A resultView is what a run gave, ready to show.
+type resultView struct {
+	Success    bool
+	Message    string
+	Failure    string
+	ErrorType  string
+	Violations []tool.Violation
+	Outputs    []outputView
+	JSON       string
+}
+
+// An outputView is one output of a result.
+type outputView struct {
+	Name, Label, Description string
+	Value                    *valueView
+}
+
+// A valueView shows one value. Kind says how:
+//
+//	text      Text, as text
+//	source    Text, markup shown as its escaped source (text/html)
+//	html      HTML, markup made safe by Options.SanitizeHTML
+//	link      Text linked to Href
+//	entity    Text (the label) and Note (type and ID), linked to Href when set
+//	image     an <img> of Src (a data: URL of an image type), with Text as alt
+//	null      null
+//	table     Columns and Rows (a list of maps with properties)
+//	items     Items (any other list)
+//	map       Entries (a map)
+//	json      Text holding JSON
+type valueView struct {
+	Kind    string
+	Text    string
+	Note    string
+	Href    string
+	Src     template.URL
+	HTML    template.HTML
+	Columns []string
+	Rows    [][]*valueView
+	Items   []*valueView
+	Entries []entryView
+}
+
+// An entryView is one entry of a map.
+type entryView struct {
+	Key   string
+	Value *valueView
+}
+
+// result turns a run's result into its view.
+func (e *Explorer) result(t *tool.Tool, res *tool.Result, acct tool.Account) *resultView {
+	rv := &resultView{Success: res.Success, Message: res.Message, Failure: string(res.Failure), ErrorType: res.Failure.ErrorType()}
+	rv.Violations = res.Violations
+	for _, def := range t.Outputs {
+		v, ok := res.Outputs[def.Name]
+		if !ok {
+			continue
+		}
+		label := def.Label
+		if label == "" {
+			label = def.Name
+		}
+		rv.Outputs = append(rv.Outputs, outputView{Name: def.Name, Label: label, Description: def.Description, Value: e.value(def, v, acct)})
+	}
+	if len(res.Outputs) > 0 {
+		rv.JSON = jsonText(res.Outputs)
+	}
+	return rv
+}
+
+// value returns the view of v, a published value of def.
+func (e *Explorer) value(def *tool.Definition, v any, acct tool.Account) *valueView {
+	if v == nil {
+		return &valueView{Kind: "null", Text: "null"}
+	}
+	if def == nil {
+		return anyView(v)
+	}
+	switch {
+	case def.Type == "list":
+		items, ok := v.([]any)
+		if !ok {
+			return anyView(v)
+		}
+		if def.Items != nil && def.Items.Type == "map" && len(def.Items.Properties) > 0 {
+			tv := &valueView{Kind: "table"}
+			for _, p := range def.Items.Properties {
+				tv.Columns = append(tv.Columns, p.Name)
+			}
+			for _, item := range items {
+				m, _ := item.(map[string]any)
+				row := make([]*valueView, len(def.Items.Properties))
+				for i, p := range def.Items.Properties {
+					if pv, ok := m[p.Name]; ok {
+						row[i] = e.value(p, pv, acct)
+					} else {
+						row[i] = &valueView{Kind: "text"}
+					}
+				}
+				tv.Rows = append(tv.Rows, row)
+			}
+			return tv
+		}
+		lv := &valueView{Kind: "items"}
+		for _, item := range items {
+			lv.Items = append(lv.Items, e.value(def.Items, item, acct))
+		}
+		return lv
+	case def.Type == "map":
+		m, ok := v.(map[string]any)
+		if !ok {
+			return anyView(v)
+		}
+		if def.Constraints.Media == tool.MediaResource {
+			if iv := resourceImage(m); iv != nil {
+				return iv
+			}
+		}
+		mv := &valueView{Kind: "map"}
+		if len(def.Properties) > 0 {
+			for _, p := range def.Properties {
+				if pv, ok := m[p.Name]; ok {
+					mv.Entries = append(mv.Entries, entryView{Key: p.Name, Value: e.value(p, pv, acct)})
+				}
+			}
+			return mv
+		}
+		for _, k := range sortedKeys(m) {
+			mv.Entries = append(mv.Entries, entryView{Key: k, Value: e.value(def.Values, m[k], acct)})
+		}
+		return mv
+	case def.Type == "entity" || strings.HasPrefix(def.Type, "entity:"):
+		return e.entityView(v, acct)
+	case def.Type == "any":
+		return anyView(v)
+	}
+	s, ok := v.(string)
+	if !ok {
+		return &valueView{Kind: "text", Text: scalarText(v)}
+	}
+	media := def.Constraints.Media
+	switch {
+	case media == "text/html":
+		if e.opts.SanitizeHTML != nil {
+			if safe, ok := e.opts.SanitizeHTML(s); ok {
+				return &valueView{Kind: "html", HTML: template.HTML(safe), Text: s}
+			}
+		}
+		return &valueView{Kind: "source", Text: s}
+	case strings.HasPrefix(media, "image/"):
+		if src, ok := imageDataURL(media, s); ok {
+			return &valueView{Kind: "image", Src: src, Text: def.Description}
+		}
+		if isWebURL(s) {
+			return &valueView{Kind: "link", Text: s, Href: s}
+		}
+	case def.Type == "uri" && isWebURL(s):
+		return &valueView{Kind: "link", Text: s, Href: s}
+	}
+	return &valueView{Kind: "text", Text: s}
+}
+
+func anyView(v any) *valueView {
+	switch x := v.(type) {
+	case string:
+		return &valueView{Kind: "text", Text: x}
+	case bool, float64, int64, int:
+		return &valueView{Kind: "text", Text: scalarText(x)}
+	}
+	return &valueView{Kind: "json", Text: jsonText(v)}
+}
+
+// entityView shows a published entity reference: its label, linked to
+// where the entity can be seen.
+func (e *Explorer) entityView(v any, acct tool.Account) *valueView {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return anyView(v)
+	}
+	ref := tool.EntityRef{}
+	ref.EntityType, _ = m["entity_type"].(string)
+	ref.ID, _ = m["id"].(string)
+	ref.Label, _ = m["label"].(string)
+	ev := &valueView{Kind: "entity", Text: ref.Label, Note: ref.EntityType + " " + ref.ID}
+	if ev.Text == "" {
+		ev.Text = ref.EntityType + " " + ref.ID
+		ev.Note = ""
+	}
+	if e.opts.EntityURL != nil {
+		ev.Href = e.opts.EntityURL(ref)
+	} else {
+		ev.Href = e.entityToolURL(ref, acct)
+	}
+	return ev
+}
+
+// entityToolURL returns the address of the form of a read tool acct may
+// run whose only required input is an entity of ref's type, filled in
+// with ref; "" when there is none.
+func (e *Explorer) entityToolURL(ref tool.EntityRef, acct tool.Account) string {
+	for _, t := range e.reg.List(&tool.Filter{Account: acct}) {
+		if !t.Op().ReadOnly() {
+			continue
+		}
+		var only *tool.Definition
+		n := 0
+		for _, def := range t.Inputs {
+			if def.Required && !def.Locked {
+				only = def
+				n++
+			}
+		}
+		if n == 1 && only.Type == "entity:"+ref.EntityType {
+			return e.path("/tools/"+url.PathEscape(t.ID)) + "?" + url.Values{"in:" + only.Name: {ref.ID}}.Encode()
+		}
+	}
+	return ""
+}
+
+// imageDataURL returns a data: URL showing s, the base64 of an image of
+// the given media type, when s is such base64.
+func imageDataURL(media, s string) (template.URL, bool) {
+	media = strings.ToLower(strings.TrimSpace(media))
+	if !strings.HasPrefix(media, "image/") || strings.ContainsAny(media, ";,\"' ") {
+		return "", false
+	}
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", false
+	}
+	if _, err := base64.StdEncoding.DecodeString(s); err != nil {
+		return "", false
+	}
+	return template.URL("data:" + media + ";base64," + s), true
+}
+
+// resourceImage shows an embedded resource holding an image.
+func resourceImage(m map[string]any) *valueView {
+	mime, _ := m["mime_type"].(string)
+	blob, _ := m["blob"].(string)
+	if blob == "" {
+		return nil
+	}
+	src, ok := imageDataURL(mime, blob)
+	if !ok {
+		return nil
+	}
+	uri, _ := m["uri"].(string)
+	return &valueView{Kind: "image", Src: src, Text: uri}
+}
+
+// isWebURL reports whether s is an http or https URL.
+func isWebURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// InlineHTML is a strict sanitiser for [Options.SanitizeHTML]: it keeps
+// the inline tags b, i, em, strong, code, small, sub, sup and br, written
+// without attributes and properly nested, and escapes everything else. It
+// reports false for text holding any other markup, which is then shown as
+// escaped source.
+func InlineHTML(html string) (string, bool) {
+	escaped := template.HTMLEscapeString(html)
+	var b strings.Builder
+	var open []string
+	rest := escaped
+	for {
+		i := strings.Index(rest, "&lt;")
+		if i < 0 {
+			b.WriteString(rest)
+			break
+		}
+		b.WriteString(rest[:i])
+		rest = rest[i+len("&lt;"):]
+		j := strings.Index(rest, "&gt;")
+		if j < 0 {
+			return "", false
+		}
+		tag := rest[:j]
+		rest = rest[j+len("&gt;"):]
+		closing := strings.HasPrefix(tag, "/")
+		name := strings.TrimSuffix(strings.TrimPrefix(tag, "/"), "/")
+		name = strings.TrimSpace(name)
+		if !inlineTags[name] || name != strings.ToLower(name) {
+			return "", false
+		}
+		switch {
+		case name == "br":
+			if closing {
+				return "", false
+			}
+			b.WriteString("<br>")
+		case closing:
+			if len(open) == 0 || open[len(open)-1] != name {
+				return "", false
+			}
+			open = open[:len(open)-1]
+			b.WriteString("</" + name + ">")
+		default:
+			if strings.HasSuffix(tag, "/") {
+				return "", false
+			}
+			open = append(open, name)
+			b.WriteString("<" + name + ">")
+		}
+	}
+	if len(open) > 0 {
+		return "", false
+	}
+	return b.String(), true
+}
+
+var inlineTags = map[string]bool{
+	"b": true, "i": true, "em": true, "strong": true, "code": true,
+	"small": true, "sub": true, "sup": true, "br": true,
+}
+
+// count returns "1 item" or "N items".
+func count(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}

@@ -1,0 +1,305 @@
+package explorer
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolapi/toolapi/tool"
+)
+
+// Sessions are kept on the server, in memory: the cookie holds only a
+// random session ID, so signing out ends a session for good. Each session
+// has a CSRF token, an HMAC of its ID, that every form carries. The
+// sign-in form, used before there is a session, carries an HMAC of a
+// random value held in a cookie of its own instead.
+
+// maxSessions bounds the sessions kept at once; starting one more ends the
+// one that would end first.
+const maxSessions = 100_000
+
+// signInCookie names the cookie whose value the sign-in form's token is
+// made from.
+const signInCookie = "toolapi_signin"
+
+type session struct {
+	id      string
+	acct    tool.Account
+	csrf    string
+	expires time.Time
+}
+
+type sessions struct {
+	key      []byte
+	lifetime time.Duration
+
+	mu sync.Mutex
+	m  map[string]*session
+}
+
+func newSessions(key []byte, lifetime time.Duration) *sessions {
+	return &sessions{key: key, lifetime: lifetime, m: make(map[string]*session)}
+}
+
+// token returns the CSRF token of a purpose ("session", "signin") and a
+// value (a session ID, a sign-in nonce).
+func (s *sessions) token(purpose, value string) string {
+	mac := hmac.New(sha256.New, s.key)
+	mac.Write([]byte(purpose))
+	mac.Write([]byte{0})
+	mac.Write([]byte(value))
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// start starts a session for acct.
+func (s *sessions) start(acct tool.Account) *session {
+	id := randomID()
+	sess := &session{id: id, acct: acct, csrf: s.token("session", id), expires: time.Now().Add(s.lifetime)}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	for k, old := range s.m {
+		if now.After(old.expires) {
+			delete(s.m, k)
+		}
+	}
+	if len(s.m) >= maxSessions {
+		var first *session
+		for _, old := range s.m {
+			if first == nil || old.expires.Before(first.expires) {
+				first = old
+			}
+		}
+		delete(s.m, first.id)
+	}
+	s.m[id] = sess
+	return sess
+}
+
+// get returns the live session with the given ID, or nil.
+func (s *sessions) get(id string) *session {
+	if id == "" {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess := s.m[id]
+	if sess != nil && time.Now().After(sess.expires) {
+		delete(s.m, id)
+		return nil
+	}
+	return sess
+}
+
+// end ends the session with the given ID.
+func (s *sessions) end(id string) {
+	s.mu.Lock()
+	delete(s.m, id)
+	s.mu.Unlock()
+}
+
+func randomID() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// A visit is who is asking for a page: the account and, once signed in,
+// the session.
+type visit struct {
+	acct tool.Account
+	sess *session
+}
+
+// signedIn reports whether the visitor has a session.
+func (v *visit) signedIn() bool { return v.sess != nil }
+
+// csrf returns the token the visitor's forms carry, "" without a session.
+func (v *visit) csrf() string {
+	if v.sess == nil {
+		return ""
+	}
+	return v.sess.csrf
+}
+
+// visit returns who makes r.
+func (e *Explorer) visit(r *http.Request) *visit {
+	if c, err := r.Cookie(e.opts.CookieName); err == nil {
+		if sess := e.sessions.get(c.Value); sess != nil {
+			acct := sess.acct
+			if e.opts.Account != nil {
+				a, err := e.opts.Account(r.Context(), acct.AccountID())
+				if err != nil || a == nil {
+					e.sessions.end(sess.id)
+					return e.anonymous(r)
+				}
+				acct = a
+			}
+			return &visit{acct: acct, sess: sess}
+		}
+	}
+	return e.anonymous(r)
+}
+
+// anonymous returns the visit of someone who has not signed in.
+func (e *Explorer) anonymous(r *http.Request) *visit {
+	if e.opts.Anonymous != nil {
+		acct, err := e.opts.Anonymous(r.Context())
+		if err == nil && acct != nil {
+			return &visit{acct: acct}
+		}
+		if err != nil {
+			e.logger.Error("explorer: anonymous account", "error", err.Error())
+		}
+	}
+	return &visit{acct: tool.Anonymous}
+}
+
+// maxForm bounds the size of a submitted form.
+const maxForm = 4 << 20
+
+// checkToken parses r's form and reports whether it carries the session's
+// CSRF token. A visitor without a session has no valid token.
+func (e *Explorer) checkToken(w http.ResponseWriter, r *http.Request, v *visit) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	if err := r.ParseForm(); err != nil {
+		return false
+	}
+	if v.sess == nil {
+		return false
+	}
+	return hmac.Equal([]byte(r.PostForm.Get("csrf")), []byte(v.sess.csrf))
+}
+
+// forbidden answers 403 with a page saying why.
+func (e *Explorer) forbidden(w http.ResponseWriter, r *http.Request, why string) {
+	e.renderStatus(w, r, http.StatusForbidden, "message", &page{
+		Title:   "Refused",
+		Message: why,
+	}, e.visit(r))
+}
+
+func (e *Explorer) cookie(r *http.Request, name, value string, maxAge int) *http.Cookie {
+	return &http.Cookie{
+		Name:     name,
+		Value:    value,
+		Path:     e.prefix,
+		MaxAge:   maxAge,
+		HttpOnly: true,
+		Secure:   e.opts.Secure || r.TLS != nil,
+		SameSite: http.SameSiteLaxMode,
+	}
+}
+
+// signInToken returns the token of the sign-in form, setting the cookie it
+// is made from when r has none.
+func (e *Explorer) signInToken(w http.ResponseWriter, r *http.Request) string {
+	nonce := ""
+	if c, err := r.Cookie(signInCookie); err == nil && len(c.Value) >= 32 {
+		nonce = c.Value
+	} else {
+		nonce = randomID()
+		http.SetCookie(w, e.cookie(r, signInCookie, nonce, 3600))
+	}
+	return e.sessions.token("signin", nonce)
+}
+
+// serveSignIn serves the sign-in page.
+func (e *Explorer) serveSignIn(w http.ResponseWriter, r *http.Request) {
+	v := e.visit(r)
+	e.renderSignIn(w, r, v, http.StatusOK, "", r.URL.Query().Get("next"))
+}
+
+func (e *Explorer) renderSignIn(w http.ResponseWriter, r *http.Request, v *visit, status int, problem, next string) {
+	p := &page{
+		Title:         "Sign in",
+		SignInToken:   e.signInToken(w, r),
+		Problem:       problem,
+		Next:          e.localPath(next),
+		CanSignIn:     e.opts.Authenticate != nil,
+		PasswordLabel: e.opts.PasswordLabel,
+		SignInNote:    e.opts.SignInNote,
+	}
+	if e.opts.Anonymous != nil {
+		if acct, err := e.opts.Anonymous(r.Context()); err == nil && acct != nil {
+			p.Guest = acct.AccountID()
+		}
+	}
+	e.renderStatus(w, r, status, "signin", p, v)
+}
+
+// postSignIn signs a person in: with a name and password, or as the
+// anonymous account ("guest").
+func (e *Explorer) postSignIn(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	c, err := r.Cookie(signInCookie)
+	if err := r.ParseForm(); err != nil || c == nil || len(c.Value) < 32 ||
+		!hmac.Equal([]byte(r.PostForm.Get("csrf")), []byte(e.sessions.token("signin", c.Value))) {
+		e.forbidden(w, r, "The sign-in form has expired or did not come from this site. Open the sign-in page again.")
+		return
+	}
+	v := e.visit(r)
+	next := r.PostForm.Get("next")
+	var acct tool.Account
+	switch {
+	case r.PostForm.Has("guest") && e.opts.Anonymous != nil:
+		acct, err = e.opts.Anonymous(r.Context())
+		if err != nil || acct == nil {
+			e.logger.Error("explorer: anonymous account", "error", errString(err))
+			e.renderSignIn(w, r, v, http.StatusInternalServerError, "Signing in failed; try again.", next)
+			return
+		}
+	case e.opts.Authenticate != nil:
+		name := strings.TrimSpace(r.PostForm.Get("name"))
+		acct, err = e.opts.Authenticate(r.Context(), name, r.PostForm.Get("password"))
+		if err != nil || acct == nil {
+			e.renderSignIn(w, r, v, http.StatusUnauthorized, "The name or "+strings.ToLower(e.opts.PasswordLabel)+" is wrong.", next)
+			return
+		}
+	default:
+		e.renderSignIn(w, r, v, http.StatusUnauthorized, "Signing in is not possible here.", next)
+		return
+	}
+	if acct.Blocked() {
+		e.renderSignIn(w, r, v, http.StatusForbidden, "The account "+acct.AccountID()+" is blocked.", next)
+		return
+	}
+	if v.sess != nil {
+		e.sessions.end(v.sess.id)
+	}
+	sess := e.sessions.start(acct)
+	http.SetCookie(w, e.cookie(r, e.opts.CookieName, sess.id, int(e.opts.SessionLifetime/time.Second)))
+	http.Redirect(w, r, e.localPath(next), http.StatusSeeOther)
+}
+
+// postSignOut ends the session.
+func (e *Explorer) postSignOut(w http.ResponseWriter, r *http.Request) {
+	v := e.visit(r)
+	if !e.checkToken(w, r, v) {
+		e.forbidden(w, r, "The form did not carry this session's token.")
+		return
+	}
+	e.sessions.end(v.sess.id)
+	http.SetCookie(w, e.cookie(r, e.opts.CookieName, "", -1))
+	http.Redirect(w, r, e.prefix, http.StatusSeeOther)
+}
+
+// localPath returns p when it is a path of the explorer, else the list's.
+func (e *Explorer) localPath(p string) string {
+	if !strings.HasPrefix(p, e.prefix) || strings.HasPrefix(p, "//") || strings.ContainsAny(p, "\\\r\n") {
+		return e.prefix
+	}
+	return p
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "no account"
+	}
+	return err.Error()
+}
