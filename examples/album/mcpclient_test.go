@@ -216,11 +216,20 @@ type tsCase struct {
 // structuredContent against the tool's outputSchema (client.mjs fails on
 // any validation error), and Ajv checks every advertised schema as JSON
 // Schema 2020-12; the test checks each outcome, the hints, the text
-// blocks, and that the writes reached the database.
+// blocks, and that the writes reached the database. It runs once with
+// sessions and once without (serve --stateless).
 func TestTypeScriptClient(t *testing.T) {
 	client := newTSClient(t)
+	t.Run("sessions", func(t *testing.T) { testTypeScriptClient(t, client, false) })
+	t.Run("stateless", func(t *testing.T) { testTypeScriptClient(t, client, true) })
+}
+
+func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 	s := newSQLiteStore(t)
 	app, logs := newTestApp(t, s)
+	if stateless {
+		app.serveMCPStateless()
+	}
 	tokens := map[string]string{}
 	for _, name := range []string{"editor", "admin", "mallory"} {
 		tok, err := s.IssueToken(context.Background(), name)
@@ -230,6 +239,9 @@ func TestTypeScriptClient(t *testing.T) {
 		tokens[name] = tok
 	}
 	base := serveApp(t, app)
+	if id := initializeSessionID(t, base, ""); (id == "") != stateless {
+		t.Fatalf("the server hands out the session ID %q; stateless: %v", id, stateless)
+	}
 
 	// The seeded albums: 1 Blue Hours (editor, published), 2 Night
 	// Studies (editor, draft), 3 Harbour Lights (admin, published; an
