@@ -44,6 +44,9 @@ type defRow struct {
 	Required    bool
 	Nullable    bool
 	Locked      bool
+	// Item marks the row of a list's items, which are neither required
+	// nor optional.
+	Item bool
 	Default     string
 	Constraints string
 	Examples    string
@@ -286,6 +289,7 @@ func appendRows(rows []defRow, def *tool.Definition, path string, depth int, out
 	switch {
 	case def.Type == "list" && def.Items != nil:
 		rows = appendRows(rows, def.Items, path+"[]", depth+1, output)
+		rows[len(rows)-countRows(def.Items)].Item = true
 	case def.Type == "map" && len(def.Properties) > 0:
 		for _, p := range def.Properties {
 			rows = appendRows(rows, p, path+"."+p.Name, depth+1, output)
@@ -294,6 +298,22 @@ func appendRows(rows []defRow, def *tool.Definition, path string, depth int, out
 		rows = appendRows(rows, def.Values, path+".*", depth+1, output)
 	}
 	return rows
+}
+
+// countRows returns the number of rows appendRows gives def.
+func countRows(def *tool.Definition) int {
+	n := 1
+	switch {
+	case def.Type == "list" && def.Items != nil:
+		n += countRows(def.Items)
+	case def.Type == "map" && len(def.Properties) > 0:
+		for _, p := range def.Properties {
+			n += countRows(p)
+		}
+	case def.Type == "map" && def.Values != nil:
+		n += countRows(def.Values)
+	}
+	return n
 }
 
 // typeText names def's type for people: "list of entity:album".

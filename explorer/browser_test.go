@@ -1,0 +1,422 @@
+package explorer
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+	_ "modernc.org/sqlite" // the album's SQLite database, seeded by the test
+)
+
+// The browser test drives Debian's chromium against the real album
+// application: its binary, built from examples/album, serving a fresh
+// SQLite database. It skips when chromium is missing, except on CI
+// (CI=true), where it fails.
+
+// chromiumPath returns the chromium binary, or "".
+func chromiumPath() string {
+	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
+		return "/usr/bin/chromium"
+	}
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p
+	}
+	return ""
+}
+
+func needChromium(t *testing.T) string {
+	t.Helper()
+	p := chromiumPath()
+	if p == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("chromium is not installed, and CI=true: install it (apt-get install -y chromium)")
+		}
+		t.Skip("chromium is not installed (apt-get install -y chromium); skipping the browser test")
+	}
+	return p
+}
+
+// albumServer is the album application running as a process.
+type albumServer struct {
+	base  string
+	db    string
+	token string // editor's API token
+}
+
+// startAlbum builds the album binary, seeds a database (plus an image
+// whose caption holds a script) and serves it on a free port.
+func startAlbum(t *testing.T) *albumServer {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "album")
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	build := exec.Command(goBin, "build", "-o", bin, "github.com/toolapi/toolapi/examples/album")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the album demo: %v\n%s", err, out)
+	}
+	a := &albumServer{db: filepath.Join(dir, "album.db")}
+	out, err := exec.Command(bin, "--db", a.db, "tokens", "editor").CombinedOutput()
+	if err != nil {
+		t.Fatalf("album tokens: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "editor" {
+			a.token = f[1]
+		}
+	}
+	if a.token == "" {
+		t.Fatalf("album tokens printed no token:\n%s", out)
+	}
+
+	db, err := sql.Open("sqlite", a.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`INSERT INTO images (album_id, title, caption, alt, url, created)
+		SELECT id, 'Trapdoor', $1, 'A door in the floor', 'https://images.example.com/albums/trap.jpg', $2 FROM albums WHERE title = 'Blue Hours'`,
+		`<script>alert("caption")</script><img src=x onerror=alert(2)> under the stage`, time.Now().Unix())
+	db.Close()
+	if err != nil {
+		t.Fatalf("adding the image with a script: %v", err)
+	}
+
+	cmd := exec.Command(bin, "--db", a.db, "serve", "--addr", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		if rest, ok := strings.CutPrefix(lines.Text(), "Serving the album demo on "); ok {
+			a.base, _, _ = strings.Cut(rest, " ")
+			break
+		}
+	}
+	if a.base == "" {
+		t.Fatalf("album serve printed no address; stderr:\n%s", stderr.String())
+	}
+	go io.Copy(io.Discard, stdout)
+	return a
+}
+
+// screenshotDir returns the folder for the screenshots: $SCREENSHOT_DIR,
+// else testdata/screenshots (ignored by git).
+func screenshotDir(t *testing.T) string {
+	dir := os.Getenv("SCREENSHOT_DIR")
+	if dir == "" {
+		dir = filepath.Join("testdata", "screenshots")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestBrowser(t *testing.T) {
+	chromium := needChromium(t)
+	album := startAlbum(t)
+	shots := screenshotDir(t)
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancelTimeout()
+
+	// Any dialog (alert, confirm) a script opens is counted and dismissed:
+	// no output may open one.
+	var dialogs atomic.Int32
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	if err := chromedp.Listen(ctx, func(ev any) {
+		if _, ok := ev.(*cdppage.EventJavascriptDialogOpening); ok {
+			dialogs.Add(1)
+			go chromedp.Call(ctx, cdppage.HandleJavaScriptDialog, cdppage.HandleJavaScriptDialogParams{})
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	shoot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(shots, name), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("reading %s: %v", sel, err)
+		}
+		return s
+	}
+	value := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("reading the value of %s: %v", sel, err)
+		}
+		return s
+	}
+	count := func(sel string) int {
+		t.Helper()
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(`+strconv.Quote(sel)+`).length`))
+		if err != nil {
+			t.Fatalf("counting %s: %v", sel, err)
+		}
+		return n
+	}
+	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+
+	t.Run("sign in", func(t *testing.T) {
+		do("signing in",
+			chromedp.Navigate(album.base+"/signin"),
+			chromedp.WaitVisible(css("#name")),
+			chromedp.SendKeys(css("#name"), "editor"),
+			chromedp.SendKeys(css("#password"), album.token),
+			chromedp.Click(css("form.signin button[type=submit]")),
+			chromedp.WaitVisible(css("table.tools")),
+		)
+		if got := text("header.top nav"); !strings.Contains(got, "Signed in as editor") {
+			t.Fatalf("header after signing in = %q", got)
+		}
+		shoot("list.png")
+	})
+
+	t.Run("find album.search", func(t *testing.T) {
+		do("searching",
+			chromedp.SendKeys(css("#q"), "images"),
+			chromedp.Submit(css("#q")),
+			chromedp.WaitVisible(`//p[contains(@class,"count")][contains(., "match")]`),
+		)
+		rows := text("table.tools tbody")
+		if !strings.Contains(rows, "album.search") || strings.Contains(rows, "site.info") {
+			t.Fatalf("tools found for \"images\":\n%s", rows)
+		}
+		do("opening album.search",
+			chromedp.Click(css(`a[href="/tools/album.search"]`)),
+			chromedp.WaitVisible(css("#f-word")),
+		)
+		if h := text("h1"); !strings.Contains(h, "Search") {
+			t.Fatalf("tool page heading = %q", h)
+		}
+		if calls := text("dl.calls"); !strings.Contains(calls, "album tool run album.search --input word=") || !strings.Contains(calls, "album__search") {
+			t.Errorf("how to call it = %q", calls)
+		}
+		shoot("tool.png")
+	})
+
+	t.Run("run album.search", func(t *testing.T) {
+		do("running",
+			chromedp.SendKeys(css("#f-word"), "harbour"),
+			chromedp.Click(css("#run")),
+			chromedp.WaitVisible(css("#result")),
+		)
+		result := text("#result")
+		for _, want := range []string{"Search completed.", "Lighthouse", "Cranes", "Harbour Lights"} {
+			if !strings.Contains(result, want) {
+				t.Errorf("result lacks %q:\n%s", want, result)
+			}
+		}
+		// The album is a link to a tool that takes it; the caption's
+		// <em> is kept by the album's sanitiser.
+		if count(`#result a.entity[href*="album.summarize"]`) == 0 {
+			t.Error("no album in the result links to album.summarize")
+		}
+		if value := value("#f-word"); value != "harbour" {
+			t.Errorf("the word after the run = %q, want harbour kept", value)
+		}
+		shoot("result.png")
+	})
+
+	t.Run("a script in an output does not run", func(t *testing.T) {
+		do("searching for the trap",
+			chromedp.Navigate(album.base+"/tools/album.search"),
+			chromedp.WaitVisible(css("#f-word")),
+			chromedp.SendKeys(css("#f-word"), "trapdoor"),
+			chromedp.Click(css("#run")),
+			chromedp.WaitVisible(css("#result")),
+		)
+		source := text("#result code.source")
+		if !strings.Contains(source, `<script>alert("caption")</script>`) {
+			t.Errorf("the caption is not shown as its source: %q", source)
+		}
+		if scripts, images := count("#result script"), count("#result img"); scripts != 0 || images != 0 {
+			t.Errorf("the result holds %d script and %d img elements, want none", scripts, images)
+		}
+		if n := dialogs.Load(); n != 0 {
+			t.Errorf("%d dialogs opened", n)
+		}
+		shoot("escaped.png")
+	})
+
+	t.Run("bad input keeps what was typed", func(t *testing.T) {
+		do("running album.list with a year out of range",
+			chromedp.Navigate(album.base+"/tools/album.list"),
+			chromedp.WaitVisible(css("#f-year")),
+			chromedp.SendKeys(css("#f-year"), "3000"),
+			chromedp.Click(css("#run")),
+			chromedp.WaitVisible(css("#f-year-errors")),
+		)
+		besideField, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('f-year').closest('.field').querySelector('.violations').textContent`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if value := value("#f-year"); value != "3000" {
+			t.Errorf("year after the failed run = %q, want 3000 kept", value)
+		}
+		if !strings.Contains(besideField, "must be at most 2100") {
+			t.Errorf("violation beside the year = %q", besideField)
+		}
+		shoot("violation.png")
+	})
+
+	t.Run("forged posts are refused", func(t *testing.T) {
+		// A script of the site's own origin, without the token.
+		do("opening a page of the site", chromedp.Navigate(album.base+"/tools/album.search"), chromedp.WaitVisible(css("#f-word")))
+		status, err := chromedp.Run(ctx, chromedp.Evaluate[int](`fetch("/tools/album.publish", {method: "POST",
+			headers: {"Content-Type": "application/x-www-form-urlencoded"},
+			body: "action=run&confirm=yes&in:album=2&in:notify=false"}).then(r => r.status)`, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if status != http.StatusForbidden {
+			t.Errorf("POST without the token = %d, want 403", status)
+		}
+		// A form on another site.
+		evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, `<!doctype html><title>Win a prize</title><form method="post" action="%s/tools/album.publish">
+<input type="hidden" name="action" value="run"><input type="hidden" name="confirm" value="yes">
+<input type="hidden" name="in:album" value="2"><input type="hidden" name="in:notify" value="false">
+<button id="go">Claim</button></form>`, album.base)
+		}))
+		defer evil.Close()
+		do("submitting the other site's form",
+			chromedp.Navigate(evil.URL),
+			chromedp.Click(css("#go")),
+			chromedp.WaitVisible(`//h1[text()="Refused"]`),
+		)
+		title, err := chromedp.Run(ctx, chromedp.Title())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(title, "Refused") {
+			t.Errorf("page after the forged form = %q", title)
+		}
+		db, err := sql.Open("sqlite", album.db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var published bool
+		if err := db.QueryRow(`SELECT published FROM albums WHERE id = 2`).Scan(&published); err != nil {
+			t.Fatal(err)
+		}
+		if published {
+			t.Error("a forged POST published album 2")
+		}
+	})
+
+	t.Run("a preset saves and runs", func(t *testing.T) {
+		do("saving a preset",
+			chromedp.Navigate(album.base+"/tools/album.search"),
+			chromedp.WaitVisible(css("#f-word")),
+			chromedp.SendKeys(css("#f-word"), "rain"),
+			chromedp.SendKeys(css("#preset-name"), "Rainy pictures"),
+			chromedp.Click(css("#save-preset")),
+			chromedp.WaitVisible(css("p.notice")),
+		)
+		if got := text("p.notice"); !strings.Contains(got, "Saved the preset “Rainy pictures”") {
+			t.Fatalf("notice after saving = %q", got)
+		}
+		db, err := sql.Open("sqlite", album.db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stored string
+		err = db.QueryRow(`SELECT input_values FROM explorer_presets WHERE owner = 'editor' AND tool = 'album.search' AND name = 'Rainy pictures'`).Scan(&stored)
+		db.Close()
+		if err != nil || stored != `{"word":"rain"}` {
+			t.Fatalf("stored preset = %q, %v", stored, err)
+		}
+		do("running the preset from a fresh page",
+			chromedp.Navigate(album.base+"/tools/album.search"),
+			chromedp.WaitVisible(css(`button[value="preset-run:Rainy pictures"]`)),
+			chromedp.Click(css(`button[value="preset-run:Rainy pictures"]`)),
+			chromedp.WaitVisible(css("#result")),
+		)
+		result := text("#result")
+		if !strings.Contains(result, "Wet street") || !strings.Contains(result, "Search completed.") {
+			t.Errorf("result of the preset:\n%s", result)
+		}
+		if value := value("#f-word"); value != "rain" {
+			t.Errorf("the form after running the preset holds %q, want rain", value)
+		}
+	})
+
+	if n := dialogs.Load(); n != 0 {
+		t.Errorf("%d dialogs opened during the test", n)
+	}
+	t.Logf("screenshots in %s", shots)
+}
