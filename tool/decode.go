@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // entityRef is an entity input before it is loaded.
@@ -34,10 +35,47 @@ func decodeArgs(data []byte) (map[string]any, []Violation) {
 		return nil, []Violation{{Message: "arguments must be a JSON object"}}
 	}
 	var m map[string]any
-	if err := jsonv2.Unmarshal(data, &m); err != nil {
+	if err := jsonv2.Unmarshal(data, &m, exactNumbers); err != nil {
 		return nil, []Violation{{Message: "arguments are not valid JSON: " + jsonProblem(err)}}
 	}
 	return m, nil
+}
+
+// exactNumbers makes numbers decoded into any values json.Numbers, so that
+// integers keep every digit until an integer definition reads them.
+var exactNumbers = jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, v *any) error {
+	if dec.PeekKind() != '0' {
+		return jsonv2.SkipFunc
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	*v = json.Number(tok.String())
+	return nil
+}))
+
+// plainJSON returns v with every json.Number made a float64: values of
+// type any, and of maps without definitions, reach handlers as the
+// encoding/json types.
+func plainJSON(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		f, err := x.Float64()
+		if err != nil {
+			return v
+		}
+		return f
+	case []any:
+		for i, item := range x {
+			x[i] = plainJSON(item)
+		}
+	case map[string]any:
+		for k, item := range x {
+			x[k] = plainJSON(item)
+		}
+	}
+	return v
 }
 
 // jsonProblem says what is wrong with a JSON document without echoing
@@ -83,7 +121,7 @@ func (n *node) decode(raw any, p *pathSeg, vs *violations) any {
 		if t, ok := raw.(Text); ok {
 			return string(t)
 		}
-		return raw
+		return plainJSON(raw)
 	}
 	v, ok := n.decodeScalar(raw, p, vs)
 	if !ok {
@@ -136,7 +174,11 @@ func (n *node) decodeScalar(raw any, p *pathSeg, vs *violations) (any, bool) {
 		}
 		i, ok := toInt(raw)
 		if !ok {
-			vs.add(p, "must be an integer")
+			if f, isNum := toFloat(raw); isNum && f == math.Trunc(f) {
+				vs.add(p, "must be an integer between -9223372036854775808 and 9223372036854775807")
+			} else {
+				vs.add(p, "must be an integer")
+			}
 			return nil, false
 		}
 		return i, true
@@ -254,7 +296,7 @@ func (n *node) decodeScalar(raw any, p *pathSeg, vs *violations) (any, bool) {
 			return entityRef{n.entityType, s}, true
 		}
 		typ, id, ok := strings.Cut(s, ":")
-		if !ok || typ == "" || id == "" {
+		if !ok || typ == "" || id == "" || strings.ContainsRune(typ, '\n') {
 			vs.add(p, n.entityRule())
 			return nil, false
 		}
@@ -420,7 +462,12 @@ func (n *node) choiceList() string {
 	return strings.Join(parts, ", ")
 }
 
-func formatNumber(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+func formatNumber(f float64) string {
+	if math.Abs(f) >= 1e21 {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
 
 func (n *node) decodeList(raw any, p *pathSeg, vs *violations) any {
 	var in []any
@@ -453,7 +500,6 @@ func (n *node) decodeList(raw any, p *pathSeg, vs *violations) any {
 		vs.add(p, "must be a list")
 		return nil
 	}
-	n.checkCount(len(in), "item", p, vs)
 	out := make([]any, len(in))
 	for i, item := range in {
 		ip := p.item(i)
@@ -463,6 +509,7 @@ func (n *node) decodeList(raw any, p *pathSeg, vs *violations) any {
 		}
 		out[i] = n.items.decode(item, &ip, vs)
 	}
+	n.checkCount(len(in), "item", p, vs)
 	return out
 }
 
@@ -512,7 +559,7 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 				if t, ok := v.(Text); ok {
 					v = string(t)
 				}
-				out[k] = v
+				out[k] = plainJSON(v)
 				continue
 			}
 			out[k] = n.values.decode(v, &kp, vs)

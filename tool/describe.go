@@ -24,7 +24,7 @@ func (t *Tool) Describe() *Description {
 		ID: t.ID, Label: t.Label, Description: t.Description, Operation: t.Op(),
 		Destructive: t.Destructive, Permission: t.Permission,
 	}
-	if p, err := t.prepare(nil); err == nil {
+	if p, err := t.prepare(); err == nil {
 		d.Permission = p.permission.String()
 		d.InputSchema, d.OutputSchema = p.inSchema, p.outSchema
 	}
@@ -35,7 +35,7 @@ func (t *Tool) Describe() *Description {
 // only; a [Registry] also checks the data and entity types it knows and
 // that the tool has a handler), or nil.
 func (t *Tool) Check() error {
-	_, err := t.prepare(nil)
+	_, err := t.prepare()
 	return err
 }
 

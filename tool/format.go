@@ -151,17 +151,13 @@ func parseDuration(s string) (time.Duration, bool) {
 	return total, true
 }
 
-// formatDuration writes d as an ISO 8601 duration in days, hours, minutes
-// and seconds.
+// formatDuration writes d, a non-negative whole number of seconds, as an
+// ISO 8601 duration in days, hours, minutes and seconds.
 func formatDuration(d time.Duration) string {
 	if d == 0 {
 		return "PT0S"
 	}
 	var b strings.Builder
-	if d < 0 {
-		// ISO 8601 has no sign; a negative duration is written as its size.
-		d = -d
-	}
 	b.WriteByte('P')
 	if days := d / (24 * time.Hour); days > 0 {
 		b.WriteString(strconv.FormatInt(int64(days), 10) + "D")
@@ -178,8 +174,7 @@ func formatDuration(d time.Duration) string {
 			d -= m * time.Minute
 		}
 		if d > 0 {
-			secs := strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
-			b.WriteString(secs + "S")
+			b.WriteString(strconv.FormatInt(int64(d/time.Second), 10) + "S")
 		}
 	}
 	return b.String()

@@ -48,6 +48,7 @@ func FuzzDecode(f *testing.F) {
 		`{"d":"2024-05-01","ts":"2024-05-01T00:00:00+02:00","dur":"P1DT2H"}`, `{"ent":"1","anyent":"album:2"}`,
 		`{"tags":["a","b"],"m":{"limit":1,"note":null},"free":{"k":1}}`, `{"x":[1,{"a":null}],"c":"x"}`,
 		`{"s":null}`, `[`, `{"tags":"a"}`, `{"i":1e400}`, `{"s":"\ud800"}`,
+		`{"tags":["c","c","c","c"]}`, `{"f":-1e400}`, `{"i":9007199254740993}`, `{"anyent":"album\n:1"}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -2,6 +2,7 @@ package tool
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"slices"
@@ -13,8 +14,7 @@ import (
 
 // The JSON path decodes arguments straight from the document's tokens by
 // the tool's definitions, with no intermediate tree for scalars and lists
-// of scalars: it is the path every JSON caller (MCP, function calling, the
-// CLI's --input '{...}') takes. It accepts exactly what the tree path
+// of scalars: it is the path JSON callers (MCP, function calling) take. It accepts exactly what the tree path
 // accepts; maps and any values are read as trees and decoded as such.
 
 type jsonReader struct {
@@ -130,7 +130,9 @@ func (n *node) decodeJSON(dec *jsontext.Decoder, p *pathSeg, vs *violations) (an
 		if err != nil {
 			return nil, err
 		}
-		return n.decode(tok.Float(), p, vs), nil
+		// The literal, not tok.Float(): integers keep every digit and a
+		// number out of range is refused, not clamped.
+		return n.decode(json.Number(tok.String()), p, vs), nil
 	case (kind == 't' || kind == 'f') && n.kind == kBoolean:
 		tok, err := dec.ReadToken()
 		if err != nil {
@@ -176,7 +178,7 @@ func (n *node) decodeJSON(dec *jsontext.Decoder, p *pathSeg, vs *violations) (an
 	// Anything else (maps, any, and every value of the wrong type) is read
 	// as a tree and decoded by the general path, which says what is wrong.
 	var v any
-	if err := jsonv2.UnmarshalDecode(dec, &v); err != nil {
+	if err := jsonv2.UnmarshalDecode(dec, &v, exactNumbers); err != nil {
 		return nil, err
 	}
 	return n.decode(v, p, vs), nil

@@ -102,6 +102,9 @@ func compile(def *Definition, types func(string) *DataType, path string) (*node,
 		n.minCount, n.maxCount = bound(c.Count.Min), bound(c.Count.Max)
 	}
 	if c.Range != nil {
+		if (c.Range.Min != nil && !finite(*c.Range.Min)) || (c.Range.Max != nil && !finite(*c.Range.Max)) {
+			return nil, fmt.Errorf("%s: a range bound must be a finite number", pathOr(path))
+		}
 		if c.Range.Min != nil {
 			n.min, n.hasMin = *c.Range.Min, true
 		}
@@ -149,6 +152,9 @@ func compile(def *Definition, types func(string) *DataType, path string) (*node,
 			}
 			n.values = vn
 		}
+	}
+	if err := n.checkConstraintKinds(path); err != nil {
+		return nil, err
 	}
 	if len(c.Choice) > 0 && n.kind != kList {
 		for _, ch := range c.Choice {
@@ -220,3 +226,25 @@ func join(path, name string) string {
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// checkConstraintKinds refuses constraints that mean nothing for n's data
+// type, where the schema would say one thing and validation another:
+// length, pattern and choice on dates, durations and entities (whose
+// schema is a string but whose value is not), a range on non-numbers.
+func (n *node) checkConstraintKinds(path string) error {
+	c := &n.def.Constraints
+	plainString := n.kind == kString || n.kind == kEmail || n.kind == kURI
+	number := n.kind == kInteger || n.kind == kFloat
+	if n.kind == kList || n.kind == kAny {
+		return nil // list constraints move to the items; any takes none
+	}
+	switch {
+	case (c.Length != nil || c.Pattern != "") && !plainString:
+		return fmt.Errorf("%s: length and pattern apply to strings, not %s", pathOr(path), n.def.Type)
+	case len(c.Choice) > 0 && !plainString && !number && n.kind != kBoolean:
+		return fmt.Errorf("%s: choice applies to strings and numbers, not %s", pathOr(path), n.def.Type)
+	case c.Range != nil && !number:
+		return fmt.Errorf("%s: range applies to numbers, not %s", pathOr(path), n.def.Type)
+	}
+	return nil
+}

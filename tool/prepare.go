@@ -27,19 +27,17 @@ type prepared struct {
 
 var prepMu sync.Mutex
 
-// prepare compiles t. With a registry it compiles afresh against the
-// registry's data and entity types and keeps the result; without one it
-// returns what is kept, compiling with the built-in types only if nothing
-// is.
-func (t *Tool) prepare(r *Registry) (*prepared, error) {
+// prepare returns t's compiled definitions: those of the registry it was
+// added to, or else a compilation with the built-in types only, kept
+// until a registry takes the tool.
+func (t *Tool) prepare() (*prepared, error) {
 	prepMu.Lock()
 	defer prepMu.Unlock()
-	if r == nil && (t.prep != nil || t.prepEr != nil) {
+	if t.prep != nil || t.prepEr != nil {
 		return t.prep, t.prepEr
 	}
-	p, err := t.compile(r)
-	t.prep, t.prepEr = p, err
-	return p, err
+	t.prep, t.prepEr = t.compile(nil)
+	return t.prep, t.prepEr
 }
 
 func (t *Tool) compile(r *Registry) (*prepared, error) {

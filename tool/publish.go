@@ -36,12 +36,18 @@ func (n *node) publish(r *Registry, v any, p *pathSeg, vs *violations) any {
 		}
 	case kDuration:
 		if d, ok := v.(time.Duration); ok {
+			if d < 0 || d%time.Second != 0 {
+				// The wire form (an ISO 8601 duration in whole units, as
+				// JSON Schema's format) has no sign and no fraction.
+				vs.add(p, "must be a whole, non-negative number of seconds")
+				return nil
+			}
 			return formatDuration(d)
 		}
 	case kString, kEmail, kURI:
 		switch x := v.(type) {
 		case []byte:
-			return base64.StdEncoding.EncodeToString(x)
+			v = base64.StdEncoding.EncodeToString(x)
 		case Text:
 			v = string(x)
 		}

@@ -86,7 +86,8 @@ func (r *Registry) add(t *Tool) error {
 	if t.Handler == nil {
 		return errors.New("a tool needs a handler (is its service missing?)")
 	}
-	if _, err := t.prepare(r); err != nil {
+	p, err := t.compile(r)
+	if err != nil {
 		return err
 	}
 	r.mu.Lock()
@@ -94,9 +95,21 @@ func (r *Registry) add(t *Tool) error {
 	if _, ok := r.tools[t.ID]; ok {
 		return fmt.Errorf("ID %q is already taken", t.ID)
 	}
+	prepMu.Lock()
+	if t.owner != nil && t.owner != r {
+		prepMu.Unlock()
+		return errors.New("the tool is already in another registry")
+	}
+	if t.owner == nil {
+		// The first registry's compilation is kept for good: runs read it
+		// without a lock.
+		t.prep, t.prepEr, t.owner = p, nil, r
+	}
+	prepMu.Unlock()
 	r.tools[t.ID] = t
 	i, _ := slices.BinarySearchFunc(r.sorted, t.ID, func(x *Tool, id string) int { return strings.Compare(x.ID, id) })
-	r.sorted = slices.Insert(r.sorted, i, t)
+	// Copy on write: List hands out r.sorted without holding the lock.
+	r.sorted = slices.Insert(slices.Clip(r.sorted), i, t)
 	return nil
 }
 
@@ -106,7 +119,7 @@ func (r *Registry) Remove(id string) bool {
 	t, ok := r.tools[id]
 	if ok {
 		delete(r.tools, id)
-		r.sorted = slices.DeleteFunc(r.sorted, func(x *Tool) bool { return x == t })
+		r.sorted = slices.DeleteFunc(slices.Clone(r.sorted), func(x *Tool) bool { return x == t })
 	}
 	r.mu.Unlock()
 	if ok {
@@ -223,7 +236,7 @@ func (t *Tool) matches(words []string, all bool) bool {
 // Allowed reports whether acct may run t as far as t's permission goes
 // (entity ops and access checks need the inputs and are decided by a run).
 func (t *Tool) Allowed(acct Account) bool {
-	p, err := t.prepare(nil)
+	p, err := t.prepare()
 	return err == nil && p.permission.Allows(acct)
 }
 

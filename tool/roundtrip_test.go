@@ -127,6 +127,9 @@ func roundTripDefinitions() []*Definition {
 		&Definition{Name: "x", Type: "list", Required: true, Items: &Definition{Type: "integer"}, Constraints: Constraints{NotBlank: true, Range: &Range{Min: Ptr(0.0)}}},
 		&Definition{Name: "x", Type: "list", Required: true, Items: &Definition{Type: "string"}, Constraints: Constraints{Count: &Bounds{Min: Ptr(1), Max: Ptr(3)}, Choice: []any{"red", "green", "blue"}}},
 		&Definition{Name: "x", Type: "list", Required: true, Items: &Definition{Type: "string", Nullable: true}},
+		&Definition{Name: "x", Type: "list", Required: true, Items: &Definition{Type: "string"}, Constraints: Constraints{NotBlank: true, Count: &Bounds{Min: Ptr(0), Max: Ptr(2)}}},
+		scalar("string", Constraints{NotBlank: true, Length: &Bounds{Min: Ptr(0)}}),
+		&Definition{Name: "x", Type: "map", Required: true, Constraints: Constraints{NotBlank: true, Count: &Bounds{Min: Ptr(0)}}},
 		&Definition{Name: "x", Type: "list", Required: true, Items: &Definition{Type: "datetime_iso8601"}},
 		&Definition{Name: "x", Type: "map", Required: true},
 		&Definition{Name: "x", Type: "map", Required: true, Constraints: Constraints{NotBlank: true}},
@@ -155,7 +158,7 @@ var (
 		"2016-12-31T22:59:60-01:00", "2016-12-31T12:59:60Z", "2024-05-01T24:00:00Z", "2024-05-01", "2024-5-1", "20240501",
 		"P1D", "PT1H30M", "P1Y2M3DT4H5M6S", "P2W", "P", "PT", "P1DT", "PT1.5S", "P1M1Y", "1h30m", "P1H",
 		"album:1", "album:", ":1", "node:12", "12", "album:1:2"}
-	numberPool = []any{0, 1, -1, 2, 3, 100, 101, 127, 128, -128, -129, 2.5, -1.5, -1.6, 0.5, 1.0, 3.0, 1e3, 1e15, 0.1, 99.99, -0.0}
+	numberPool = []any{0, 1, -1, 2, 3, 100, 101, 127, 128, -128, -129, 2.5, -1.5, -1.6, 0.5, 1.0, 3.0, 1e3, 1e15, 0.1, 99.99, -0.0, int64(9007199254740993), int64(9223372036854775807)}
 	otherPool  = []any{true, false, nil}
 )
 
@@ -237,7 +240,7 @@ func sameKind(v any, pool []any, rng *rand.Rand) any {
 
 func isNum(v any) bool {
 	switch v.(type) {
-	case int, float64:
+	case int, int64, float64:
 		return true
 	}
 	return false

@@ -5,11 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 )
 
-// run is the one path every run takes.
-func (r *Registry) run(ctx context.Context, t *Tool, decode func() (*Values, []Violation)) *Result {
+// run is the one path every run takes. A panic anywhere in it (a
+// handler, an access method, a refiner, an entity type, a data type
+// check) is logged and fails the run.
+func (r *Registry) run(ctx context.Context, t *Tool, decode func() (*Values, []Violation)) (res *Result) {
+	defer func() {
+		if v := recover(); v != nil {
+			res = r.runtimeFailure(t, "tool panicked", fmt.Errorf("panic: %v\n%s", v, debug.Stack()))
+		}
+	}()
 	p := t.prep
 	acct := AccountFrom(ctx)
 	if acct.Blocked() {
@@ -227,7 +235,7 @@ func decodeAbsent(n *node, i int, present bool, in *Values, vs *violations) {
 	d := n.def
 	switch {
 	case d.Locked:
-		in.values[i] = n.deflt
+		in.values[i] = cloneDefault(n.deflt)
 	case d.Required:
 		seg := pathSeg{name: d.Name}
 		vs.add(&seg, "is required")
@@ -235,8 +243,28 @@ func decodeAbsent(n *node, i int, present bool, in *Values, vs *violations) {
 		seg := pathSeg{name: d.Name}
 		vs.add(&seg, "must not be null")
 	default:
-		in.values[i] = n.deflt
+		in.values[i] = cloneDefault(n.deflt)
 	}
+}
+
+// cloneDefault returns a copy of a list or map default, so that no run
+// sees what another run (or its entity loading) did to it.
+func cloneDefault(v any) any {
+	switch x := v.(type) {
+	case []any:
+		c := make([]any, len(x))
+		for i, item := range x {
+			c[i] = cloneDefault(item)
+		}
+		return c
+	case map[string]any:
+		c := make(map[string]any, len(x))
+		for k, item := range x {
+			c[k] = cloneDefault(item)
+		}
+		return c
+	}
+	return v
 }
 
 // refine returns the refined, compiled definition of input n.
@@ -267,8 +295,11 @@ func (r *Registry) Refine(ctx context.Context, id string, args map[string]any) (
 		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
 	p := t.prep
+	if !p.permission.Allows(AccountFrom(ctx)) {
+		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
 	if p.refined == nil {
-		return t.Inputs, nil
+		return cloneDefinitions(t.Inputs), nil
 	}
 	in, _ := r.decodeInputs(ctx, t, args)
 	known := in.Map()
@@ -283,7 +314,18 @@ func (r *Registry) Refine(ctx context.Context, id string, args map[string]any) (
 			defs[i] = rn.def
 		}
 	}
-	return defs, nil
+	return cloneDefinitions(defs), nil
+}
+
+// cloneDefinitions returns shallow copies of defs, so that callers may
+// change them without changing the tool.
+func cloneDefinitions(defs []*Definition) []*Definition {
+	out := make([]*Definition, len(defs))
+	for i, d := range defs {
+		c := *d
+		out[i] = &c
+	}
+	return out
 }
 
 // loadEntities replaces entity references by loaded entities and checks
@@ -304,10 +346,12 @@ func (r *Registry) loadEntities(ctx context.Context, t *Tool, acct Account, in *
 			}
 			in.values[i] = e
 		case []any:
+			v = slices.Clone(v) // never load into what the caller or a default holds
+			in.values[i] = v
 			for j, item := range v {
 				ref, ok := item.(entityRef)
 				if !ok {
-					continue
+					return r.runtimeFailure(t, "entity load failed", fmt.Errorf("input %s: item %d is %T, not an entity reference", n.def.Name, j, item))
 				}
 				is := seg.item(j)
 				e, res := r.loadEntity(ctx, t, acct, ref, op, &is, &vs)

@@ -84,7 +84,7 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 			typ = "string"
 			s.MinLength = Ptr(1)
 			if n.entityType == "" {
-				s.Pattern = "^[^:]+:.+$"
+				s.Pattern = "^[^:\\n]+:[\\s\\S]+$"
 			}
 		}
 	case kList:
@@ -97,7 +97,7 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 			s.MinItems = Ptr(1)
 		}
 		if n.minCount >= 0 {
-			s.MinItems = Ptr(n.minCount)
+			s.MinItems = Ptr(max(n.minCount, minOf(c.NotBlank)))
 		}
 		if n.maxCount >= 0 {
 			s.MaxItems = Ptr(n.maxCount)
@@ -114,7 +114,7 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 			s.MinProperties = Ptr(1)
 		}
 		if n.minCount >= 0 {
-			s.MinProperties = Ptr(n.minCount)
+			s.MinProperties = Ptr(max(n.minCount, minOf(c.NotBlank)))
 		}
 		if n.maxCount >= 0 {
 			s.MaxProperties = Ptr(n.maxCount)
@@ -136,7 +136,7 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 			s.MinLength = Ptr(1)
 		}
 		if n.minLen >= 0 {
-			s.MinLength = Ptr(n.minLen)
+			s.MinLength = Ptr(max(n.minLen, minOf(c.NotBlank)))
 		}
 		if n.maxLen >= 0 {
 			s.MaxLength = Ptr(n.maxLen)
@@ -173,4 +173,12 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 		}
 	}
 	return s
+}
+
+// minOf returns the least size NotBlank allows: 1, or 0 without it.
+func minOf(notBlank bool) int {
+	if notBlank {
+		return 1
+	}
+	return 0
 }

@@ -27,7 +27,7 @@ func TestSchema(t *testing.T) {
 		{"timestamp", &Definition{Name: "x", Type: "timestamp"}, false, `{"type":"string","format":"date-time"}`},
 		{"duration", &Definition{Name: "x", Type: "duration"}, false, `{"type":"string","format":"duration"}`},
 		{"entity:ID input", &Definition{Name: "x", Type: "entity:album", EntityOp: "view"}, false, `{"type":"string","minLength":1}`},
-		{"entity input", &Definition{Name: "x", Type: "entity", EntityOp: "view"}, false, `{"type":"string","minLength":1,"pattern":"^[^:]+:.+$"}`},
+		{"entity input", &Definition{Name: "x", Type: "entity", EntityOp: "view"}, false, `{"type":"string","minLength":1,"pattern":"^[^:\\n]+:[\\s\\S]+$"}`},
 		{"entity output", &Definition{Name: "x", Type: "entity:album"}, true,
 			`{"type":"object","properties":{"entity_type":{"type":"string"},"id":{"type":"string"},"label":{"type":"string"}},"required":["entity_type","id","label"],"additionalProperties":false}`},
 		{"list", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}}, false, `{"type":"array","items":{"type":"string"}}`},

@@ -11,7 +11,7 @@ import (
 
 // InputSchemaJSON returns the JSON of [Tool.InputSchema], encoded once.
 func (t *Tool) InputSchemaJSON() json.RawMessage {
-	p, err := t.prepare(nil)
+	p, err := t.prepare()
 	if err != nil {
 		return nil
 	}
@@ -21,7 +21,7 @@ func (t *Tool) InputSchemaJSON() json.RawMessage {
 
 // OutputSchemaJSON returns the JSON of [Tool.OutputSchema], encoded once.
 func (t *Tool) OutputSchemaJSON() json.RawMessage {
-	p, err := t.prepare(nil)
+	p, err := t.prepare()
 	if err != nil {
 		return nil
 	}

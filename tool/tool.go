@@ -2,7 +2,6 @@ package tool
 
 import (
 	"context"
-	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -77,9 +76,9 @@ type Tool struct {
 	// Handler runs the tool. Required.
 	Handler Handler
 
-	once   sync.Once
-	prep   *prepared
+	prep   *prepared // compiled definitions, set once (see prepare)
 	prepEr error
+	owner  *Registry // the registry the tool was added to
 }
 
 // A Refiner refines the definitions of some inputs from the values of the
@@ -97,7 +96,7 @@ type Refiner struct {
 // It returns nil if the tool's definitions are invalid. The schema is
 // shared: callers must not modify it.
 func (t *Tool) InputSchema() *jsonschema.Schema {
-	p, err := t.prepare(nil)
+	p, err := t.prepare()
 	if err != nil {
 		return nil
 	}
@@ -108,7 +107,7 @@ func (t *Tool) InputSchema() *jsonschema.Schema {
 // once. It returns nil if the tool's definitions are invalid. The schema is
 // shared: callers must not modify it.
 func (t *Tool) OutputSchema() *jsonschema.Schema {
-	p, err := t.prepare(nil)
+	p, err := t.prepare()
 	if err != nil {
 		return nil
 	}

@@ -1,0 +1,230 @@
+package tool
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDefaultsAreNotShared checks that no run sees what another did to a
+// list or map default, and that a list-of-entities default is loaded and
+// access-checked on every run.
+func TestDefaultsAreNotShared(t *testing.T) {
+	loads := 0
+	r := NewRegistry(&Options{Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))})
+	r.AddEntityType(albumType(&loads))
+	var got *Values
+	err := r.Add(
+		&Tool{ID: "t.entities", Label: "E", Description: "Takes albums.", Permission: "p",
+			Inputs:  []*Definition{{Name: "albums", Type: "list", Items: &Definition{Type: "entity:album"}, EntityOp: "update", Default: []any{"1"}}},
+			Handler: func(_ context.Context, in *Values) (*Result, error) { got = in; return nil, nil }},
+		&Tool{ID: "t.map", Label: "M", Description: "Changes its map.", Permission: "p",
+			Inputs: []*Definition{{Name: "m", Type: "map", Default: map[string]any{"a": 1.0}}},
+			Handler: func(_ context.Context, in *Values) (*Result, error) {
+				m := in.Object("m")
+				if len(m) != 1 {
+					return nil, fmt.Errorf("the default has %d keys", len(m))
+				}
+				m["b"] = 2.0
+				return nil, nil
+			}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := r.RunJSON(WithAccount(context.Background(), editor), "t.entities", nil); !res.Success {
+		t.Fatalf("owner: %+v", res)
+	}
+	other := &User{ID: "mallory", Permissions: []string{"p"}}
+	res, _ := r.RunJSON(WithAccount(context.Background(), other), "t.entities", nil)
+	if res.Failure != FailureAccess || loads != 2 {
+		t.Errorf("another account on the default: %+v after %d loads; want an access failure after a second load", res, loads)
+	}
+	for range 2 {
+		if res, _ := r.RunJSON(WithAccount(context.Background(), editor), "t.map", nil); !res.Success {
+			t.Errorf("map default: %+v", res)
+		}
+	}
+	_ = got
+}
+
+// TestListWhileAdding runs List beside Add and Remove (go test -race).
+func TestListWhileAdding(t *testing.T) {
+	r := NewRegistry(&Options{Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))})
+	h := func(context.Context, *Values) (*Result, error) { return nil, nil }
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for i := range 200 {
+			id := fmt.Sprintf("t.%03d", i)
+			r.Add(&Tool{ID: id, Label: "T", Description: "T.", Permission: "p", Handler: h})
+			if i%3 == 0 {
+				r.Remove(id)
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for range 200 {
+			for _, tl := range r.List(&Filter{Account: editor}) {
+				if tl == nil || tl.ID == "" {
+					t.Error("List returned a broken tool")
+					return
+				}
+			}
+		}
+	}()
+	wg.Wait()
+}
+
+// TestPanicsOutsideTheHandler checks that a panic in an access method, a
+// data type check or an entity type fails the run like a handler's.
+func TestPanicsOutsideTheHandler(t *testing.T) {
+	var logs bytes.Buffer
+	r := NewRegistry(&Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	r.AddType(&DataType{Name: "boom", Base: "string", Check: func(any) string { panic("secret check state") }})
+	h := func(context.Context, *Values) (*Result, error) { return nil, nil }
+	err := r.Add(
+		&Tool{ID: "t.access", Label: "Access", Description: "Panics in access.", Handler: h,
+			Access: func(context.Context, *Values) (bool, error) { panic("secret access state") }},
+		&Tool{ID: "t.check", Label: "Check", Description: "Panics in a check.", Permission: "p", Handler: h,
+			Inputs: []*Definition{{Name: "x", Type: "boom", Required: true}}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := WithAccount(context.Background(), editor)
+	for _, c := range []struct{ id, args, secret string }{{"t.access", "", "secret access state"}, {"t.check", `{"x":"a"}`, "secret check state"}} {
+		res, err := r.RunJSON(ctx, c.id, []byte(c.args))
+		if err != nil || res.Failure != FailureRuntime || strings.Contains(res.Message, "secret") {
+			t.Errorf("%s: %+v %v; want a runtime failure hiding the panic", c.id, res, err)
+		}
+		if !strings.Contains(logs.String(), c.secret) {
+			t.Errorf("%s: the panic was not logged", c.id)
+		}
+	}
+}
+
+// TestToolInTwoRegistries checks that a tool is compiled for one registry
+// only and that a failed Add elsewhere leaves it working.
+func TestToolInTwoRegistries(t *testing.T) {
+	quiet := &Options{Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))}
+	a, b := NewRegistry(quiet), NewRegistry(quiet)
+	a.AddEntityType(albumType(nil))
+	tl := &Tool{ID: "t.e", Label: "E", Description: "E.", Handler: func(context.Context, *Values) (*Result, error) { return nil, nil },
+		Inputs: []*Definition{{Name: "album", Type: "entity:album", Required: true, EntityOp: "view"}}}
+	if err := a.Add(tl); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Add(tl); err == nil {
+		t.Error("a registry without the entity type took the tool")
+	}
+	b.AddEntityType(albumType(nil))
+	if err := b.Add(tl); err == nil || !strings.Contains(err.Error(), "another registry") {
+		t.Errorf("second registry: err = %v, want a refusal", err)
+	}
+	if res, _ := a.RunJSON(WithAccount(context.Background(), editor), "t.e", []byte(`{"album":"1"}`)); !res.Success {
+		t.Errorf("the first registry's run: %+v", res)
+	}
+}
+
+// TestNumbers checks big and out-of-range numbers on both paths.
+func TestNumbers(t *testing.T) {
+	var got *Values
+	r := newTestRegistry(t, echoTool(&got, &Definition{Name: "i", Type: "integer"}, &Definition{Name: "f", Type: "float"}))
+	ctx := WithAccount(context.Background(), editor)
+	run := map[string]func(string) *Result{
+		"RunJSON": func(doc string) *Result { res, _ := r.RunJSON(ctx, "test.echo", []byte(doc)); return res },
+		"Run": func(doc string) *Result {
+			m, vs := decodeArgs([]byte(doc))
+			if vs != nil {
+				return &Result{Failure: FailureInput, Violations: vs}
+			}
+			res, _ := r.Run(ctx, "test.echo", m)
+			return res
+		},
+	}
+	for name, run := range run {
+		if res := run(`{"i":9007199254740993}`); !res.Success || got.At(0) != int64(9007199254740993) {
+			t.Errorf("%s: 2^53+1: %+v %v", name, res, got.At(0))
+		}
+		if res := run(`{"i":9223372036854775807}`); !res.Success || got.At(0) != int64(9223372036854775807) {
+			t.Errorf("%s: max int64: %+v", name, res)
+		}
+		res := run(`{"i":9223372036854775808,"f":-1e400}`)
+		want := []Violation{{"i", "must be an integer between -9223372036854775808 and 9223372036854775807"}, {"f", "must be a number"}}
+		if diff := cmp.Diff(want, res.Violations); diff != "" {
+			t.Errorf("%s: out of range (-want +got):\n%s", name, diff)
+		}
+	}
+}
+
+// TestDurationOutputs checks that a duration the wire form cannot hold
+// fails the run instead of publishing something schema-invalid.
+func TestDurationOutputs(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{{90 * time.Minute, "PT1H30M"}, {49 * time.Hour, "P2DT1H"}, {0, "PT0S"}, {1500 * time.Millisecond, ""}, {-time.Hour, ""}} {
+		r := newTestRegistry(t, &Tool{ID: "t.d", Label: "D", Description: "D.", Permission: "p",
+			Outputs: []*Definition{{Name: "d", Type: "duration", Required: true}},
+			Handler: func(context.Context, *Values) (*Result, error) { return Succeeded("", map[string]any{"d": c.d}), nil }})
+		res, _ := r.RunJSON(WithAccount(context.Background(), editor), "t.d", nil)
+		if c.want == "" {
+			if res.Failure != FailureRuntime {
+				t.Errorf("%v: %+v, want a runtime failure", c.d, res)
+			}
+			continue
+		}
+		if !res.Success || res.Outputs["d"] != c.want {
+			t.Errorf("%v: %+v, want %s", c.d, res, c.want)
+		}
+	}
+}
+
+// TestRefineChecksPermission checks that refining needs the tool's
+// permission and hands out copies.
+func TestRefineChecksPermission(t *testing.T) {
+	var got *Values
+	tl := echoTool(&got, &Definition{Name: "x", Type: "string"})
+	r := newTestRegistry(t, tl)
+	if _, err := r.Refine(context.Background(), "test.echo", nil); !errors.Is(err, ErrNotFound) {
+		t.Errorf("anonymous Refine: err = %v, want ErrNotFound", err)
+	}
+	defs, err := r.Refine(WithAccount(context.Background(), editor), "test.echo", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs[0].Name = "changed"
+	if tl.Inputs[0].Name != "x" {
+		t.Error("Refine handed out the tool's own definition")
+	}
+}
+
+// TestConstraintKinds checks that constraints meaningless for a data type
+// are refused when the tool is added.
+func TestConstraintKinds(t *testing.T) {
+	h := func(context.Context, *Values) (*Result, error) { return nil, nil }
+	for _, def := range []*Definition{
+		{Name: "x", Type: "datetime_iso8601", Constraints: Constraints{Pattern: "^2024"}},
+		{Name: "x", Type: "duration", Constraints: Constraints{Length: &Bounds{Max: Ptr(3)}}},
+		{Name: "x", Type: "timestamp", Constraints: Constraints{Choice: []any{"2024-01-01T00:00:00Z"}}},
+		{Name: "x", Type: "string", Constraints: Constraints{Range: &Range{Max: Ptr(1.0)}}},
+		{Name: "x", Type: "integer", Constraints: Constraints{Range: &Range{Max: Ptr(math.NaN())}}},
+	} {
+		tl := &Tool{ID: "t.c", Label: "C", Description: "C.", Permission: "p", Inputs: []*Definition{def}, Handler: h}
+		if err := tl.Check(); err == nil {
+			t.Errorf("%s with %+v was accepted", def.Type, def.Constraints)
+		}
+	}
+}
