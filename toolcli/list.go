@@ -9,7 +9,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -59,9 +58,9 @@ func (c *command) list(args []string, search bool) int {
 	})
 	switch *format {
 	case "json":
-		defs := make([]*definition, len(tools))
+		defs := make([]*tool.Description, len(tools))
 		for i, t := range tools {
-			defs[i] = describe(t)
+			defs[i] = t.Describe()
 		}
 		err = writeJSON(c.stdout, defs)
 	case "markdown":
@@ -160,7 +159,7 @@ func (c *command) info(args []string) int {
 		return 1
 	}
 	if *format == "json" {
-		err = writeJSON(c.stdout, describe(t))
+		err = writeJSON(c.stdout, t.Describe())
 	} else {
 		err = writeInfo(c.stdout, t)
 	}
@@ -169,40 +168,6 @@ func (c *command) info(args []string) int {
 		return 1
 	}
 	return 0
-}
-
-// definition is the JSON description of a tool (DEF).
-type definition struct {
-	ID           string             `json:"id"`
-	Label        string             `json:"label"`
-	Description  string             `json:"description"`
-	Operation    tool.Operation     `json:"operation"`
-	Destructive  bool               `json:"destructive"`
-	Permission   string             `json:"permission"`
-	InputSchema  *jsonschema.Schema `json:"input_schema"`
-	OutputSchema *jsonschema.Schema `json:"output_schema"`
-}
-
-func describe(t *tool.Tool) *definition {
-	return &definition{
-		ID:           t.ID,
-		Label:        t.Label,
-		Description:  t.Description,
-		Operation:    t.Op(),
-		Destructive:  t.Destructive,
-		Permission:   permission(t),
-		InputSchema:  t.InputSchema(),
-		OutputSchema: t.OutputSchema(),
-	}
-}
-
-// permission returns t's permission expression, normalised.
-func permission(t *tool.Tool) string {
-	p, err := tool.ParsePermission(t.Permission)
-	if err != nil {
-		return t.Permission
-	}
-	return p.String()
 }
 
 // writeJSON writes v as indented JSON.
@@ -224,7 +189,7 @@ func writeInfo(w io.Writer, t *tool.Tool) error {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Operation:\t%s\n", t.Op())
 	fmt.Fprintf(tw, "Destructive:\t%s\n", yesNo(t.Destructive))
-	if p := permission(t); p != "" {
+	if p := t.Describe().Permission; p != "" {
 		fmt.Fprintf(tw, "Permission:\t%s\n", p)
 	}
 	if t.Confirm {
