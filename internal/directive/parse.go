@@ -298,10 +298,15 @@ func (p *parser) parse() *Directive {
 	if spec.Arg == RequiredArg && d.Arg == "" {
 		p.errorf(len(Prefix), "//tool:%s needs a name argument first", name)
 	}
-	for _, k := range sortedKeys(spec.Keys) {
-		if spec.Keys[k].Required && !seen[k] {
-			p.errorf(len(Prefix), "//tool:%s needs %s=", name, k)
+	var missing []string
+	for k, key := range spec.Keys {
+		if key.Required && !seen[k] {
+			missing = append(missing, k)
 		}
+	}
+	slices.Sort(missing)
+	for _, k := range missing {
+		p.errorf(len(Prefix), "//tool:%s needs %s=", name, k)
 	}
 	return d
 }

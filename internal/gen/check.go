@@ -65,7 +65,7 @@ func (x *index) standInDef(def *tool.Definition) (*tool.Definition, bool) {
 	if _, known := typeGroup(def.Type); !known {
 		copyDef()
 		c.Type = "any"
-		if base, ok := x.appBase[def]; ok {
+		if base, ok := x.appBaseOf(def); ok {
 			c.Type = base
 		}
 	}

@@ -23,9 +23,72 @@ type docText struct {
 	Directives []*ast.Comment
 }
 
-var goDirective = regexp.MustCompile(`^//(line |extern |export |[a-z0-9]+:[a-z0-9])`)
+// isGoDirective reports a comment line that is a Go directive rather than
+// prose: //line, //extern, //export, or //word:word (//go:generate,
+// //nolint:errcheck).
+func isGoDirective(text string) bool {
+	rest, ok := strings.CutPrefix(text, "//")
+	if !ok {
+		return false
+	}
+	for _, p := range []string{"line ", "extern ", "export "} {
+		if strings.HasPrefix(rest, p) {
+			return true
+		}
+	}
+	i := 0
+	for i < len(rest) && isLowerAlnum(rest[i]) {
+		i++
+	}
+	return i > 0 && i+1 < len(rest) && rest[i] == ':' && isLowerAlnum(rest[i+1])
+}
 
-var itemLine = regexp.MustCompile(`^\s*[-*+•]\s+([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*)$`)
+func isLowerAlnum(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
+
+// isDocSpace reports the white space of a doc line (\s in a regular
+// expression).
+func isDocSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// parseItem reads a list item line "- name: text" (the bullet one of
+// - * + •), returning the name and the text.
+func parseItem(l string) (name, text string, ok bool) {
+	i := 0
+	for i < len(l) && isDocSpace(l[i]) {
+		i++
+	}
+	switch {
+	case i < len(l) && (l[i] == '-' || l[i] == '*' || l[i] == '+'):
+		i++
+	case strings.HasPrefix(l[i:], "•"):
+		i += len("•")
+	default:
+		return "", "", false
+	}
+	j := i
+	for j < len(l) && isDocSpace(l[j]) {
+		j++
+	}
+	if j == i {
+		return "", "", false
+	}
+	start := j
+	for j < len(l) && (l[j] == '_' || 'a' <= l[j] && l[j] <= 'z' || 'A' <= l[j] && l[j] <= 'Z' || j > start && '0' <= l[j] && l[j] <= '9') {
+		j++
+	}
+	if j == start {
+		return "", "", false
+	}
+	name = l[start:j]
+	for j < len(l) && isDocSpace(l[j]) {
+		j++
+	}
+	if j >= len(l) || l[j] != ':' {
+		return "", "", false
+	}
+	return name, l[j+1:], true
+}
 
 // readDoc reads cg. name is the documented Go name; a description that
 // starts with it drops it ("Search finds..." reads "Finds...").
@@ -47,7 +110,7 @@ func readDoc(cg *ast.CommentGroup, name string) docText {
 			}
 			continue
 		}
-		if goDirective.MatchString(c.Text) {
+		if isGoDirective(c.Text) {
 			continue
 		}
 		l := strings.TrimPrefix(c.Text, "//")
@@ -72,7 +135,7 @@ func readDoc(cg *ast.CommentGroup, name string) docText {
 		paras = append(paras, cur)
 	}
 	for i, p := range paras {
-		if itemLine.MatchString(p[0]) {
+		if _, _, ok := parseItem(p[0]); ok {
 			readItems(p, d.Items)
 			continue
 		}
@@ -93,9 +156,9 @@ func readDoc(cg *ast.CommentGroup, name string) docText {
 func readItems(p []string, items map[string]string) {
 	var name string
 	for _, l := range p {
-		if m := itemLine.FindStringSubmatch(l); m != nil {
-			name = m[1]
-			items[name] = strings.TrimSpace(m[2])
+		if n, text, ok := parseItem(l); ok {
+			name = n
+			items[name] = strings.TrimSpace(text)
 			continue
 		}
 		if name != "" && (strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t")) {

@@ -2,16 +2,13 @@ package gen
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/toolapi/toolapi/tool"
 )
@@ -35,16 +32,20 @@ type Result struct {
 // Generate scans the packages of patterns relative to dir, type-checks
 // those with directives and builds their generated files in memory.
 func Generate(dir string, patterns []string) (*Result, error) {
-	res, err := Discover(dir, patterns)
+	res, err := discover(dir, patterns, true)
 	if err != nil {
 		return nil, err
 	}
 	return res, res.render()
 }
 
-// Discover is [Generate] without rendering: the model and diagnostics
-// only, for -describe.
+// Discover is [Generate] without rendering: the definitions and
+// diagnostics only, for -describe. Its packages cannot be rendered.
 func Discover(dir string, patterns []string) (*Result, error) {
+	return discover(dir, patterns, false)
+}
+
+func discover(dir string, patterns []string, code bool) (*Result, error) {
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
@@ -56,7 +57,7 @@ func Discover(dir string, patterns []string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	model, diags := Infer(pkgs)
+	model, diags := infer(pkgs, code)
 	return &Result{Packages: model, Diagnostics: diags, Scanned: scan.Files, generated: scan.Generated}, nil
 }
 
@@ -262,46 +263,4 @@ func Run(opts *Options) int {
 		}
 	}
 	return status
-}
-
-// MarshalIndented returns d as indented JSON ending in a newline, the
-// bytes json.MarshalIndent(d, "", "  ") gives; the tools, whose schemas
-// are costly to encode, are encoded in parallel.
-func (d *Description) MarshalIndented() ([]byte, error) {
-	parts := make([][]byte, len(d.Tools))
-	errs := make([]error, len(d.Tools))
-	var wg sync.WaitGroup
-	next := make(chan int, len(d.Tools))
-	for i := range d.Tools {
-		next <- i
-	}
-	close(next)
-	for range min(runtime.GOMAXPROCS(0), len(d.Tools)) {
-		wg.Go(func() {
-			for i := range next {
-				parts[i], errs[i] = json.MarshalIndent(d.Tools[i], "    ", "  ")
-			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	diags, err := json.MarshalIndent(d.Diagnostics, "  ", "  ")
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	b.WriteString("{\n  \"tools\": ")
-	if len(parts) == 0 {
-		b.WriteString("[]")
-	} else {
-		b.WriteString("[\n    ")
-		b.Write(bytes.Join(parts, []byte(",\n    ")))
-		b.WriteString("\n  ]")
-	}
-	b.WriteString(",\n  \"diagnostics\": ")
-	b.Write(diags)
-	b.WriteString("\n}\n")
-	return b.Bytes(), nil
 }

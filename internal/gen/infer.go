@@ -7,9 +7,11 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/packages"
 
@@ -21,6 +23,13 @@ import (
 // packages. Methods whose tools cannot be built are left out, each with a
 // diagnostic; the rest are returned.
 func Infer(pkgs []*packages.Package) ([]*Package, []Diagnostic) {
+	return infer(pkgs, true)
+}
+
+// infer is [Infer]; without code it builds the definitions and
+// diagnostics only, what -describe prints, and the model cannot be
+// rendered.
+func infer(pkgs []*packages.Package, code bool) ([]*Package, []Diagnostic) {
 	var diags []Diagnostic
 	var good []*packages.Package
 	for _, p := range pkgs {
@@ -40,11 +49,28 @@ func Infer(pkgs []*packages.Package) ([]*Package, []Diagnostic) {
 		}
 	}
 	x := newIndex(good)
-	in := &inferrer{x: x, reported: map[*ast.Comment]bool{}}
+	in := &inferrer{x: x, reported: map[*ast.Comment]bool{}, code: code}
 	in.typeDirectives(good)
+	// Packages are inferred in parallel, each by one goroutine, in the
+	// order of the load.
+	inferred := make([]*Package, len(good))
+	next := make(chan int, len(good))
+	for i := range good {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(good)) {
+		wg.Go(func() {
+			for i := range next {
+				inferred[i] = in.pkg(good[i])
+			}
+		})
+	}
+	wg.Wait()
 	var out []*Package
-	for _, p := range good {
-		if pkg := in.pkg(p); pkg != nil {
+	for _, pkg := range inferred {
+		if pkg != nil {
 			out = append(out, pkg)
 		}
 	}
@@ -83,7 +109,10 @@ func loadDiagnostic(e packages.Error) Diagnostic {
 }
 
 type inferrer struct {
-	x        *index
+	x    *index
+	code bool // write the Go code of the tools, not only their definitions
+
+	mu       sync.Mutex // guards diags and reported while packages are inferred in parallel
 	diags    []Diagnostic
 	reported map[*ast.Comment]bool
 	// invokable holds the types whose doc carries //tool:method.
@@ -91,7 +120,14 @@ type inferrer struct {
 }
 
 func (in *inferrer) errorf(pos token.Position, format string, args ...any) {
-	in.diags = append(in.diags, Diagnostic{Pos: pos, Message: fmt.Sprintf(format, args...)})
+	in.report(Diagnostic{Pos: pos, Message: fmt.Sprintf(format, args...)})
+}
+
+// report adds a diagnostic; packages are inferred in parallel.
+func (in *inferrer) report(d Diagnostic) {
+	in.mu.Lock()
+	in.diags = append(in.diags, d)
+	in.mu.Unlock()
 }
 
 // typeDirectives reads the directives on type declarations: entitytype,
@@ -113,10 +149,10 @@ func (in *inferrer) typeDirectives(pkgs []*packages.Package) {
 			}
 			switch d.Name {
 			case "entitytype":
-				in.x.consumed[c] = true
+				in.x.consume(c)
 				in.x.entityTypes[key] = append(in.x.entityTypes[key], d.ArgList()...)
 			case "config":
-				in.x.consumed[c] = true
+				in.x.consume(c)
 				if _, ok := td.spec.Type.(*ast.StructType); !ok {
 					in.errorf(d.Pos, "//tool:config %s: %s is not a struct type", d.Arg, td.spec.Name.Name)
 					continue
@@ -136,14 +172,14 @@ func (in *inferrer) typeDirectives(pkgs []*packages.Package) {
 	for _, fd := range in.x.methods {
 		for _, c := range commentList(fd.Doc) {
 			if d := in.x.parsed[c]; d != nil && d.Name == "property" {
-				in.x.consumed[c] = true
+				in.x.consume(c)
 			}
 		}
 	}
 	for _, f := range in.x.imeths {
 		for _, c := range commentList(f.Doc) {
 			if d := in.x.parsed[c]; d != nil && d.Name == "property" {
-				in.x.consumed[c] = true
+				in.x.consume(c)
 			}
 		}
 	}
@@ -295,7 +331,7 @@ func (e *toolErrors) add(pos token.Position, format string, args ...any) {
 	if !pos.IsValid() {
 		pos = e.pos
 	}
-	e.in.diags = append(e.in.diags, Diagnostic{Pos: pos, Tool: e.id, Method: e.method, Message: fmt.Sprintf(format, args...)})
+	e.in.report(Diagnostic{Pos: pos, Tool: e.id, Method: e.method, Message: fmt.Sprintf(format, args...)})
 	e.n++
 }
 
@@ -343,7 +379,9 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 	for _, cg := range problemDocs {
 		for _, d := range x.parseProblems(cg) {
 			if d.comment != nil {
+				in.mu.Lock()
 				in.reported[d.comment] = true
+				in.mu.Unlock()
 			}
 			errs.add(d.Pos, "%s", d.Message)
 		}
@@ -355,7 +393,7 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 		errs.add(c.pos, "%s carries //tool:method but has no Invoke method", c.recv.Name())
 		return nil
 	}
-	ty := &typer{x: x, pkg: pkg}
+	ty := &typer{x: x, pkg: pkg, code: in.code}
 	sig := c.method.Type().(*types.Signature)
 	if hasInvalid(sig) {
 		errs.add(c.pos, "its signature does not type-check; fix the compile errors first")
@@ -460,7 +498,9 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 			for _, cg := range problemDocs {
 				for _, cm := range commentList(cg) {
 					if x.parsed[cm] == d {
-						x.consumed[cm] = false
+						x.mu.Lock()
+						x.misplaced[cm] = true
+						x.mu.Unlock()
 					}
 				}
 			}
@@ -484,6 +524,7 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 	// Access and refine methods.
 	recvType := c.recv.Type()
 	var accessCode, refineCode string
+	hasAccess := false
 	locals := map[string]bool{"ctx": true, "in": true, "svc": true, "t": true, "err": true, "tool": true, "time": true, "context": true, "json": true}
 	for name := range pkg.imports.used {
 		locals[name] = true
@@ -516,7 +557,10 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 		}
 		return all.b.String()
 	}
-	decodeCode := decodeInputs(nil)
+	var decodeCode string
+	if in.code {
+		decodeCode = decodeInputs(nil)
+	}
 	var args []string
 	if hasCtx {
 		args = append(args, "ctx")
@@ -533,20 +577,10 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 		if err := checkAccess(recvType, name, params); err != nil {
 			errs.add(a.ValuePos, "access=%s: %v", name, err)
 		} else {
-			var accArgs []string
-			accArgs = append(accArgs, "ctx")
-			for _, p := range params {
-				s := p.local
-				if p.variadic {
-					s += "..."
-				}
-				accArgs = append(accArgs, s)
+			hasAccess = true
+			if in.code {
+				accessCode = accessAdapter(name, params, decodeInputs)
 			}
-			// An input the access method cannot be given is left to the
-			// handler, which decodes the same values, fails the same way
-			// and reports the input error without calling the method.
-			accessDecode := decodeInputs(func(string) string { return "return true, nil" })
-			accessCode = accessDecode + fmt.Sprintf("return svc.%s(%s)\n", name, strings.Join(accArgs, ", "))
 		}
 	}
 	if name := md.String("refine"); name != "" {
@@ -577,26 +611,28 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 	tl := &Tool{Tool: t, Pos: errs.pos, Method: c.method.Name(), decode: decodeCode, call: callCode, access: accessCode, refine: refineCode}
 	for _, p := range params {
 		t.Inputs = append(t.Inputs, p.def)
-		if p.defExpr != "" {
+		switch {
+		case p.defExpr != "":
 			tl.inputDefs = append(tl.inputDefs, p.defExpr)
 			tl.describeOnly = append(tl.describeOnly, "input "+p.name)
-		} else {
+		case in.code:
 			tl.inputDefs = append(tl.inputDefs, defBody(p.def))
 		}
 	}
 	for _, o := range outputs {
 		t.Outputs = append(t.Outputs, o.def)
-		if o.defExpr != "" {
+		switch {
+		case o.defExpr != "":
 			tl.outputDefs = append(tl.outputDefs, o.defExpr)
 			tl.describeOnly = append(tl.describeOnly, "output "+o.def.Name)
-		} else {
+		case in.code:
 			tl.outputDefs = append(tl.outputDefs, outputLiteral(o.def))
 		}
 	}
 	// The tool package checks the definitions as a registry would; what it
 	// rejects leaves the method out.
 	var standing []string
-	tl.check, standing = x.standIn(t, accessCode != "")
+	tl.check, standing = x.standIn(t, hasAccess)
 	if err := tl.check.Check(); err != nil {
 		errs.add(errs.pos, "invalid definition: %v", err)
 		return nil
@@ -609,6 +645,24 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 	tl.Func = pkg.helperName(lowerFirst(camel(t.ID)) + "Tool")
 	pkg.helpers[tl.Func] = &helper{name: tl.Func} // reserved; rendered with the tool
 	return tl
+}
+
+// accessAdapter returns the statements of the Access function of a tool
+// whose access= method is name: decode the inputs, call the method.
+func accessAdapter(name string, params []*param, decodeInputs func(fail func(string) string) string) string {
+	args := []string{"ctx"}
+	for _, p := range params {
+		s := p.local
+		if p.variadic {
+			s += "..."
+		}
+		args = append(args, s)
+	}
+	// An input the access method cannot be given is left to the handler,
+	// which decodes the same values, fails the same way and reports the
+	// input error without calling the method.
+	decode := decodeInputs(func(string) string { return "return true, nil" })
+	return decode + fmt.Sprintf("return svc.%s(%s)\n", name, strings.Join(args, ", "))
 }
 
 // paramType returns the Go type of a parameter as the method receives it
@@ -919,7 +973,7 @@ func (in *inferrer) misplaced() {
 	}
 	for _, c := range in.x.order {
 		d := in.x.parsed[c]
-		if d == nil || in.x.consumed[c] {
+		if d == nil || in.x.consumed[c] && !in.x.misplaced[c] {
 			continue
 		}
 		in.errorf(d.Pos, "misplaced //tool:%s: it belongs in %s", d.Name, placement[d.Name])

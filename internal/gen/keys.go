@@ -51,7 +51,7 @@ func (ty *typer) overrideType(def *tool.Definition, goType types.Type, typ strin
 		if from != "text" && from != "integer" && from != "float" && from != "boolean" {
 			return nil, fmt.Errorf("type=%s: an application data type needs a string, integer, float or boolean value, not %s", typ, def.Type)
 		}
-		ty.x.appBase[def] = def.Type
+		ty.x.setAppBase(def, def.Type)
 	case from == to:
 	case output && from == "integer" && to == "time":
 		def.Type = typ

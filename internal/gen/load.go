@@ -3,10 +3,12 @@ package gen
 import (
 	"fmt"
 	"go/ast"
+	"go/parser"
 	"go/token"
 	"go/types"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/packages"
 
@@ -42,12 +44,30 @@ func Load(dir string, dirs []string) ([]*packages.Package, error) {
 		Dir:        dir,
 		BuildFlags: []string{"-tags=" + BuildTag},
 		Fset:       token.NewFileSet(),
+		ParseFile:  parseDeclarations,
 	}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
 		return nil, fmt.Errorf("loading packages: %w", err)
 	}
 	return pkgs, nil
+}
+
+// parseDeclarations parses a Go file as go/packages does, then drops the
+// bodies of its functions and methods: toolgen reads declarations, doc
+// comments and comments only, and the type checker skips a function
+// without a body (as gopls skips the bodies of dependencies). go/packages
+// calls it from several goroutines.
+func parseDeclarations(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
+	f, err := parser.ParseFile(fset, filename, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
+	if f != nil {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok {
+				fd.Body = nil
+			}
+		}
+	}
+	return f, err
 }
 
 // An index holds what every loaded package declares that toolgen reads:
@@ -66,12 +86,21 @@ type index struct {
 	// appBase maps a definition given an application data type (type=
 	// naming no built-in type) to the built-in type its Go value has.
 	appBase map[*tool.Definition]string
+	// members caches the members of value objects by type.
+	members map[types.Type]membersOf
 	// parsed holds every directive comment with its parse; consumed marks
 	// the ones a rule has read.
-	parsed   map[*ast.Comment]*directive.Directive
+	parsed map[*ast.Comment]*directive.Directive
+	order  []*ast.Comment
+	diags  []Diagnostic
+
+	// mu guards what inference writes while it infers packages in
+	// parallel: the fields below, and appBase and members.
+	mu       sync.Mutex
 	consumed map[*ast.Comment]bool
-	order    []*ast.Comment
-	diags    []Diagnostic
+	// misplaced marks directives a rule found in the wrong place: they are
+	// reported even when another rule reads them.
+	misplaced map[*ast.Comment]bool
 }
 
 type typeDecl struct {
@@ -91,8 +120,10 @@ func newIndex(pkgs []*packages.Package) *index {
 		entityTypes: map[string][]string{},
 		configs:     map[string]string{},
 		appBase:     map[*tool.Definition]string{},
+		members:     map[types.Type]membersOf{},
 		parsed:      map[*ast.Comment]*directive.Directive{},
 		consumed:    map[*ast.Comment]bool{},
+		misplaced:   map[*ast.Comment]bool{},
 	}
 	for _, p := range pkgs {
 		if x.fset == nil {
@@ -193,13 +224,35 @@ func (x *index) directives(cg *ast.CommentGroup) []*directive.Directive {
 	var ds []*directive.Directive
 	for _, c := range cg.List {
 		if d, ok := x.parsed[c]; ok {
-			x.consumed[c] = true
+			x.consume(c)
 			if d != nil {
 				ds = append(ds, d)
 			}
 		}
 	}
 	return ds
+}
+
+// consume marks a directive read.
+func (x *index) consume(c *ast.Comment) {
+	x.mu.Lock()
+	x.consumed[c] = true
+	x.mu.Unlock()
+}
+
+// setAppBase records the built-in type standing for the application data
+// type of def.
+func (x *index) setAppBase(def *tool.Definition, base string) {
+	x.mu.Lock()
+	x.appBase[def] = base
+	x.mu.Unlock()
+}
+
+func (x *index) appBaseOf(def *tool.Definition) (string, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	base, ok := x.appBase[def]
+	return base, ok
 }
 
 // parseProblems returns the parse diagnostics of the directives of cg.

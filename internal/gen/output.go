@@ -31,8 +31,28 @@ type member struct {
 }
 
 // members returns the members of a struct or interface type: every
-// exported field and getter, marked or not, marked ones flagged.
+// exported field and getter, marked or not, marked ones flagged. They are
+// read once per type; callers do not change them.
 func (ty *typer) members(t types.Type) ([]member, error) {
+	ty.x.mu.Lock()
+	r, ok := ty.x.members[t]
+	ty.x.mu.Unlock()
+	if ok {
+		return r.members, r.err
+	}
+	ms, err := ty.readMembers(t)
+	ty.x.mu.Lock()
+	ty.x.members[t] = membersOf{ms, err}
+	ty.x.mu.Unlock()
+	return ms, err
+}
+
+type membersOf struct {
+	members []member
+	err     error
+}
+
+func (ty *typer) readMembers(t types.Type) ([]member, error) {
 	obj := namedObj(t)
 	var out []member
 	if st, ok := t.Underlying().(*types.Struct); ok {
@@ -300,7 +320,7 @@ func (ty *typer) shape(t types.Type, st *types.Struct, stack []string) (*tool.De
 	key := "publish " + types.TypeString(t, nil)
 	name, h, done := ty.helper(key, "publish"+slug(t, ty.pkg))
 	if !done {
-		w := &writer{}
+		w := ty.writer()
 		ts := ty.pkg.imports.typeString(t)
 		w.line("// %s publishes the fields of a %s.", name, strings.ReplaceAll(ts, "\n", " "))
 		w.line("func %s(v %s) map[string]any {", name, ts)
@@ -343,7 +363,7 @@ func (ty *typer) nilHelper(t types.Type, pub pubFn) pubFn {
 	key := "publish " + types.TypeString(t, nil) + " " + pub("v")
 	name, h, done := ty.helper(key, "publish"+slug(t, ty.pkg))
 	if !done {
-		w := &writer{}
+		w := ty.writer()
 		w.line("// %s publishes a %s: nil as null.", name, ty.pkg.imports.typeString(t))
 		w.line("func %s(v %s) any {", name, ty.pkg.imports.typeString(t))
 		w.line("if v == nil {")
@@ -360,7 +380,7 @@ func (ty *typer) listHelper(t types.Type, u *types.Slice, pub pubFn, sel []direc
 	key := "publish " + types.TypeString(t, nil) + " " + pub("x")
 	name, h, done := ty.helper(key, "publish"+slug(t, ty.pkg))
 	if !done {
-		w := &writer{}
+		w := ty.writer()
 		w.line("// %s publishes a %s as a list.", name, ty.pkg.imports.typeString(t))
 		w.line("func %s(v %s) []any {", name, ty.pkg.imports.typeString(t))
 		w.line("out := make([]any, len(v))")
@@ -378,7 +398,7 @@ func (ty *typer) mapHelper(t types.Type, u *types.Map, pub pubFn) pubFn {
 	key := "publish " + types.TypeString(t, nil) + " " + pub("x")
 	name, h, done := ty.helper(key, "publish"+slug(t, ty.pkg))
 	if !done {
-		w := &writer{}
+		w := ty.writer()
 		w.line("// %s publishes a %s as a map.", name, ty.pkg.imports.typeString(t))
 		w.line("func %s(v %s) map[string]any {", name, ty.pkg.imports.typeString(t))
 		w.line("out := make(map[string]any, len(v))")
@@ -519,7 +539,7 @@ func (ty *typer) valueObject(t types.Type, sel []directive.Member, stack []strin
 		}
 		lines = append(lines, line{name: md.Name, get: pub(get), omit: omit})
 	}
-	w := &writer{}
+	w := ty.writer()
 	ts := ty.pkg.imports.typeString(t)
 	_, isIface := t.Underlying().(*types.Interface)
 	ret := "map[string]any"

@@ -56,7 +56,7 @@ func (in *inferrer) outputs(ty *typer, errs *toolErrors, c candidate, sig *types
 		vals = append(vals, v)
 	}
 	callExpr := fmt.Sprintf("svc.%s(%s)", c.method.Name(), args)
-	w := &writer{}
+	w := ty.writer()
 	errCheck := func() {
 		if hasErr {
 			w.line("if err != nil {")

@@ -30,7 +30,7 @@ func defBody(d *tool.Definition) string {
 // slice: a call of tool.ResourceDefinition for the output it defines,
 // else the braced fields.
 func outputLiteral(d *tool.Definition) string {
-	if reflect.DeepEqual(d, tool.ResourceDefinition(d.Name, d.Description)) {
+	if d.Constraints.Media == tool.MediaResource && reflect.DeepEqual(d, tool.ResourceDefinition(d.Name, d.Description)) {
 		return fmt.Sprintf("tool.ResourceDefinition(%q, %q)", d.Name, d.Description)
 	}
 	return defBody(d)

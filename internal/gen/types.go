@@ -21,7 +21,14 @@ const toolPath = "github.com/toolapi/toolapi/tool"
 type typer struct {
 	x   *index
 	pkg *Package
+	// code says to write the Go code; without it, writers discard what
+	// they are given and only the definitions are built.
+	code bool
 }
+
+// writer returns a writer for generated code, which discards it when ty
+// writes no code.
+func (ty *typer) writer() *writer { return &writer{off: !ty.code} }
 
 func isNamed(t types.Type, path, name string) bool {
 	n, ok := types.Unalias(t).(*types.Named)
@@ -343,8 +350,9 @@ func (ty *typer) structInput(t types.Type, st *types.Struct) (*tool.Definition, 
 
 // A writer collects generated statements and hands out fresh names.
 type writer struct {
-	b strings.Builder
-	n int
+	b   strings.Builder
+	n   int
+	off bool // discard what is written
 	// fail returns the statement that ends the function when an input
 	// cannot be decoded, given the error expression; nil means a handler's
 	// "return nil, err".
@@ -352,6 +360,9 @@ type writer struct {
 }
 
 func (w *writer) line(format string, args ...any) {
+	if w.off {
+		return
+	}
 	fmt.Fprintf(&w.b, format, args...)
 	w.b.WriteByte('\n')
 }
