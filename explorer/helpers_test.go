@@ -286,9 +286,14 @@ func newTestEnv(t testing.TB, opts *Options) *testEnv {
 	}
 	opts.AppName = "demo"
 	env.exp = New(env.reg, opts)
-	env.srv = httptest.NewServer(env.exp)
-	t.Cleanup(env.srv.Close)
+	env.srv = newServer(t, env.exp)
 	return env
+}
+
+func newServer(t testing.TB, h http.Handler) *httptest.Server {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 // A browser is an HTTP client with cookies, like a person's browser.
@@ -412,4 +417,78 @@ func (s *memPresets) names(owner, toolID string) []string {
 		out = append(out, p.Name)
 	}
 	return slices.Clip(out)
+}
+
+// formValues returns what a browser submits for the form controls in
+// page, as the HTML form submission algorithm says for the controls the
+// explorer writes: enabled inputs with a name (checkboxes only when
+// checked), text areas, and the selected option of selects. Buttons are
+// left out.
+func formValues(page string) url.Values {
+	out := url.Values{}
+	for _, m := range controlTag.FindAllStringSubmatchIndex(page, -1) {
+		tag := page[m[2]:m[3]]
+		attrs := page[m[4]:m[5]]
+		if _, disabled := attr(attrs, "disabled"); disabled {
+			continue
+		}
+		name, ok := attr(attrs, "name")
+		if !ok {
+			continue
+		}
+		switch tag {
+		case "input":
+			typ, _ := attr(attrs, "type")
+			if typ == "submit" || typ == "button" {
+				continue
+			}
+			if _, checked := attr(attrs, "checked"); typ == "checkbox" && !checked {
+				continue
+			}
+			v, _ := attr(attrs, "value")
+			out.Add(name, v)
+		case "textarea":
+			rest := page[m[1]:]
+			end := strings.Index(rest, "</textarea>")
+			v := html.UnescapeString(rest[:end])
+			v = strings.TrimPrefix(v, "\n") // the parser drops one leading newline
+			out.Add(name, v)
+		case "select":
+			rest := page[m[1]:]
+			body := rest[:strings.Index(rest, "</select>")]
+			var first, chosen string
+			found := false
+			for i, o := range optionTag.FindAllStringSubmatch(body, -1) {
+				v, _ := attr(o[1], "value")
+				if i == 0 {
+					first = v
+				}
+				if _, sel := attr(o[1], "selected"); sel {
+					chosen, found = v, true
+				}
+			}
+			if !found {
+				chosen = first
+			}
+			out.Add(name, chosen)
+		}
+	}
+	return out
+}
+
+var (
+	controlTag = regexp.MustCompile(`<(input|textarea|select)\b([^>]*)>`)
+	optionTag  = regexp.MustCompile(`<option\b([^>]*)>`)
+	attrRE     = regexp.MustCompile(`\s([a-zA-Z-]+)(?:="([^"]*)")?`)
+)
+
+// attr returns the value of the named attribute in attrs, and whether it
+// is there.
+func attr(attrs, name string) (string, bool) {
+	for _, m := range attrRE.FindAllStringSubmatch(attrs, -1) {
+		if m[1] == name {
+			return html.UnescapeString(m[2]), true
+		}
+	}
+	return "", false
 }
