@@ -177,8 +177,10 @@ func TestApplicationAdapter(t *testing.T) {
 	}
 	env := &testEnv{reg: reg}
 	env.exp = New(reg, &Options{
-		Adapters:  map[string]Adapter{"color": colorAdapter{}},
-		Anonymous: func(context.Context) (tool.Account, error) { return &tool.User{ID: "guest", Permissions: []string{"paint"}}, nil },
+		Adapters: map[string]Adapter{"color": colorAdapter{}},
+		Anonymous: func(context.Context) (tool.Account, error) {
+			return &tool.User{ID: "guest", Permissions: []string{"paint"}}, nil
+		},
 	})
 	env.srv = newServer(t, env.exp)
 	b := env.browser(t)

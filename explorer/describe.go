@@ -37,16 +37,16 @@ type defTable struct {
 
 // A defRow is one row of a table of inputs or outputs.
 type defRow struct {
-	Path        string
-	Depth       int
-	Label       string
-	Type        string
-	Required    bool
-	Nullable    bool
-	Locked      bool
+	Path     string
+	Depth    int
+	Label    string
+	Type     string
+	Required bool
+	Nullable bool
+	Locked   bool
 	// Item marks the row of a list's items, which are neither required
 	// nor optional.
-	Item bool
+	Item        bool
 	Default     string
 	Constraints string
 	Examples    string
