@@ -325,8 +325,10 @@ func (b *browser) do(req *http.Request) *response {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	if m := csrfField.FindStringSubmatch(string(body)); m != nil {
-		b.csrf = html.UnescapeString(m[1])
+	// The last form's token: on the sign-in page, the sign-in form's
+	// rather than the sign-out form's.
+	if ms := csrfField.FindAllStringSubmatch(string(body), -1); ms != nil {
+		b.csrf = html.UnescapeString(ms[len(ms)-1][1])
 	}
 	return &response{status: resp.StatusCode, header: resp.Header, body: string(body)}
 }
