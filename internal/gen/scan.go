@@ -75,7 +75,15 @@ type job struct {
 	dir       string
 	recursive bool
 	root      bool
+	// open is the directory, opened by the worker that listed its parent
+	// (relative to the parent, so that the kernel resolves one name);
+	// nil means open it by path.
+	open *dirHandle
 }
+
+// maxOpenQueued bounds the directories held open in the queue: past it,
+// queued directories are opened by path when their turn comes.
+const maxOpenQueued = 128
 
 type dirHit struct{ directive, generated bool }
 
@@ -85,6 +93,7 @@ type scanner struct {
 	queue   []job
 	pending int // jobs queued or running
 	seen    map[string]bool
+	opened  int // queued jobs holding an open directory
 	hits    map[string]dirHit
 	files   int
 	err     error
@@ -92,13 +101,27 @@ type scanner struct {
 
 func (s *scanner) push(j job) {
 	s.mu.Lock()
-	if !s.seen[j.dir] {
-		s.seen[j.dir] = true
-		s.queue = append(s.queue, j)
-		s.pending++
-		s.cond.Signal()
+	defer s.mu.Unlock()
+	if s.seen[j.dir] {
+		if j.open != nil {
+			j.open.close()
+		}
+		return
 	}
-	s.mu.Unlock()
+	s.seen[j.dir] = true
+	if j.open != nil {
+		s.opened++
+	}
+	s.queue = append(s.queue, j)
+	s.pending++
+	s.cond.Signal()
+}
+
+// mayOpen reports whether a worker may queue one more open directory.
+func (s *scanner) mayOpen() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opened < maxOpenQueued
 }
 
 func (s *scanner) work() {
@@ -114,6 +137,9 @@ func (s *scanner) work() {
 		}
 		j := s.queue[len(s.queue)-1]
 		s.queue = s.queue[:len(s.queue)-1]
+		if j.open != nil {
+			s.opened--
+		}
 		s.mu.Unlock()
 
 		var err error
@@ -134,9 +160,12 @@ func (s *scanner) work() {
 // scanDir lists one directory, queues its subdirectories and reads its Go
 // files.
 func (s *scanner) scanDir(j job, buf []byte) ([]byte, error) {
-	d, err := openDir(j.dir)
-	if err != nil {
-		return buf, err
+	d := j.open
+	if d == nil {
+		var err error
+		if d, err = openDir(j.dir); err != nil {
+			return buf, err
+		}
 	}
 	defer d.close()
 	entries, err := d.entries()
@@ -156,7 +185,11 @@ func (s *scanner) scanDir(j job, buf []byte) ([]byte, error) {
 		name := e.name
 		if e.dir {
 			if j.recursive && name != "testdata" && name != "vendor" && !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_") {
-				s.push(job{dir: filepath.Join(j.dir, name), recursive: true})
+				child := job{dir: filepath.Join(j.dir, name), recursive: true}
+				if s.mayOpen() {
+					child.open = d.openChild(name, child.dir)
+				}
+				s.push(child)
 			}
 			continue
 		}

@@ -26,6 +26,16 @@ func openDir(path string) (*dirHandle, error) {
 
 func (d *dirHandle) close() { syscall.Close(d.fd) }
 
+// openChild opens the subdirectory name (at path) relative to d, or
+// returns nil when it cannot, leaving it to be opened by path.
+func (d *dirHandle) openChild(name, path string) *dirHandle {
+	fd, err := syscall.Openat(d.fd, name, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	return &dirHandle{fd: fd, path: path}
+}
+
 // maxDirent is the largest linux_dirent64 record: 19 bytes of header and
 // a 256-byte name, 8-byte aligned.
 const maxDirent = 280

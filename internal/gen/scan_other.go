@@ -14,6 +14,8 @@ func openDir(path string) (*dirHandle, error) { return &dirHandle{path: path}, n
 
 func (d *dirHandle) close() {}
 
+func (d *dirHandle) openChild(name, path string) *dirHandle { return &dirHandle{path: path} }
+
 func (d *dirHandle) entries() ([]dirEntry, error) {
 	es, err := os.ReadDir(d.path)
 	if err != nil {
