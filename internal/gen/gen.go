@@ -53,7 +53,7 @@ func discover(dir string, patterns []string, code bool) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	pkgs, err := Load(dir, scan.Dirs)
+	pkgs, err := load(dir, scan.Dirs, scan.Sources)
 	if err != nil {
 		return nil, err
 	}

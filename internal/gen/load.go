@@ -1,14 +1,18 @@
 package gen
 
 import (
+	"bytes"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"go/types"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/tools/go/packages"
 
@@ -27,6 +31,13 @@ const BuildTag = "toolgen"
 
 // Load type-checks the packages in dirs (absolute), from dir.
 func Load(dir string, dirs []string) ([]*packages.Package, error) {
+	return load(dir, dirs, nil)
+}
+
+// load is [Load]. While the go command lists the packages (which keeps
+// one process busy for most of a load), it parses sources, the Go files of
+// dirs that the scan found, so that go/packages finds them parsed.
+func load(dir string, dirs, sources []string) ([]*packages.Package, error) {
 	if len(dirs) == 0 {
 		return nil, nil
 	}
@@ -39,12 +50,15 @@ func Load(dir string, dirs []string) ([]*packages.Package, error) {
 		}
 		patterns[i] = "./" + filepath.ToSlash(rel)
 	}
+	fset := token.NewFileSet()
+	early := parseEarly(fset, sources)
+	defer early.wait()
 	cfg := &packages.Config{
 		Mode:       LoadMode,
 		Dir:        dir,
 		BuildFlags: []string{"-tags=" + BuildTag},
-		Fset:       token.NewFileSet(),
-		ParseFile:  parseDeclarations,
+		Fset:       fset,
+		ParseFile:  early.parseFile,
 	}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
@@ -69,6 +83,62 @@ func parseDeclarations(fset *token.FileSet, filename string, src []byte) (*ast.F
 	}
 	return f, err
 }
+
+// An earlyParse parses files before go/packages asks for them.
+type earlyParse struct {
+	fset  *token.FileSet
+	files map[string]*parsedFile
+	wg    sync.WaitGroup
+}
+
+type parsedFile struct {
+	done chan struct{}
+	used atomic.Bool
+	src  []byte
+	file *ast.File
+	err  error
+}
+
+// parseEarly starts parsing files with [parseDeclarations], as many at
+// once as there are processors.
+func parseEarly(fset *token.FileSet, files []string) *earlyParse {
+	e := &earlyParse{fset: fset, files: make(map[string]*parsedFile, len(files))}
+	next := make(chan string, len(files))
+	for _, name := range files {
+		e.files[name] = &parsedFile{done: make(chan struct{})}
+		next <- name
+	}
+	close(next)
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		e.wg.Go(func() {
+			for name := range next {
+				pf := e.files[name]
+				if pf.src, pf.err = os.ReadFile(name); pf.err == nil {
+					pf.file, pf.err = parseDeclarations(fset, name, pf.src)
+				}
+				close(pf.done)
+			}
+		})
+	}
+	return e
+}
+
+// parseFile is go/packages' ParseFile: the early parse of the file when
+// it parsed the same source, else a parse now.
+func (e *earlyParse) parseFile(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
+	if pf, ok := e.files[filename]; ok && fset == e.fset {
+		<-pf.done
+		// Each early parse is handed out once, for the one package of the
+		// file.
+		if pf.src != nil && bytes.Equal(pf.src, src) && !pf.used.Swap(true) {
+			return pf.file, pf.err
+		}
+	}
+	return parseDeclarations(fset, filename, src)
+}
+
+// wait waits for the early parses to end.
+func (e *earlyParse) wait() { e.wg.Wait() }
 
 // An index holds what every loaded package declares that toolgen reads:
 // type declarations, methods, doc comments and directives.

@@ -27,6 +27,10 @@ type ScanResult struct {
 	Generated []string
 	// Files is the number of Go files read.
 	Files int
+	// Sources holds the Go files of Dirs that toolgen loads (tools_gen.go
+	// and tests left out), sorted; [Load] parses them while the go command
+	// lists the packages.
+	Sources []string
 }
 
 // Scan walks the directories of patterns ("./...", "dir", "dir/...")
@@ -61,6 +65,7 @@ func Scan(dir string, patterns []string) (*ScanResult, error) {
 	for d, h := range s.hits {
 		if h.directive {
 			res.Dirs = append(res.Dirs, d)
+			res.Sources = append(res.Sources, h.sources...)
 		}
 		if h.generated {
 			res.Generated = append(res.Generated, d)
@@ -68,6 +73,7 @@ func Scan(dir string, patterns []string) (*ScanResult, error) {
 	}
 	slices.Sort(res.Dirs)
 	slices.Sort(res.Generated)
+	slices.Sort(res.Sources)
 	return res, nil
 }
 
@@ -85,7 +91,10 @@ type job struct {
 // queued directories are opened by path when their turn comes.
 const maxOpenQueued = 128
 
-type dirHit struct{ directive, generated bool }
+type dirHit struct {
+	directive, generated bool
+	sources              []string
+}
 
 type scanner struct {
 	mu      sync.Mutex
@@ -193,8 +202,8 @@ func (s *scanner) scanDir(j job, buf []byte) ([]byte, error) {
 			}
 			continue
 		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
-			continue
+		if !isGoSource(name) || h.directive && name != GeneratedFile {
+			continue // once a directive is found, only tools_gen.go is read
 		}
 		var data []byte
 		data, buf, err = d.read(name, buf)
@@ -210,6 +219,13 @@ func (s *scanner) scanDir(j job, buf []byte) ([]byte, error) {
 			h.directive = true
 		}
 	}
+	if h.directive {
+		for _, e := range entries {
+			if !e.dir && isGoSource(e.name) && e.name != GeneratedFile {
+				h.sources = append(h.sources, filepath.Join(j.dir, e.name))
+			}
+		}
+	}
 	s.mu.Lock()
 	s.files += n
 	if h.directive || h.generated {
@@ -220,6 +236,11 @@ func (s *scanner) scanDir(j job, buf []byte) ([]byte, error) {
 	}
 	s.mu.Unlock()
 	return buf, nil
+}
+
+// isGoSource reports a Go file the scan reads: not a test, not hidden.
+func isGoSource(name string) bool {
+	return strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") && !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_")
 }
 
 // A dirEntry is a name in a directory and whether it is a directory.
