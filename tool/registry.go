@@ -22,7 +22,7 @@ type Registry struct {
 
 	mu          sync.RWMutex
 	tools       map[string]*Tool
-	sorted      []*Tool // by ID
+	sorted      []*Tool // by ID; nil after a change (see snapshot)
 	types       map[string]*DataType
 	entityTypes map[string]*EntityType
 	listeners   []func()
@@ -107,19 +107,17 @@ func (r *Registry) add(t *Tool) error {
 	}
 	prepMu.Unlock()
 	r.tools[t.ID] = t
-	i, _ := slices.BinarySearchFunc(r.sorted, t.ID, func(x *Tool, id string) int { return strings.Compare(x.ID, id) })
-	// Copy on write: List hands out r.sorted without holding the lock.
-	r.sorted = slices.Insert(slices.Clip(r.sorted), i, t)
+	r.sorted = nil // rebuilt by the next List
 	return nil
 }
 
 // Remove removes the tool with the given ID, reporting whether it was there.
 func (r *Registry) Remove(id string) bool {
 	r.mu.Lock()
-	t, ok := r.tools[id]
+	_, ok := r.tools[id]
 	if ok {
 		delete(r.tools, id)
-		r.sorted = slices.DeleteFunc(slices.Clone(r.sorted), func(x *Tool) bool { return x == t })
+		r.sorted = nil
 	}
 	r.mu.Unlock()
 	if ok {
@@ -191,9 +189,7 @@ type Filter struct {
 
 // List returns the tools f selects, ordered by ID. f may be nil.
 func (r *Registry) List(f *Filter) []*Tool {
-	r.mu.RLock()
-	all := r.sorted
-	r.mu.RUnlock()
+	all := r.snapshot()
 	if f == nil {
 		return slices.Clone(all)
 	}
@@ -217,6 +213,27 @@ func (r *Registry) List(f *Filter) []*Tool {
 		out = append(out, t)
 	}
 	return out
+}
+
+// snapshot returns the tools ordered by ID. The slice is built after each
+// change and never written again, so callers may read it without the lock.
+func (r *Registry) snapshot() []*Tool {
+	r.mu.RLock()
+	all := r.sorted
+	r.mu.RUnlock()
+	if all != nil {
+		return all
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sorted == nil {
+		r.sorted = make([]*Tool, 0, len(r.tools))
+		for _, t := range r.tools {
+			r.sorted = append(r.sorted, t)
+		}
+		slices.SortFunc(r.sorted, func(a, b *Tool) int { return strings.Compare(a.ID, b.ID) })
+	}
+	return r.sorted
 }
 
 func (t *Tool) matches(words []string, all bool) bool {
