@@ -11,23 +11,35 @@
 // result:
 //
 //  1. [Scan] reads each Go file's bytes for "//tool:" without parsing it,
-//     in parallel, skipping test files, generated files, testdata and
-//     nested modules. Only directories with a hit go on.
+//     skipping test files, generated files, testdata and vendor
+//     directories and nested modules. Directories are listed and files
+//     read by a pool of GOMAXPROCS workers, each file with one read into a
+//     reused buffer (on Linux: openat relative to the open directory,
+//     getdents64 with the entry types, no stat). Only directories with a
+//     hit go on.
 //  2. [Load] type-checks those packages with go/packages, asking for
 //     [LoadMode] (names, types, syntax, type information) and building
 //     with the "toolgen" tag. Generated files carry //go:build !toolgen,
 //     so a stale one that no longer compiles never stops its own
 //     regeneration; type errors from calls into the generated file (which
 //     is not loaded) are expected and ignored, while a tool method whose
-//     own signature does not type-check is reported.
+//     own signature does not type-check is reported. toolgen reads
+//     declarations only, so function bodies are dropped at parse time and
+//     never type-checked; and the scanned files are parsed while the go
+//     command lists the packages, which keeps one process busy for most of
+//     a load.
 //  3. [Infer] indexes the loaded syntax (directives, doc comments, type
-//     and method declarations) and builds a [Package] model per package:
-//     services, their tools as tool.Tool definitions, and the Go code that
-//     decodes inputs and publishes outputs. A method whose tool cannot be
-//     built is left out with a [Diagnostic]; every other tool still
-//     generates. Two methods sharing an ID are both left out.
+//     and method declarations) and builds a [Package] model per package,
+//     packages in parallel: services, their tools as tool.Tool
+//     definitions, and the Go code that decodes inputs and publishes
+//     outputs. Each tool's definitions are checked by
+//     [tool.Tool.Check], as a registry would check them. A method whose
+//     tool cannot be built is left out with a [Diagnostic]; every other
+//     tool still generates. Two methods sharing an ID are both left out.
 //  4. [Render] executes a text/template over the model and formats the
-//     result with go/format.
+//     result with go/format. -describe stops after inference (writing no
+//     Go code) and prints each tool's [tool.Description] with its own
+//     JSON writer (see [Description.MarshalIndented]).
 //
 // # The generated file
 //
@@ -49,12 +61,14 @@
 // Each handler converts the tool.Values of a run to the method's
 // parameter types with plain Go code (type assertions, conversions to
 // named types and enum constants, loops for lists and maps, generated
-// decoders for struct parameters), calls the method directly and
-// publishes its results: value objects through generated functions that
-// call the marked getters and read the marked fields, lists as []any,
-// named string and integer types as string and int64, pointers as their
-// value or nil. No reflection runs per call, and a changed method
-// signature breaks the build of the generated file.
+// decoders for struct parameters, base64 decoding for byte slices), calls
+// the method directly and publishes its results: value objects through
+// generated functions that call the marked getters and read the marked
+// fields, lists as []any, named string and integer types as string and
+// int64, byte slices as []byte (which the tool package publishes as
+// base64), tool.Resource as it is, pointers as their value or nil. No
+// reflection runs per call, and a changed method signature breaks the
+// build of the generated file.
 //
 // # Decisions
 //
@@ -78,4 +92,24 @@
 //     seconds); an unknown type name is an application data type, checked
 //     by the registry.
 //   - Getter and field descriptions are their doc comments as written.
+//   - A []byte (or a named type over it) is a string: as an output or
+//     value-object member it is published as standard base64 (padded),
+//     as the tool package publishes bytes, with no contentEncoding in
+//     the schema and its media= kept; as an input the generated code
+//     decodes standard base64, and a value that is not base64 fails the
+//     run as a tool.InputError whose input is the value's path ("image",
+//     "frames[2]", "file.content"). An access= method never sees such a
+//     value: its adapter lets the handler, which decodes the same inputs,
+//     report the input error.
+//   - A tool.Resource result, named result or member is the output
+//     tool.ResourceDefinition(name, description) defines; a
+//     *tool.Resource is that output, nullable as every pointer result is.
+//   - The definitions are checked by [tool.Tool.Check]; what it rejects
+//     (a pattern that is no regular expression, a default outside the
+//     choices...) leaves the method out with a diagnostic "invalid
+//     definition: ...". An application data type (type= naming no
+//     built-in type) is known only to the application's registry: toolgen
+//     checks and describes it as the built-in type of its Go value (any
+//     over a tool.Result) and lists its input or output under
+//     "undescribed".
 package gen
