@@ -319,7 +319,7 @@ func DefaultAdapter(def *tool.Definition) Adapter {
 
 // adapter returns the adapter of def: the application's, else the
 // built-in one.
-func (e *Explorer) adapter(def *tool.Definition) Adapter {
+func (e *server) adapter(def *tool.Definition) Adapter {
 	if a, ok := e.opts.Adapters[def.Type]; ok {
 		return a
 	}

@@ -181,7 +181,7 @@ func TestApplicationAdapter(t *testing.T) {
 		Anonymous: func(context.Context) (tool.Account, error) {
 			return &tool.User{ID: "guest", Permissions: []string{"paint"}}, nil
 		},
-	})
+	}).(*server)
 	env.srv = newServer(t, env.exp)
 	b := env.browser(t)
 	b.get("/signin")

@@ -73,7 +73,7 @@ func BenchmarkPages(b *testing.B) {
 	exp := New(reg, &Options{
 		Authenticate: func(context.Context, string, string) (tool.Account, error) { return alice, nil },
 		Presets:      newMemPresets(),
-	})
+	}).(*server)
 	sess := exp.sessions.start(alice)
 	cookie := &http.Cookie{Name: "toolapi_session", Value: sess.id}
 	const id = "bench.tool_0500"

@@ -146,13 +146,21 @@ func screenshotDir(t *testing.T) string {
 	return dir
 }
 
-func TestBrowser(t *testing.T) {
-	chromium := needChromium(t)
-	album := startAlbum(t)
-	shots := screenshotDir(t)
+// chrome is a headless chromium tab for a test, with helpers that fail
+// the test on error.
+type chrome struct {
+	t       *testing.T
+	ctx     context.Context
+	dialogs atomic.Int32
+}
 
+// newChrome starts chromium with a fresh profile. Every dialog a page
+// opens (alert, confirm) is counted and dismissed.
+func newChrome(t *testing.T) *chrome {
+	t.Helper()
+	path := needChromium(t)
 	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium),
+		chromedp.ExecPath(path),
 		chromedp.Headless,
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
@@ -166,70 +174,95 @@ func TestBrowser(t *testing.T) {
 		chromedp.WindowSize(1280, 900),
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
 	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelTimeout()
-
-	// Any dialog (alert, confirm) a script opens is counted and dismissed:
-	// no output may open one.
-	var dialogs atomic.Int32
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancel()
+		cancelAlloc()
+	})
+	c := &chrome{t: t, ctx: ctx}
 	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("starting chromium: %v", err)
 	}
 	if err := chromedp.Listen(ctx, func(ev any) {
 		if _, ok := ev.(*cdppage.EventJavascriptDialogOpening); ok {
-			dialogs.Add(1)
+			c.dialogs.Add(1)
 			go chromedp.Call(ctx, cdppage.HandleJavaScriptDialog, cdppage.HandleJavaScriptDialogParams{})
 		}
 	}); err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
 
-	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	shoot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatalf("screenshot %s: %v", name, err)
-		}
-		if err := os.WriteFile(filepath.Join(shots, name), png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("reading %s: %v", sel, err)
-		}
-		return s
-	}
-	value := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("reading the value of %s: %v", sel, err)
-		}
-		return s
-	}
-	count := func(sel string) int {
-		t.Helper()
-		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(`+strconv.Quote(sel)+`).length`))
-		if err != nil {
-			t.Fatalf("counting %s: %v", sel, err)
-		}
-		return n
-	}
-	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+// stepTimeout bounds each step, so that a page that never shows what a
+// step waits for fails the test soon.
+const stepTimeout = 30 * time.Second
 
-	t.Run("sign in", func(t *testing.T) {
+func (c *chrome) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(c.ctx, stepTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		c.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+func (c *chrome) text(sel string) string {
+	c.t.Helper()
+	s, err := chromedp.Run(c.ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		c.t.Fatalf("reading %s: %v", sel, err)
+	}
+	return s
+}
+
+func (c *chrome) value(sel string) string {
+	c.t.Helper()
+	s, err := chromedp.Run(c.ctx, chromedp.Value(chromedp.CSS(sel)))
+	if err != nil {
+		c.t.Fatalf("reading the value of %s: %v", sel, err)
+	}
+	return s
+}
+
+func (c *chrome) count(sel string) int {
+	c.t.Helper()
+	n, err := chromedp.Run(c.ctx, chromedp.Evaluate[int](`document.querySelectorAll(`+strconv.Quote(sel)+`).length`))
+	if err != nil {
+		c.t.Fatalf("counting %s: %v", sel, err)
+	}
+	return n
+}
+
+func (c *chrome) shoot(dir, name string) {
+	c.t.Helper()
+	png, err := chromedp.Run(c.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		c.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func css(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+
+// TestBrowser signs in to the album demo, finds and runs album.search,
+// sees a violation next to its field, checks that forged posts are
+// refused and that a script in an output does not run, and saves and runs
+// a preset. It writes screenshots of the list, a tool page and results.
+func TestBrowser(t *testing.T) {
+	c := newChrome(t)
+	album := startAlbum(t)
+	shots := screenshotDir(t)
+	ctx := c.ctx
+	do, text, value, count := c.do, c.text, c.value, c.count
+	shoot := func(name string) { t.Helper(); c.shoot(shots, name) }
+	dialogs := &c.dialogs
+
+	{ // sign in
 		do("signing in",
 			chromedp.Navigate(album.base+"/signin"),
 			chromedp.WaitVisible(css("#name")),
@@ -242,9 +275,9 @@ func TestBrowser(t *testing.T) {
 			t.Fatalf("header after signing in = %q", got)
 		}
 		shoot("list.png")
-	})
+	}
 
-	t.Run("find album.search", func(t *testing.T) {
+	{ // find album.search
 		do("searching",
 			chromedp.SendKeys(css("#q"), "images"),
 			chromedp.Submit(css("#q")),
@@ -265,9 +298,9 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("how to call it = %q", calls)
 		}
 		shoot("tool.png")
-	})
+	}
 
-	t.Run("run album.search", func(t *testing.T) {
+	{ // run album.search
 		do("running",
 			chromedp.SendKeys(css("#f-word"), "harbour"),
 			chromedp.Click(css("#run")),
@@ -288,9 +321,9 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("the word after the run = %q, want harbour kept", value)
 		}
 		shoot("result.png")
-	})
+	}
 
-	t.Run("a script in an output does not run", func(t *testing.T) {
+	{ // a script in an output does not run
 		do("searching for the trap",
 			chromedp.Navigate(album.base+"/tools/album.search"),
 			chromedp.WaitVisible(css("#f-word")),
@@ -309,9 +342,9 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("%d dialogs opened", n)
 		}
 		shoot("escaped.png")
-	})
+	}
 
-	t.Run("bad input keeps what was typed", func(t *testing.T) {
+	{ // bad input keeps what was typed
 		do("running album.list with a year out of range",
 			chromedp.Navigate(album.base+"/tools/album.list"),
 			chromedp.WaitVisible(css("#f-year")),
@@ -330,9 +363,9 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("violation beside the year = %q", besideField)
 		}
 		shoot("violation.png")
-	})
+	}
 
-	t.Run("forged posts are refused", func(t *testing.T) {
+	{ // forged posts are refused
 		// A script of the site's own origin, without the token.
 		do("opening a page of the site", chromedp.Navigate(album.base+"/tools/album.search"), chromedp.WaitVisible(css("#f-word")))
 		status, err := chromedp.Run(ctx, chromedp.Evaluate[int](`fetch("/tools/album.publish", {method: "POST",
@@ -376,9 +409,9 @@ func TestBrowser(t *testing.T) {
 		if published {
 			t.Error("a forged POST published album 2")
 		}
-	})
+	}
 
-	t.Run("a preset saves and runs", func(t *testing.T) {
+	{ // a preset saves and runs
 		do("saving a preset",
 			chromedp.Navigate(album.base+"/tools/album.search"),
 			chromedp.WaitVisible(css("#f-word")),
@@ -413,10 +446,55 @@ func TestBrowser(t *testing.T) {
 		if value := value("#f-word"); value != "rain" {
 			t.Errorf("the form after running the preset holds %q, want rain", value)
 		}
-	})
+	}
 
 	if n := dialogs.Load(); n != 0 {
 		t.Errorf("%d dialogs opened during the test", n)
 	}
 	t.Logf("screenshots in %s", shots)
+}
+
+// TestBrowserScript checks what the explorer's script adds, in chromium
+// against the explorer of the tests' tools: refined choices refresh when
+// the input they depend on changes, and entity suggestions follow what is
+// typed.
+func TestBrowserScript(t *testing.T) {
+	c := newChrome(t)
+	env := newTestEnv(t, nil)
+	c.do("signing in",
+		chromedp.Navigate(env.srv.URL+"/signin"),
+		chromedp.WaitVisible(css("#name")),
+		chromedp.SendKeys(css("#name"), "alice"),
+		chromedp.SendKeys(css("#password"), testPassword),
+		chromedp.Click(css("form.signin button[type=submit]")),
+		chromedp.WaitVisible(css("table.tools")),
+	)
+
+	c.do("choosing a country",
+		chromedp.Navigate(env.srv.URL+"/tools/demo.travel"),
+		chromedp.WaitVisible(css("#f-country")),
+		chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("f-country"); s.value = "it";
+			s.dispatchEvent(new Event("change", {bubbles: true})); })()`),
+		chromedp.WaitReady(css(`select#f-city option[value="Rome"]`)),
+	)
+	if got := c.value("#f-country"); got != "it" {
+		t.Errorf("country after the refresh = %q, want it kept", got)
+	}
+	if c.count("#result") != 0 {
+		t.Error("the refresh ran the tool")
+	}
+
+	c.do("typing part of an album's label",
+		chromedp.Navigate(env.srv.URL+"/tools/demo.every"),
+		chromedp.WaitVisible(css("#f-album")),
+		chromedp.SendKeys(css("#f-album"), "harb"),
+	)
+	labels, err := chromedp.Run(c.ctx, chromedp.Poll[string](`(() => { const o = [...document.querySelectorAll("#entities-album option")];
+		return o.length === 1 ? o[0].value + " " + o[0].textContent : false; })()`, chromedp.WithPollingTimeout(20*time.Second)))
+	if err != nil || labels != "3 Harbour Lights" {
+		t.Errorf("suggestions after typing harb = %q, %v", labels, err)
+	}
+	if n := c.dialogs.Load(); n != 0 {
+		t.Errorf("%d dialogs opened", n)
+	}
 }

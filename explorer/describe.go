@@ -54,7 +54,7 @@ type defRow struct {
 	Description string
 }
 
-func (e *Explorer) describe(t *tool.Tool, acct tool.Account) *toolView {
+func (e *server) describe(t *tool.Tool, acct tool.Account) *toolView {
 	d := t.Describe()
 	tv := &toolView{
 		ID:          t.ID,
@@ -140,7 +140,7 @@ func accessLines(t *tool.Tool, permission string) []string {
 
 // functionName returns t's name in function calling for acct, as
 // [funcall.New] names the tools acct may call.
-func (e *Explorer) functionName(t *tool.Tool, acct tool.Account) string {
+func (e *server) functionName(t *tool.Tool, acct tool.Account) string {
 	tools := e.reg.List(&tool.Filter{Account: acct})
 	ids := make([]string, len(tools))
 	for i, x := range tools {
@@ -154,7 +154,7 @@ func (e *Explorer) functionName(t *tool.Tool, acct tool.Account) string {
 
 // cliLine returns a command line that runs t, with an example value for
 // each required input.
-func (e *Explorer) cliLine(t *tool.Tool) string {
+func (e *server) cliLine(t *tool.Tool) string {
 	var b strings.Builder
 	b.WriteString(e.opts.AppName + " tool run " + shellQuote(t.ID))
 	for _, def := range t.Inputs {

@@ -140,8 +140,8 @@ type Options struct {
 	EntityURL func(ref tool.EntityRef) string
 }
 
-// An Explorer is the explorer's HTTP handler; see [New].
-type Explorer struct {
+// server is the explorer's HTTP handler.
+type server struct {
 	reg      *tool.Registry
 	opts     Options
 	logger   *slog.Logger
@@ -152,9 +152,10 @@ type Explorer struct {
 	schemas  *presetSchemas
 }
 
-// New returns the explorer of reg. opts may be nil.
-func New(reg *tool.Registry, opts *Options) *Explorer {
-	e := &Explorer{reg: reg}
+// New returns the explorer of reg, an HTTP handler of its pages. opts may
+// be nil.
+func New(reg *tool.Registry, opts *Options) http.Handler {
+	e := &server{reg: reg}
 	if opts != nil {
 		e.opts = *opts
 	}
@@ -212,7 +213,7 @@ func New(reg *tool.Registry, opts *Options) *Explorer {
 }
 
 // ServeHTTP serves the explorer's pages.
-func (e *Explorer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (e *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", contentSecurityPolicy)
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -233,6 +234,6 @@ const contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; script-
 	"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 // path returns the URL path of an explorer page, under the prefix.
-func (e *Explorer) path(p string) string {
+func (e *server) path(p string) string {
 	return e.prefix + strings.TrimPrefix(p, "/")
 }

@@ -14,7 +14,7 @@ import (
 // (refined) input definitions, the values as typed, and what the last
 // action found.
 type form struct {
-	e    *Explorer
+	e    *server
 	ctx  context.Context
 	v    *visit
 	t    *tool.Tool
@@ -37,7 +37,7 @@ type form struct {
 	entityOrder []string
 }
 
-func (e *Explorer) newForm(ctx context.Context, v *visit, t *tool.Tool) *form {
+func (e *server) newForm(ctx context.Context, v *visit, t *tool.Tool) *form {
 	fm := &form{e: e, ctx: tool.WithAccount(ctx, v.acct), v: v, t: t, defs: t.Inputs, state: map[string]any{}}
 	if t.Refiner != nil {
 		fm.refined = make(map[string]bool, len(t.Refiner.Inputs))

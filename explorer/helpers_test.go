@@ -246,7 +246,7 @@ func secret() *tool.Tool {
 
 type testEnv struct {
 	reg     *tool.Registry
-	exp     *Explorer
+	exp     *server
 	srv     *httptest.Server
 	presets *memPresets
 	wipes   int
@@ -285,7 +285,7 @@ func newTestEnv(t testing.TB, opts *Options) *testEnv {
 		opts.Presets = env.presets
 	}
 	opts.AppName = "demo"
-	env.exp = New(env.reg, opts)
+	env.exp = New(env.reg, opts).(*server)
 	env.srv = newServer(t, env.exp)
 	return env
 }

@@ -60,7 +60,7 @@ type entryView struct {
 }
 
 // result turns a run's result into its view.
-func (e *Explorer) result(t *tool.Tool, res *tool.Result, acct tool.Account) *resultView {
+func (e *server) result(t *tool.Tool, res *tool.Result, acct tool.Account) *resultView {
 	rv := &resultView{Success: res.Success, Message: res.Message, Failure: string(res.Failure), ErrorType: res.Failure.ErrorType()}
 	rv.Violations = res.Violations
 	for _, def := range t.Outputs {
@@ -81,7 +81,7 @@ func (e *Explorer) result(t *tool.Tool, res *tool.Result, acct tool.Account) *re
 }
 
 // value returns the view of v, a published value of def.
-func (e *Explorer) value(def *tool.Definition, v any, acct tool.Account) *valueView {
+func (e *server) value(def *tool.Definition, v any, acct tool.Account) *valueView {
 	if v == nil {
 		return &valueView{Kind: "null", Text: "null"}
 	}
@@ -184,7 +184,7 @@ func anyView(v any) *valueView {
 
 // entityView shows a published entity reference: its label, linked to
 // where the entity can be seen.
-func (e *Explorer) entityView(v any, acct tool.Account) *valueView {
+func (e *server) entityView(v any, acct tool.Account) *valueView {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return anyView(v)
@@ -209,7 +209,7 @@ func (e *Explorer) entityView(v any, acct tool.Account) *valueView {
 // entityToolURL returns the address of the form of a read tool acct may
 // run whose only required input is an entity of ref's type, filled in
 // with ref; "" when there is none.
-func (e *Explorer) entityToolURL(ref tool.EntityRef, acct tool.Account) string {
+func (e *server) entityToolURL(ref tool.EntityRef, acct tool.Account) string {
 	for _, t := range e.reg.List(&tool.Filter{Account: acct}) {
 		if !t.Op().ReadOnly() {
 			continue

@@ -126,7 +126,7 @@ type presetView struct {
 	FillURL string
 }
 
-func (e *Explorer) renderStatus(w http.ResponseWriter, r *http.Request, status int, name string, p *page, v *visit) {
+func (e *server) renderStatus(w http.ResponseWriter, r *http.Request, status int, name string, p *page, v *visit) {
 	p.Site = e.opts.Title
 	p.Prefix = e.prefix
 	p.Version = assetVersion
@@ -151,7 +151,7 @@ func (e *Explorer) renderStatus(w http.ResponseWriter, r *http.Request, status i
 
 // serveList serves the list of tools, searched and filtered by the query:
 // q (words), op (an operation) and match=all (every word, not any).
-func (e *Explorer) serveList(w http.ResponseWriter, r *http.Request) {
+func (e *server) serveList(w http.ResponseWriter, r *http.Request) {
 	v := e.visit(r)
 	q := r.URL.Query()
 	lv := &listView{
@@ -180,10 +180,10 @@ func (e *Explorer) serveList(w http.ResponseWriter, r *http.Request) {
 	e.renderStatus(w, r, http.StatusOK, "list", &page{Title: "Tools", List: lv}, v)
 }
 
-func (e *Explorer) toolURL(id string) string { return e.path("/tools/" + url.PathEscape(id)) }
+func (e *server) toolURL(id string) string { return e.path("/tools/" + url.PathEscape(id)) }
 
 // visibleTool returns the tool with the given ID when acct may see it.
-func (e *Explorer) visibleTool(id string, acct tool.Account) (*tool.Tool, bool) {
+func (e *server) visibleTool(id string, acct tool.Account) (*tool.Tool, bool) {
 	t, ok := e.reg.Tool(id)
 	if !ok || !t.Allowed(acct) {
 		return nil, false
@@ -191,11 +191,11 @@ func (e *Explorer) visibleTool(id string, acct tool.Account) (*tool.Tool, bool) 
 	return t, true
 }
 
-func (e *Explorer) serveNotFound(w http.ResponseWriter, r *http.Request) {
+func (e *server) serveNotFound(w http.ResponseWriter, r *http.Request) {
 	e.renderStatus(w, r, http.StatusNotFound, "message", &page{Title: "Not found", Message: "There is no page at this address."}, e.visit(r))
 }
 
-func (e *Explorer) toolNotFound(w http.ResponseWriter, r *http.Request, v *visit) {
+func (e *server) toolNotFound(w http.ResponseWriter, r *http.Request, v *visit) {
 	msg := "There is no tool with this ID that your account may see."
 	if !v.signedIn() {
 		msg += " Signing in may show it."
@@ -206,7 +206,7 @@ func (e *Explorer) toolNotFound(w http.ResponseWriter, r *http.Request, v *visit
 // serveTool serves a tool's page. The form starts from the inputs'
 // defaults, from a preset (?preset=NAME) or from values in the query
 // (in:NAME=VALUE, as the links of entities in outputs give them).
-func (e *Explorer) serveTool(w http.ResponseWriter, r *http.Request) {
+func (e *server) serveTool(w http.ResponseWriter, r *http.Request) {
 	v := e.visit(r)
 	t, ok := e.visibleTool(r.PathValue("id"), v.acct)
 	if !ok {
@@ -256,7 +256,7 @@ func (fm *form) fill(args map[string]any) {
 	fm.refine()
 }
 
-func (e *Explorer) newFormView(fm *form, r *http.Request) *formView {
+func (e *server) newFormView(fm *form, r *http.Request) *formView {
 	t := fm.t
 	return &formView{
 		fm:             fm,
@@ -269,7 +269,7 @@ func (e *Explorer) newFormView(fm *form, r *http.Request) *formView {
 	}
 }
 
-func (e *Explorer) renderTool(w http.ResponseWriter, r *http.Request, status int, v *visit, t *tool.Tool, fv *formView, res *resultView) {
+func (e *server) renderTool(w http.ResponseWriter, r *http.Request, status int, v *visit, t *tool.Tool, fv *formView, res *resultView) {
 	fm := fv.fm
 	fv.Fields = fm.fields
 	fv.Problems = append(fv.Problems, fm.problems...)
@@ -293,7 +293,7 @@ func (e *Explorer) renderTool(w http.ResponseWriter, r *http.Request, status int
 
 // postTool handles the execute form: run, refresh, rows, entity
 // searches and presets. Every action needs the session's CSRF token.
-func (e *Explorer) postTool(w http.ResponseWriter, r *http.Request) {
+func (e *server) postTool(w http.ResponseWriter, r *http.Request) {
 	v := e.visit(r)
 	if !e.checkToken(w, r, v) {
 		e.forbidden(w, r, "The form did not carry this session's token: sign in, open the tool again and resubmit.")
@@ -362,7 +362,7 @@ func (e *Explorer) postTool(w http.ResponseWriter, r *http.Request) {
 // run runs the tool with the form's values, or with args when given (a
 // preset's JSON values), and returns the result and the violations to
 // place on the form.
-func (e *Explorer) run(r *http.Request, v *visit, t *tool.Tool, fm *form, fv *formView, args map[string]any) (*resultView, []tool.Violation, int) {
+func (e *server) run(r *http.Request, v *visit, t *tool.Tool, fm *form, fv *formView, args map[string]any) (*resultView, []tool.Violation, int) {
 	if args == nil {
 		fm.compact()
 		args = fm.args()
@@ -395,7 +395,7 @@ func (e *Explorer) run(r *http.Request, v *visit, t *tool.Tool, fm *form, fv *fo
 
 // savePreset stores the form's values as a preset, once they pass the
 // preset schema.
-func (e *Explorer) savePreset(r *http.Request, v *visit, t *tool.Tool, fm *form, fv *formView) ([]tool.Violation, int) {
+func (e *server) savePreset(r *http.Request, v *visit, t *tool.Tool, fm *form, fv *formView) ([]tool.Violation, int) {
 	name, err := presetName(fv.PresetName)
 	if err != nil {
 		fv.PresetProblem = "The preset was not saved: " + err.Error() + "."
@@ -425,7 +425,7 @@ func (e *Explorer) savePreset(r *http.Request, v *visit, t *tool.Tool, fm *form,
 
 // loadPreset returns the arguments a preset of the visitor holds, checked
 // again against the preset schema (the tool may have changed since).
-func (e *Explorer) loadPreset(r *http.Request, v *visit, t *tool.Tool, name string) (map[string]any, error) {
+func (e *server) loadPreset(r *http.Request, v *visit, t *tool.Tool, name string) (map[string]any, error) {
 	p, err := e.opts.Presets.Preset(r.Context(), v.acct.AccountID(), t.ID, name)
 	if errors.Is(err, ErrNoPreset) {
 		return nil, errors.New("There is no preset named “" + name + "”.")
@@ -445,7 +445,7 @@ func (e *Explorer) loadPreset(r *http.Request, v *visit, t *tool.Tool, name stri
 // serveEntities answers the script that suggests entities while a person
 // types: {"entities":[{"id","label"}...]} of the type that the visitor may
 // view, whose label contains q.
-func (e *Explorer) serveEntities(w http.ResponseWriter, r *http.Request) {
+func (e *server) serveEntities(w http.ResponseWriter, r *http.Request) {
 	v := e.visit(r)
 	et, ok := e.reg.EntityType(r.PathValue("type"))
 	if !ok || et.Search == nil {

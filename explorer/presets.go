@@ -129,7 +129,7 @@ func (ps *presetSchemas) get(t *tool.Tool) (*validator.Schema, error) {
 // text is converted as the schema's types say ("10" to 10 for an integer),
 // so the stored values are typed JSON. It returns the violations found,
 // by path.
-func (e *Explorer) presetValues(t *tool.Tool, args map[string]any) (json.RawMessage, []tool.Violation, error) {
+func (e *server) presetValues(t *tool.Tool, args map[string]any) (json.RawMessage, []tool.Violation, error) {
 	schema := PresetSchema(t)
 	if schema == nil {
 		return nil, nil, errors.New("the tool's definitions are invalid")
@@ -147,7 +147,7 @@ func (e *Explorer) presetValues(t *tool.Tool, args map[string]any) (json.RawMess
 }
 
 // checkPreset validates stored values against t's preset schema.
-func (e *Explorer) checkPreset(t *tool.Tool, values []byte) ([]tool.Violation, error) {
+func (e *server) checkPreset(t *tool.Tool, values []byte) ([]tool.Violation, error) {
 	compiled, err := e.schemas.get(t)
 	if err != nil {
 		return nil, err

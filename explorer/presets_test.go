@@ -225,7 +225,7 @@ func TestDestructivePreset(t *testing.T) {
 
 func TestNoPresets(t *testing.T) {
 	env := newTestEnv(t, nil)
-	env.exp = New(env.reg, &Options{Authenticate: env.exp.opts.Authenticate})
+	env.exp = New(env.reg, &Options{Authenticate: env.exp.opts.Authenticate}).(*server)
 	env.srv = newServer(t, env.exp)
 	b := env.browser(t)
 	b.signIn("alice")

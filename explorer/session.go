@@ -128,7 +128,7 @@ func (v *visit) csrf() string {
 }
 
 // visit returns who makes r.
-func (e *Explorer) visit(r *http.Request) *visit {
+func (e *server) visit(r *http.Request) *visit {
 	if c, err := r.Cookie(e.opts.CookieName); err == nil {
 		if sess := e.sessions.get(c.Value); sess != nil {
 			acct := sess.acct
@@ -147,7 +147,7 @@ func (e *Explorer) visit(r *http.Request) *visit {
 }
 
 // anonymous returns the visit of someone who has not signed in.
-func (e *Explorer) anonymous(r *http.Request) *visit {
+func (e *server) anonymous(r *http.Request) *visit {
 	if e.opts.Anonymous != nil {
 		acct, err := e.opts.Anonymous(r.Context())
 		if err == nil && acct != nil {
@@ -165,7 +165,7 @@ const maxForm = 4 << 20
 
 // checkToken parses r's form and reports whether it carries the session's
 // CSRF token. A visitor without a session has no valid token.
-func (e *Explorer) checkToken(w http.ResponseWriter, r *http.Request, v *visit) bool {
+func (e *server) checkToken(w http.ResponseWriter, r *http.Request, v *visit) bool {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
 		return false
@@ -177,14 +177,14 @@ func (e *Explorer) checkToken(w http.ResponseWriter, r *http.Request, v *visit) 
 }
 
 // forbidden answers 403 with a page saying why.
-func (e *Explorer) forbidden(w http.ResponseWriter, r *http.Request, why string) {
+func (e *server) forbidden(w http.ResponseWriter, r *http.Request, why string) {
 	e.renderStatus(w, r, http.StatusForbidden, "message", &page{
 		Title:   "Refused",
 		Message: why,
 	}, e.visit(r))
 }
 
-func (e *Explorer) cookie(r *http.Request, name, value string, maxAge int) *http.Cookie {
+func (e *server) cookie(r *http.Request, name, value string, maxAge int) *http.Cookie {
 	return &http.Cookie{
 		Name:     name,
 		Value:    value,
@@ -198,7 +198,7 @@ func (e *Explorer) cookie(r *http.Request, name, value string, maxAge int) *http
 
 // signInToken returns the token of the sign-in form, setting the cookie it
 // is made from when r has none.
-func (e *Explorer) signInToken(w http.ResponseWriter, r *http.Request) string {
+func (e *server) signInToken(w http.ResponseWriter, r *http.Request) string {
 	nonce := ""
 	if c, err := r.Cookie(signInCookie); err == nil && len(c.Value) >= 32 {
 		nonce = c.Value
@@ -210,12 +210,12 @@ func (e *Explorer) signInToken(w http.ResponseWriter, r *http.Request) string {
 }
 
 // serveSignIn serves the sign-in page.
-func (e *Explorer) serveSignIn(w http.ResponseWriter, r *http.Request) {
+func (e *server) serveSignIn(w http.ResponseWriter, r *http.Request) {
 	v := e.visit(r)
 	e.renderSignIn(w, r, v, http.StatusOK, "", r.URL.Query().Get("next"))
 }
 
-func (e *Explorer) renderSignIn(w http.ResponseWriter, r *http.Request, v *visit, status int, problem, next string) {
+func (e *server) renderSignIn(w http.ResponseWriter, r *http.Request, v *visit, status int, problem, next string) {
 	p := &page{
 		Title:         "Sign in",
 		SignInToken:   e.signInToken(w, r),
@@ -235,7 +235,7 @@ func (e *Explorer) renderSignIn(w http.ResponseWriter, r *http.Request, v *visit
 
 // postSignIn signs a person in: with a name and password, or as the
 // anonymous account ("guest").
-func (e *Explorer) postSignIn(w http.ResponseWriter, r *http.Request) {
+func (e *server) postSignIn(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	c, err := r.Cookie(signInCookie)
 	if err := r.ParseForm(); err != nil || c == nil || len(c.Value) < 32 ||
@@ -278,7 +278,7 @@ func (e *Explorer) postSignIn(w http.ResponseWriter, r *http.Request) {
 }
 
 // postSignOut ends the session.
-func (e *Explorer) postSignOut(w http.ResponseWriter, r *http.Request) {
+func (e *server) postSignOut(w http.ResponseWriter, r *http.Request) {
 	v := e.visit(r)
 	if !e.checkToken(w, r, v) {
 		e.forbidden(w, r, "The form did not carry this session's token.")
@@ -290,7 +290,7 @@ func (e *Explorer) postSignOut(w http.ResponseWriter, r *http.Request) {
 }
 
 // localPath returns p when it is a path of the explorer, else the list's.
-func (e *Explorer) localPath(p string) string {
+func (e *server) localPath(p string) string {
 	if !strings.HasPrefix(p, e.prefix) || strings.HasPrefix(p, "//") || strings.ContainsAny(p, "\\\r\n") {
 		return e.prefix
 	}

@@ -61,7 +61,7 @@ func newMux(app *App) http.Handler {
 // with a user's name and API token (see the tokens command); visitors who
 // have not signed in browse as the seeded user anonymous, and may start a
 // session as that user. Presets are stored in the database.
-func (a *App) Explorer() *explorer.Explorer {
+func (a *App) Explorer() http.Handler {
 	return explorer.New(a.Registry, &explorer.Options{
 		Title:   "Album demo",
 		AppName: "album",
