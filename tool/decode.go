@@ -172,6 +172,9 @@ func (n *node) decodeScalar(raw any, p *pathSeg, vs *violations) (any, bool) {
 			}
 			return i, true
 		}
+		if _, ok := raw.(int64); ok {
+			return raw, true // already boxed
+		}
 		i, ok := toInt(raw)
 		if !ok {
 			if f, isNum := toFloat(raw); isNum && f == math.Trunc(f) {

@@ -126,13 +126,18 @@ func (n *node) decodeJSON(dec *jsontext.Decoder, p *pathSeg, vs *violations) (an
 		}
 		return n.decode(tok.String(), p, vs), nil
 	case kind == '0' && (n.kind == kInteger || n.kind == kFloat):
-		tok, err := dec.ReadToken()
+		lit, err := dec.ReadValue()
 		if err != nil {
 			return nil, err
 		}
-		// The literal, not tok.Float(): integers keep every digit and a
+		if n.kind == kInteger {
+			if i, ok := parseInt(lit); ok {
+				return n.decode(i, p, vs), nil
+			}
+		}
+		// The literal, not a float64: integers keep every digit and a
 		// number out of range is refused, not clamped.
-		return n.decode(json.Number(tok.String()), p, vs), nil
+		return n.decode(json.Number(lit), p, vs), nil
 	case (kind == 't' || kind == 'f') && n.kind == kBoolean:
 		tok, err := dec.ReadToken()
 		if err != nil {
@@ -236,4 +241,27 @@ func indexAny(s, chars string) int {
 		}
 	}
 	return -1
+}
+
+// parseInt parses a JSON number literal that is a plain integer (no
+// fraction, no exponent) within int64.
+func parseInt(lit []byte) (int64, bool) {
+	neg := len(lit) > 0 && lit[0] == '-'
+	if neg {
+		lit = lit[1:]
+	}
+	if len(lit) == 0 || len(lit) > 18 {
+		return 0, false // longer literals take the exact slow path
+	}
+	var n int64
+	for _, c := range lit {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
