@@ -532,3 +532,34 @@ func TestRowsAndEntityPicker(t *testing.T) {
 		t.Errorf("an unknown action: %d", r.status)
 	}
 }
+
+// TestPrefix serves the explorer under /ops/: every link, form and cookie
+// stays under it.
+func TestPrefix(t *testing.T) {
+	env := newTestEnv(t, &Options{Prefix: "/ops/"})
+	mux := http.NewServeMux()
+	mux.Handle("/ops/", http.StripPrefix("/ops", env.exp))
+	env.srv = newServer(t, mux)
+	b := env.browser(t)
+	b.get("/ops/signin")
+	b.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	r := b.post("/ops/signin", url.Values{"name": {"alice"}, "password": {testPassword}})
+	if c := sessionCookie(t, r.header); r.header.Get("Location") != "/ops/" || c == nil || c.Path != "/ops/" {
+		t.Fatalf("signing in under /ops/: %d, Location %q, cookie %+v", r.status, r.header.Get("Location"), c)
+	}
+	b.c.CheckRedirect = nil
+	page := b.get("/ops/").body
+	for _, want := range []string{`<a href="/ops/tools/demo.every">Every input</a>`, `href="/ops/assets/style.css?v=`, `action="/ops/signout"`, `<form method="get" action="/ops/"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the list under /ops/ lacks %s", want)
+		}
+	}
+	page = b.get("/ops/tools/demo.every").body
+	if !strings.Contains(page, `action="/ops/tools/demo.every"`) || !strings.Contains(page, `data-entities="/ops/entities/album"`) {
+		t.Error("the tool page's form or entity search is not under /ops/")
+	}
+	if r := b.post("/ops/tools/demo.showcase", url.Values{"action": {"run"}}); r.status != http.StatusOK ||
+		!strings.Contains(r.body, `href="/ops/tools/demo.summarize?in%3Aalbum=1"`) {
+		t.Errorf("a run under /ops/: %d", r.status)
+	}
+}
