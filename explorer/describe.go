@@ -329,12 +329,16 @@ func typeText(def *tool.Definition) string {
 	return def.Type
 }
 
+// jsonCompact returns v as one line of JSON, with <, > and & as they are
+// (the templates escape what they show).
 func jsonCompact(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return "?"
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // constraintTexts says in words what def's constraints require, one

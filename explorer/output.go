@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"html/template"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/toolapi/toolapi/tool"
@@ -59,8 +58,18 @@ type entryView struct {
 	Value *valueView
 }
 
+// A shower turns the outputs of one result into views for one account.
+type shower struct {
+	e    *server
+	acct tool.Account
+	// links caches the tool an entity of each type links to ("" for
+	// none), by entity type.
+	links map[string]*tool.Tool
+}
+
 // result turns a run's result into its view.
 func (e *server) result(t *tool.Tool, res *tool.Result, acct tool.Account) *resultView {
+	sh := &shower{e: e, acct: acct}
 	rv := &resultView{Success: res.Success, Message: res.Message, Failure: string(res.Failure), ErrorType: res.Failure.ErrorType()}
 	rv.Violations = res.Violations
 	for _, def := range t.Outputs {
@@ -72,7 +81,7 @@ func (e *server) result(t *tool.Tool, res *tool.Result, acct tool.Account) *resu
 		if label == "" {
 			label = def.Name
 		}
-		rv.Outputs = append(rv.Outputs, outputView{Name: def.Name, Label: label, Description: def.Description, Value: e.value(def, v, acct)})
+		rv.Outputs = append(rv.Outputs, outputView{Name: def.Name, Label: label, Description: def.Description, Value: sh.value(def, v)})
 	}
 	if len(res.Outputs) > 0 {
 		rv.JSON = jsonText(res.Outputs)
@@ -81,7 +90,7 @@ func (e *server) result(t *tool.Tool, res *tool.Result, acct tool.Account) *resu
 }
 
 // value returns the view of v, a published value of def.
-func (e *server) value(def *tool.Definition, v any, acct tool.Account) *valueView {
+func (sh *shower) value(def *tool.Definition, v any) *valueView {
 	if v == nil {
 		return &valueView{Kind: "null", Text: "null"}
 	}
@@ -104,7 +113,7 @@ func (e *server) value(def *tool.Definition, v any, acct tool.Account) *valueVie
 				row := make([]*valueView, len(def.Items.Properties))
 				for i, p := range def.Items.Properties {
 					if pv, ok := m[p.Name]; ok {
-						row[i] = e.value(p, pv, acct)
+						row[i] = sh.value(p, pv)
 					} else {
 						row[i] = &valueView{Kind: "text"}
 					}
@@ -115,7 +124,7 @@ func (e *server) value(def *tool.Definition, v any, acct tool.Account) *valueVie
 		}
 		lv := &valueView{Kind: "items"}
 		for _, item := range items {
-			lv.Items = append(lv.Items, e.value(def.Items, item, acct))
+			lv.Items = append(lv.Items, sh.value(def.Items, item))
 		}
 		return lv
 	case def.Type == "map":
@@ -132,17 +141,17 @@ func (e *server) value(def *tool.Definition, v any, acct tool.Account) *valueVie
 		if len(def.Properties) > 0 {
 			for _, p := range def.Properties {
 				if pv, ok := m[p.Name]; ok {
-					mv.Entries = append(mv.Entries, entryView{Key: p.Name, Value: e.value(p, pv, acct)})
+					mv.Entries = append(mv.Entries, entryView{Key: p.Name, Value: sh.value(p, pv)})
 				}
 			}
 			return mv
 		}
 		for _, k := range sortedKeys(m) {
-			mv.Entries = append(mv.Entries, entryView{Key: k, Value: e.value(def.Values, m[k], acct)})
+			mv.Entries = append(mv.Entries, entryView{Key: k, Value: sh.value(def.Values, m[k])})
 		}
 		return mv
 	case def.Type == "entity" || strings.HasPrefix(def.Type, "entity:"):
-		return e.entityView(v, acct)
+		return sh.entityView(v)
 	case def.Type == "any":
 		return anyView(v)
 	}
@@ -153,8 +162,8 @@ func (e *server) value(def *tool.Definition, v any, acct tool.Account) *valueVie
 	media := def.Constraints.Media
 	switch {
 	case media == "text/html":
-		if e.opts.SanitizeHTML != nil {
-			if safe, ok := e.opts.SanitizeHTML(s); ok {
+		if sh.e.opts.SanitizeHTML != nil {
+			if safe, ok := sh.e.opts.SanitizeHTML(s); ok {
 				return &valueView{Kind: "html", HTML: template.HTML(safe), Text: s}
 			}
 		}
@@ -184,7 +193,7 @@ func anyView(v any) *valueView {
 
 // entityView shows a published entity reference: its label, linked to
 // where the entity can be seen.
-func (e *server) entityView(v any, acct tool.Account) *valueView {
+func (sh *shower) entityView(v any) *valueView {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return anyView(v)
@@ -198,19 +207,42 @@ func (e *server) entityView(v any, acct tool.Account) *valueView {
 		ev.Text = ref.EntityType + " " + ref.ID
 		ev.Note = ""
 	}
-	if e.opts.EntityURL != nil {
-		ev.Href = e.opts.EntityURL(ref)
+	if sh.e.opts.EntityURL != nil {
+		ev.Href = sh.e.opts.EntityURL(ref)
 	} else {
-		ev.Href = e.entityToolURL(ref, acct)
+		ev.Href = sh.entityToolURL(ref)
 	}
 	return ev
 }
 
-// entityToolURL returns the address of the form of a read tool acct may
-// run whose only required input is an entity of ref's type, filled in
-// with ref; "" when there is none.
-func (e *server) entityToolURL(ref tool.EntityRef, acct tool.Account) string {
-	for _, t := range e.reg.List(&tool.Filter{Account: acct}) {
+// entityToolURL returns the address of the form of a read tool the
+// account may run whose only required input is an entity of ref's type,
+// filled in with ref; "" when there is none.
+func (sh *shower) entityToolURL(ref tool.EntityRef) string {
+	if sh.links == nil {
+		sh.links = make(map[string]*tool.Tool)
+	}
+	t, ok := sh.links[ref.EntityType]
+	if !ok {
+		t = sh.entityTool("entity:" + ref.EntityType)
+		sh.links[ref.EntityType] = t
+	}
+	if t == nil {
+		return ""
+	}
+	name := ""
+	for _, def := range t.Inputs {
+		if def.Required && !def.Locked {
+			name = def.Name
+		}
+	}
+	return sh.e.toolURL(t.ID) + "?" + url.Values{"in:" + name: {ref.ID}}.Encode()
+}
+
+// entityTool returns the first read tool, by ID, whose only required
+// input is of the given data type.
+func (sh *shower) entityTool(typ string) *tool.Tool {
+	for _, t := range sh.e.reg.List(&tool.Filter{Account: sh.acct}) {
 		if !t.Op().ReadOnly() {
 			continue
 		}
@@ -222,11 +254,11 @@ func (e *server) entityToolURL(ref tool.EntityRef, acct tool.Account) string {
 				n++
 			}
 		}
-		if n == 1 && only.Type == "entity:"+ref.EntityType {
-			return e.path("/tools/"+url.PathEscape(t.ID)) + "?" + url.Values{"in:" + only.Name: {ref.ID}}.Encode()
+		if n == 1 && only.Type == typ {
+			return t
 		}
 	}
-	return ""
+	return nil
 }
 
 // imageDataURL returns a data: URL showing s, the base64 of an image of
@@ -326,12 +358,4 @@ func InlineHTML(html string) (string, bool) {
 var inlineTags = map[string]bool{
 	"b": true, "i": true, "em": true, "strong": true, "code": true,
 	"small": true, "sub": true, "sup": true, "br": true,
-}
-
-// count returns "1 item" or "N items".
-func count(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }
