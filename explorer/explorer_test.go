@@ -458,6 +458,9 @@ func TestConfirmation(t *testing.T) {
 	if env.wipes != 1 || r.status != http.StatusOK || !strings.Contains(r.body, "✓ Wiped.") {
 		t.Errorf("confirmed run: wipes %d, status %d", env.wipes, r.status)
 	}
+	if !strings.Contains(r.body, `<input type="checkbox" name="confirm" value="yes" id="confirm"> I understand`) {
+		t.Error("the box stays ticked after a run, so the next run would need no confirmation")
+	}
 }
 
 func TestRefine(t *testing.T) {

@@ -377,6 +377,8 @@ func (e *server) run(r *http.Request, v *visit, t *tool.Tool, fm *form, fv *form
 		ctx = tool.WithConfirmer(ctx, tool.Confirmed)
 	}
 	res, err := e.reg.Run(ctx, t.ID, args)
+	// Each run of a destructive tool needs its own confirmation.
+	fv.Confirmed = false
 	if err != nil {
 		fv.Problems = append(fv.Problems, "The tool is gone.")
 		return nil, nil, http.StatusNotFound
