@@ -150,6 +150,8 @@ const (
 // object; empty means none) for the Toolset's account, and returns the
 // response to send back. A tool that needs confirmation runs only when ctx
 // carries a [tool.Confirmer] (see [tool.WithConfirmer]) that confirms it.
+// A panic in the run (the registry recovers and logs it) is an
+// execution_failed response whose message does not carry it.
 func (s *Toolset) Dispatch(ctx context.Context, name string, arguments []byte) *Response {
 	id, ok := s.ids[name]
 	if !ok {

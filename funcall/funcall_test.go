@@ -199,3 +199,44 @@ func TestDispatch(t *testing.T) {
 		t.Errorf("input_schema on success")
 	}
 }
+
+// TestDispatchPanic checks that a tool that panics, in its handler or its
+// access check, gives the model a failure that does not carry the panic.
+func TestDispatchPanic(t *testing.T) {
+	reg := tool.NewRegistry(&tool.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	anyone := func(context.Context, *tool.Values) (bool, error) { return true, nil }
+	err := reg.Add(
+		&tool.Tool{
+			ID: "test.panic", Label: "Panic", Description: "Panics while it runs.", Operation: tool.OpRead, Access: anyone,
+			Handler: func(context.Context, *tool.Values) (*tool.Result, error) { panic("secret internal state") },
+		},
+		&tool.Tool{
+			ID: "test.guard", Label: "Guard", Description: "Panics while it checks access.", Operation: tool.OpRead,
+			Access:  func(context.Context, *tool.Values) (bool, error) { panic("secret internal state") },
+			Handler: func(context.Context, *tool.Values) (*tool.Result, error) { return nil, nil },
+		},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := funcall.New(reg, editor)
+	for _, tc := range []struct{ name, message string }{
+		{"test__panic", "Panic failed."},
+		{"test__guard", "Guard failed."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := set.Dispatch(context.Background(), tc.name, nil)
+			want := &funcall.Response{Message: tc.message, ErrorType: funcall.ExecutionFailed}
+			if diff := cmp.Diff(want, resp); diff != "" {
+				t.Errorf("response (-want +got):\n%s", diff)
+			}
+			b, err := json.Marshal(resp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(b, []byte("secret")) {
+				t.Errorf("the panic reached the model: %s", b)
+			}
+		})
+	}
+}

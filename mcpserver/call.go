@@ -40,20 +40,19 @@ func (s *Server) callHandler(id string) mcp.ToolHandler {
 		if e == nil {
 			return nil, unknownTool(id)
 		}
+		acct := accountOf(ctx, req.Extra)
 		c := &call{req: req, tool: e.tool, rounds: req.ProtocolVersion() >= newProtocol}
 		if c.rounds {
-			if c.answers, err = decodeAnswers(req.Params.RequestState); err != nil {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState"}
-			}
-			for k, v := range req.Params.InputResponses {
-				c.answers[k] = v
+			if c.answers, err = s.answers(id, acct.AccountID(), req.Params); err != nil {
+				s.logger.Warn("answers of a call refused", "tool", id, "account", acct.AccountID(), "reason", err.Error())
+				return errorResult(refusal(e.tool, err)), nil
 			}
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithCancel(ctx)
 			defer cancel()
 			c.stop = cancel
 		}
-		ctx = tool.WithAccount(ctx, accountOf(ctx, req.Extra))
+		ctx = tool.WithAccount(ctx, acct)
 		ctx = tool.WithReporter(ctx, c)
 		ctx = tool.WithClient(ctx, c)
 		if c.canElicit() {
@@ -73,15 +72,27 @@ func (s *Server) callHandler(id string) mcp.ToolHandler {
 			return nil, err
 		}
 		if pending := c.asked(); pending != nil {
-			state, err := encodeAnswers(c.answers)
+			state, err := s.signState(id, req.Params.Arguments, acct.AccountID(), c.answers, pending)
 			if err != nil {
-				s.logger.Error("client answers do not marshal to JSON", "tool", id, "error", err.Error())
+				s.logger.Error("request state does not marshal to JSON", "tool", id, "error", err.Error())
 				return errorResult(e.tool.Label + " failed."), nil
 			}
 			return &mcp.CallToolResult{InputRequests: pending, RequestState: state}, nil
 		}
 		return s.result(e, r), nil
 	}
+}
+
+// refusal is the message of a call whose request state or answers err
+// refused (see [Server.answers]).
+func refusal(t *tool.Tool, err error) string {
+	switch {
+	case errors.Is(err, errStateExpired):
+		return t.Label + " did not run: its question was answered too late. Call it again."
+	case errors.Is(err, errNotAsked):
+		return t.Label + " did not run: the call answers a question that was not asked. Call it again without inputResponses."
+	}
+	return t.Label + " did not run: the request state does not belong to this call. Call it again without requestState and inputResponses."
 }
 
 // unknownTool is the protocol error for a tool the server does not hold,
@@ -278,14 +289,16 @@ func resourceContents(v any) *mcp.ResourceContents {
 // the request state, which carries the answers so far, and the tool runs
 // again from the start, its earlier questions answered from them. A tool
 // that asks should therefore ask, one question at a time, before it
-// changes anything.
+// changes anything. The Server signs the request state and binds it to the
+// tool, the arguments, the account and an expiry, and takes only answers
+// to the question the state says was asked (see [Options.StateKey]).
 type call struct {
 	req    *mcp.CallToolRequest
 	tool   *tool.Tool
 	rounds bool // the client answers through multi round-trip requests
 
 	mu      sync.Mutex
-	answers mcp.InputResponseMap // by question, so far
+	answers mcp.InputResponseMap // by question, so far, as the Server accepted them
 	asks    int                  // questions asked in this run
 	pending mcp.InputRequestMap  // the question that ended this run
 	stop    context.CancelFunc
@@ -317,32 +330,6 @@ func (c *call) asked() mcp.InputRequestMap {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.pending
-}
-
-func encodeAnswers(m mcp.InputResponseMap) (string, error) {
-	if len(m) == 0 {
-		return "", nil
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return "", err
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-func decodeAnswers(state string) (mcp.InputResponseMap, error) {
-	m := mcp.InputResponseMap{}
-	if state == "" {
-		return m, nil
-	}
-	b, err := base64.RawURLEncoding.DecodeString(state)
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	return m, nil
 }
 
 // Progress sends a progress notification when the request asked for them

@@ -16,14 +16,18 @@ import (
 
 // Handler returns the streamable HTTP handler of s, to mount at "/mcp". In
 // order, it refuses (403) a request that reaches a loopback address under a
-// Host that is not a loopback host (DNS rebinding) and a browser request
-// from an origin not trusted (see [Options.TrustedOrigins]); then it
-// authenticates the request (see [Options.Authenticate]), answering 401
-// with a WWW-Authenticate: Bearer challenge when it cannot and anonymous
-// access is not allowed; then it serves MCP for the account.
+// Host that is not a loopback host (DNS rebinding) and a cross-origin
+// browser request other than GET, HEAD and OPTIONS from an origin not
+// trusted (see [Options.TrustedOrigins]); then it authenticates the request
+// (see [Options.Authenticate]), answering 401 with a WWW-Authenticate:
+// Bearer challenge when it cannot and anonymous access is not allowed; then
+// it serves MCP for the account.
 //
 // Within a session every request must authenticate as the account that
-// opened it; a request that does not is refused 403.
+// opened it, by [tool.Account.AccountID] (a request without credentials
+// counts as [tool.Anonymous], "anonymous"); a request that does not is
+// refused 403. An account that Authenticate returns with an empty ID is
+// refused 401.
 func (s *Server) Handler() http.Handler {
 	s.httpOnce.Do(func() {
 		sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
@@ -89,14 +93,22 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "Unauthorized: credentials required", http.StatusUnauthorized)
 			return
 		}
-		h.sdk.ServeHTTP(w, r)
+		acct = tool.Anonymous
+	} else if acct.AccountID() == "" {
+		// The SDK binds a session to the user ID of the request that opened
+		// it only when there is one: an account without an ID could share
+		// its sessions with anyone.
+		h.s.logger.Error("account without an ID refused")
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		http.Error(w, "Unauthorized: the account has no ID", http.StatusUnauthorized)
 		return
 	}
 	info := &auth.TokenInfo{UserID: acct.AccountID(), Extra: map[string]any{accountExtra: acct}}
 	r = r.WithContext(context.WithValue(r.Context(), tokenInfoKey{}, info))
 	if _, ok := bearerToken(r); !ok {
-		// Authenticate accepted other credentials (a cookie); the handover
-		// still goes through the bearer-token middleware.
+		// The request is anonymous, or Authenticate accepted other
+		// credentials (a cookie); the handover still goes through the
+		// bearer-token middleware.
 		r.Header = r.Header.Clone()
 		r.Header.Set("Authorization", "Bearer authenticated")
 	}

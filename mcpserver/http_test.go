@@ -158,31 +158,51 @@ func TestHTTPAuthentication(t *testing.T) {
 }
 
 // TestHTTPSessionAccount checks that a session stays with the account that
-// opened it.
+// opened it, anonymous or not.
 func TestHTTPSessionAccount(t *testing.T) {
 	f := newFixture(t)
 	ts := serveHTTP(t, f, &mcpserver.Options{AllowAnonymous: true})
-	resp := post(t, ts.URL, initialize, map[string]string{"Authorization": "Bearer editor-token"})
-	session := resp.Header.Get("Mcp-Session-Id")
-	if resp.StatusCode != 200 || session == "" {
-		t.Fatalf("initialize: status %d, session %q", resp.StatusCode, session)
-	}
 	const list = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
-	for _, tc := range []struct {
-		token  string
-		status int
-	}{
-		{"admin-token", 403},
-		{"", 403},
-		{"editor-token", 200},
-	} {
-		h := map[string]string{"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-11-25"}
-		if tc.token != "" {
-			h["Authorization"] = "Bearer " + tc.token
+	for _, opener := range []string{"editor-token", ""} {
+		h := map[string]string{}
+		if opener != "" {
+			h["Authorization"] = "Bearer " + opener
 		}
-		if resp := post(t, ts.URL, list, h); resp.StatusCode != tc.status {
-			t.Errorf("tools/list in the editor's session with token %q: status %d, want %d", tc.token, resp.StatusCode, tc.status)
+		resp := post(t, ts.URL, initialize, h)
+		session := resp.Header.Get("Mcp-Session-Id")
+		if resp.StatusCode != 200 || session == "" {
+			t.Fatalf("initialize with token %q: status %d, session %q", opener, resp.StatusCode, session)
 		}
+		for _, token := range []string{"admin-token", "editor-token", ""} {
+			h := map[string]string{"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-11-25"}
+			if token != "" {
+				h["Authorization"] = "Bearer " + token
+			}
+			want := 403
+			if token == opener {
+				want = 200
+			}
+			if resp := post(t, ts.URL, list, h); resp.StatusCode != want {
+				t.Errorf("tools/list in the session opened with token %q, with token %q: status %d, want %d", opener, token, resp.StatusCode, want)
+			}
+		}
+	}
+}
+
+// TestHTTPAccountWithoutID checks that an account without an ID, with
+// which a session could not be bound to its account, is refused.
+func TestHTTPAccountWithoutID(t *testing.T) {
+	f := newFixture(t)
+	nameless := &tool.User{Permissions: admin.Permissions}
+	ts := serveHTTP(t, f, &mcpserver.Options{AllowAnonymous: true, Authenticate: mcpserver.Bearer(func(ctx context.Context, token string) (tool.Account, error) {
+		if token == "nameless-token" {
+			return nameless, nil
+		}
+		return lookupToken(ctx, token)
+	})})
+	resp := post(t, ts.URL, initialize, map[string]string{"Authorization": "Bearer nameless-token"})
+	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != `Bearer error="invalid_token"` {
+		t.Errorf("an account without an ID: status %d, WWW-Authenticate %q; want 401 and an invalid_token challenge", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}
 }
 
@@ -202,12 +222,35 @@ func TestHTTPOriginAndHost(t *testing.T) {
 		{"localhost", map[string]string{"Host": "localhost:" + strings.Split(host, ":")[1], "Origin": "http://localhost:" + strings.Split(host, ":")[1]}, 200},
 		{"trusted origin", map[string]string{"Origin": "https://app.example.com"}, 200},
 		{"no origin", map[string]string{}, 200},
+		{"cross-site fetch", map[string]string{"Sec-Fetch-Site": "cross-site"}, 403},
+		{"cross-site fetch from a trusted origin", map[string]string{"Sec-Fetch-Site": "cross-site", "Origin": "https://app.example.com"}, 200},
+		{"same-origin fetch", map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": "http://evil.example.com"}, 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if resp := post(t, ts.URL, initialize, tc.header); resp.StatusCode != tc.status {
 				t.Errorf("status %d, want %d", resp.StatusCode, tc.status)
 			}
 		})
+	}
+	// GET, HEAD and OPTIONS requests are not checked for their origin: a
+	// foreign GET gets as far as the MCP handler, which wants a session.
+	for _, method := range []string{http.MethodGet, http.MethodHead, http.MethodOptions} {
+		req, err := http.NewRequest(method, ts.URL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Origin", "http://evil.example.com")
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == 403 || resp.StatusCode == 200 {
+			t.Errorf("%s from a foreign origin: status %d (%s), want the MCP handler's refusal", method, resp.StatusCode, strings.TrimSpace(string(body)))
+		}
 	}
 	off := serveHTTP(t, f, &mcpserver.Options{AllowAnonymous: true, DisableLocalhostProtection: true})
 	if resp := post(t, off.URL, initialize, map[string]string{"Host": "evil.example.com"}); resp.StatusCode != 200 {
@@ -231,13 +274,14 @@ func (a *alternate) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestHTTPStateless runs two stateless servers, each over its own registry
 // as two processes would be, behind a balancer that alternates requests
-// between them.
+// between them. They share the key of their request states.
 func TestHTTPStateless(t *testing.T) {
 	var hits [2]atomic.Int64
 	var hosts []string
+	key := []byte("the key that both servers share.")
 	for i := range 2 {
 		f := newFixture(t)
-		h := mcpserver.New(f.reg, &mcpserver.Options{Stateless: true, Authenticate: mcpserver.Bearer(lookupToken)}).Handler()
+		h := mcpserver.New(f.reg, &mcpserver.Options{Stateless: true, StateKey: key, Authenticate: mcpserver.Bearer(lookupToken)}).Handler()
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			hits[i].Add(1)
 			h.ServeHTTP(w, r)

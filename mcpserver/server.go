@@ -27,11 +27,15 @@
 // [tool.Progress] and [tool.Log] become progress and log notifications,
 // [tool.Sample] and [tool.Elicit] become sampling and elicitation requests,
 // and a tool marked Confirm asks the person through elicitation before it
-// runs.
+// runs. Clients on protocol versions from 2026-07-28 on are asked through
+// multi round-trip requests, whose request state the Server signs (see
+// [Options.StateKey]).
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -76,9 +80,21 @@ type Options struct {
 	// load balancer. A stateless server notifies no list changes, and asks
 	// the client (sampling, elicitation, and so confirmation) only on
 	// protocol versions from 2026-07-28 on, whose multi round-trip requests
-	// carry the answers from one request to the next; older clients get
-	// [tool.ErrUnsupported]. False keeps a session per client.
+	// carry the answers from one request to the next (in a request state
+	// signed with StateKey, which the processes must then share); older
+	// clients get [tool.ErrUnsupported]. False keeps a session per client.
 	Stateless bool
+	// StateKey signs the request state of multi round-trip calls (protocol
+	// versions from 2026-07-28 on). A call that asks the client a question
+	// answers with a state holding the answers so far and the question,
+	// bound to the tool, its arguments and the account, and valid for 15
+	// minutes; the call that brings the answer runs only with a state
+	// signed with this key, and otherwise fails without running. The key
+	// should be at least 32 random bytes, kept secret. Nil means a random
+	// key per Server, which does for one process; several processes that
+	// serve one endpoint without sessions must share a key, or an answer
+	// that reaches another process than its question is refused.
+	StateKey []byte
 	// SessionTimeout closes HTTP sessions idle that long. Zero never
 	// closes them.
 	SessionTimeout time.Duration
@@ -87,9 +103,15 @@ type Options struct {
 	// need.
 	JSONResponse bool
 	// TrustedOrigins are the origins ("https://app.example.com") whose
-	// browser pages may call the HTTP endpoint. Requests from any other
-	// origin are refused 403; requests without an Origin (non-browser
-	// clients) pass.
+	// browser pages may send POST and DELETE requests to the HTTP endpoint
+	// besides the endpoint's own origin, as [http.CrossOriginProtection]
+	// decides: a browser request that its Sec-Fetch-Site header marks
+	// cross-site, or that lacks the header and has an Origin whose host is
+	// not the request's Host, is refused 403 unless its origin is trusted.
+	// Requests with neither header (non-browser clients) pass, and so do
+	// all GET, HEAD and OPTIONS requests, whatever their origin: a GET opens
+	// the event stream of a session, which needs the session's ID and the
+	// credentials of its account. Nil trusts no other origin.
 	TrustedOrigins []string
 	// DisableLocalhostProtection turns off the DNS-rebinding protection:
 	// by default a request that reaches a loopback address with a Host
@@ -114,6 +136,9 @@ type Server struct {
 	logger *slog.Logger
 	quiet  *slog.Logger // logger without Info and Debug, for the SDK
 	mcp    *mcp.Server
+
+	stateKey []byte           // signs request states
+	now      func() time.Time // the clock of request states
 
 	mu     sync.Mutex
 	listed map[string]*entry // registry tools added to mcp, by ID
@@ -140,6 +165,14 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	s.logger = s.opts.Logger
 	if s.logger == nil {
 		s.logger = reg.Logger()
+	}
+	s.now = time.Now
+	s.stateKey = bytes.Clone(s.opts.StateKey)
+	if s.stateKey == nil {
+		s.stateKey = make([]byte, 32)
+		rand.Read(s.stateKey) // never fails
+	} else if len(s.stateKey) < 32 {
+		s.logger.Warn("the state key is shorter than 32 bytes", "bytes", len(s.stateKey))
 	}
 	// The SDK logs each session it opens at Info; a stateless server opens
 	// one per request, so only its warnings are kept.
@@ -285,15 +318,23 @@ func (s *Server) filterList(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok {
 			return res, err
 		}
-		acct := accountOf(ctx, req.GetExtra())
-		kept := make([]*mcp.Tool, 0, len(lr.Tools))
+		// The account's permissions may take a store to check: they are
+		// checked outside the lock that every tools/call takes.
+		tools := make([]*tool.Tool, len(lr.Tools))
 		s.mu.Lock()
-		for _, mt := range lr.Tools {
-			if e := s.listed[mt.Name]; e == nil || e.tool.Allowed(acct) {
-				kept = append(kept, mt)
+		for i, mt := range lr.Tools {
+			if e := s.listed[mt.Name]; e != nil {
+				tools[i] = e.tool
 			}
 		}
 		s.mu.Unlock()
+		acct := accountOf(ctx, req.GetExtra())
+		kept := make([]*mcp.Tool, 0, len(lr.Tools))
+		for i, mt := range lr.Tools {
+			if t := tools[i]; t == nil || t.Allowed(acct) {
+				kept = append(kept, mt)
+			}
+		}
 		lr.Tools = kept
 		// The list is the account's own: no one else may be served it
 		// from a cache.

@@ -237,6 +237,71 @@ func TestListFilteredByAccount(t *testing.T) {
 	}
 }
 
+// A slowAccount is an account whose first permission check waits until
+// it is released, as one that asks a slow store would.
+type slowAccount struct {
+	tool.User
+	checking chan struct{} // closed when the first check starts
+	release  chan struct{} // closed to let it finish
+
+	once sync.Once
+}
+
+func (a *slowAccount) HasPermission(name string) bool {
+	a.once.Do(func() {
+		close(a.checking)
+		<-a.release
+	})
+	return a.User.HasPermission(name)
+}
+
+// TestListChecksPermissionsUnlocked checks that while tools/list waits for
+// the permission checks of one account, other clients' calls go on.
+func TestListChecksPermissionsUnlocked(t *testing.T) {
+	f := newFixture(t)
+	srv := mcpserver.New(f.reg, nil)
+	slow := &slowAccount{
+		User:     tool.User{ID: "slow", Permissions: []string{"access content"}},
+		checking: make(chan struct{}),
+		release:  make(chan struct{}),
+	}
+	listing := connect(t, srv, slow, nil)
+	calling := connect(t, srv, editor, nil)
+	var releaseOnce sync.Once
+	release := func() { releaseOnce.Do(func() { close(slow.release) }) }
+	t.Cleanup(release) // before the sessions close
+
+	listed := make(chan []string, 1)
+	go func() {
+		res, err := listing.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Error(err)
+			res = &mcp.ListToolsResult{}
+		}
+		var names []string
+		for _, mt := range res.Tools {
+			names = append(names, mt.Name)
+		}
+		listed <- names
+	}()
+	waitFor(t, slow.checking, "permission check of tools/list")
+	called := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := calling.CallTool(context.Background(), &mcp.CallToolParams{Name: "album.search", Arguments: map[string]any{"word": "blue"}})
+		if err != nil {
+			t.Error(err)
+		}
+		called <- res
+	}()
+	if res := waitFor(t, called, "answer to tools/call while tools/list checks permissions"); res == nil || res.IsError {
+		t.Errorf("tools/call: %s", mustJSON(t, res))
+	}
+	release()
+	if names := waitFor(t, listed, "answer to tools/list"); !slices.Contains(names, "album.search") || slices.Contains(names, "site.publish") {
+		t.Errorf("tools/list = %v", names)
+	}
+}
+
 func TestListDescribesTools(t *testing.T) {
 	f := newFixture(t)
 	srv := mcpserver.New(f.reg, nil)

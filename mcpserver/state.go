@@ -1,0 +1,156 @@
+package mcpserver
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// stateLifetime is how long the request state of a multi round-trip call
+// stays valid: the time the client has to answer a question.
+const stateLifetime = 15 * time.Minute
+
+// A roundState is what the request state of a multi round-trip call
+// carries from one round to the next: the answers so far and the questions
+// of the round that ended, bound to the call. The client sees it but
+// cannot change it: the Server signs it (see [Server.signState]).
+type roundState struct {
+	Tool    string               `json:"tool"`
+	Args    []byte               `json:"args"`    // SHA-256 of the canonical arguments
+	Account string               `json:"account"` // the account's ID
+	Expires int64                `json:"expires"` // Unix time
+	Answers mcp.InputResponseMap `json:"answers,omitempty"`
+	Pending []string             `json:"pending"` // questions asked and not yet answered
+}
+
+// Reasons a request state is refused.
+var (
+	errStateInvalid  = errors.New("request state not signed by this server")
+	errStateMismatch = errors.New("request state of another call")
+	errStateExpired  = errors.New("request state expired")
+	errNotAsked      = errors.New("answer to a question not asked")
+)
+
+// stateContext separates the signatures of request states from any other
+// use of the key.
+const stateContext = "toolapi/mcpserver request state\x00"
+
+// signState returns the request state of a call of the tool with the given
+// ID with args, for the account with the given ID, that asked the pending
+// questions after the given answers.
+func (s *Server) signState(toolID string, args json.RawMessage, accountID string, answers mcp.InputResponseMap, pending mcp.InputRequestMap) (string, error) {
+	st := roundState{
+		Tool:    toolID,
+		Args:    argsDigest(args),
+		Account: accountID,
+		Expires: s.now().Add(stateLifetime).Unix(),
+		Answers: answers,
+		Pending: slices.Sorted(maps.Keys(pending)),
+	}
+	payload, err := json.Marshal(st)
+	if err != nil {
+		return "", err
+	}
+	enc := base64.RawURLEncoding
+	return enc.EncodeToString(payload) + "." + enc.EncodeToString(s.mac(payload)), nil
+}
+
+// answers returns the answers that a call of the tool with the given ID
+// with params p, for the account with the given ID, carries: those of its
+// request state, which must be one that s signed for the same tool,
+// arguments and account and that has not expired, and its input responses,
+// which must answer questions the state holds as pending. A call without a
+// state starts afresh and may answer nothing.
+func (s *Server) answers(toolID, accountID string, p *mcp.CallToolParamsRaw) (mcp.InputResponseMap, error) {
+	answers := mcp.InputResponseMap{}
+	var pending []string
+	if p.RequestState != "" {
+		st, err := s.verifyState(p.RequestState)
+		if err != nil {
+			return nil, err
+		}
+		if st.Tool != toolID || st.Account != accountID || !hmac.Equal(st.Args, argsDigest(p.Arguments)) {
+			return nil, errStateMismatch
+		}
+		if s.now().Unix() > st.Expires {
+			return nil, errStateExpired
+		}
+		for id, a := range st.Answers {
+			answers[id] = a
+		}
+		pending = st.Pending
+	}
+	for id, a := range p.InputResponses {
+		if !slices.Contains(pending, id) {
+			return nil, fmt.Errorf("%w: %q", errNotAsked, id)
+		}
+		answers[id] = a
+	}
+	return answers, nil
+}
+
+// verifyState returns the request state that state encodes, if s signed it.
+func (s *Server) verifyState(state string) (*roundState, error) {
+	enc := base64.RawURLEncoding
+	p, m, ok := strings.Cut(state, ".")
+	if !ok {
+		return nil, errStateInvalid
+	}
+	payload, err := enc.DecodeString(p)
+	if err != nil {
+		return nil, errStateInvalid
+	}
+	mac, err := enc.DecodeString(m)
+	if err != nil || !hmac.Equal(mac, s.mac(payload)) {
+		return nil, errStateInvalid
+	}
+	var st roundState
+	if err := json.Unmarshal(payload, &st); err != nil {
+		// Signed, so written by a server with the same key, yet not a
+		// state this server reads.
+		return nil, fmt.Errorf("%w: %w", errStateInvalid, err)
+	}
+	return &st, nil
+}
+
+// mac returns the signature of a request state's payload.
+func (s *Server) mac(payload []byte) []byte {
+	h := hmac.New(sha256.New, s.stateKey)
+	io.WriteString(h, stateContext)
+	h.Write(payload)
+	return h.Sum(nil)
+}
+
+// argsDigest returns the SHA-256 of the arguments of a call in a canonical
+// form (object keys sorted, no spaces; empty and null as {}), so that a
+// client that encodes the same arguments anew gets the same digest.
+// Arguments that are not JSON are taken as they are.
+func argsDigest(args json.RawMessage) []byte {
+	b := bytes.TrimSpace(args)
+	var v any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if len(b) == 0 {
+		b = []byte("{}")
+	} else if err := d.Decode(&v); err == nil && d.Decode(new(any)) == io.EOF {
+		if v == nil {
+			v = map[string]any{}
+		}
+		if c, err := json.Marshal(v); err == nil {
+			b = c
+		}
+	}
+	sum := sha256.Sum256(b)
+	return sum[:]
+}

@@ -1,0 +1,165 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolapi/toolapi/mcpserver"
+	"github.com/toolapi/toolapi/tool"
+)
+
+// TestRequestState checks that a multi round-trip call takes an answer
+// only with the request state of the question, signed by the server's key
+// for the same tool, arguments and account, before it expires; any other
+// answer or state fails the call without running the tool.
+func TestRequestState(t *testing.T) {
+	f := newFixture(t)
+	preview := &tool.Tool{
+		ID: "site.preview", Label: "Preview", Description: "Previews the site.",
+		Operation: tool.OpWrite, Permission: "administer", Confirm: true,
+		Inputs: []*tool.Definition{{Name: "note", Type: "string"}},
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			f.mu.Lock()
+			f.published++
+			f.mu.Unlock()
+			return nil, nil
+		},
+	}
+	if err := f.reg.Add(preview); err != nil {
+		t.Fatal(err)
+	}
+	key := []byte("an example key of thirty-two bytes")
+	srv := mcpserver.New(f.reg, &mcpserver.Options{StateKey: key})
+	var (
+		clockMu sync.Mutex
+		later   time.Duration // how far the server's clock is ahead
+	)
+	mcpserver.SetClock(srv, func() time.Time {
+		clockMu.Lock()
+		defer clockMu.Unlock()
+		return time.Now().Add(later)
+	})
+
+	// The clients answer by hand: the SDK's own loop would answer at once.
+	manual := &mcp.ClientOptions{
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			t.Error("the server sent an elicitation request")
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	}
+	adminSession := connect(t, srv, admin, manual)
+	otherAdmin := connect(t, srv, &tool.User{ID: "other-admin", Permissions: admin.Permissions}, manual)
+	sameKey := connect(t, mcpserver.New(f.reg, &mcpserver.Options{StateKey: key}), admin, manual)
+	otherKey := connect(t, mcpserver.New(f.reg, nil), admin, manual)
+
+	spring := map[string]any{"note": "spring"}
+	first := callTool(t, adminSession, "site.publish", spring)
+	if !first.NeedsInput() || len(first.InputRequests) != 1 || first.RequestState == "" {
+		t.Fatalf("the first call of site.publish: %s, want one question and a request state", mustJSON(t, first))
+	}
+	var question string
+	for question = range first.InputRequests {
+	}
+	state := first.RequestState
+	accept := mcp.InputResponseMap{question: &mcp.ElicitResult{Action: "accept"}}
+
+	payload, mac, _ := strings.Cut(state, ".")
+	decoded, err := base64.RawURLEncoding.DecodeString(payload)
+	if err != nil {
+		t.Fatalf("request state %q: %v", state, err)
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(decoded, &fields); err != nil {
+		t.Fatalf("request state %q: %v", state, err)
+	}
+	fields["answers"] = accept
+	fields["pending"] = []string{}
+	answered := base64.RawURLEncoding.EncodeToString(mustJSON(t, fields)) + "." + mac
+
+	refused := []struct {
+		name    string
+		cs      *mcp.ClientSession
+		tool    string
+		args    any
+		answers mcp.InputResponseMap
+		state   string
+		later   time.Duration
+		want    string
+	}{
+		{"answer without a state", adminSession, "site.publish", spring, accept, "", 0, "not asked"},
+		{"unsigned answers as state", adminSession, "site.publish", spring, nil,
+			base64.RawURLEncoding.EncodeToString(mustJSON(t, accept)), 0, "request state"},
+		{"answers added to the state", adminSession, "site.publish", spring, nil, answered, 0, "request state"},
+		{"not a state", adminSession, "site.publish", spring, accept, "x", 0, "request state"},
+		{"other arguments", adminSession, "site.publish", map[string]any{"note": "autumn"}, accept, state, 0, "request state"},
+		{"no arguments", adminSession, "site.publish", nil, accept, state, 0, "request state"},
+		{"other tool", adminSession, "site.preview", spring, accept, state, 0, "request state"},
+		{"other account", otherAdmin, "site.publish", spring, accept, state, 0, "request state"},
+		{"other key", otherKey, "site.publish", spring, accept, state, 0, "request state"},
+		{"question not asked", adminSession, "site.publish", spring,
+			mcp.InputResponseMap{question + "0": &mcp.ElicitResult{Action: "accept"}}, state, 0, "not asked"},
+		{"expired", adminSession, "site.publish", spring, accept, state, 16 * time.Minute, "too late"},
+	}
+	for _, tc := range refused {
+		t.Run(tc.name, func(t *testing.T) {
+			clockMu.Lock()
+			later = tc.later
+			clockMu.Unlock()
+			res, err := tc.cs.CallTool(context.Background(), &mcp.CallToolParams{
+				Name: tc.tool, Arguments: tc.args, InputResponses: tc.answers, RequestState: tc.state,
+			})
+			if err != nil {
+				t.Fatalf("protocol error %v, want a failed call", err)
+			}
+			if !res.IsError || len(res.Content) != 1 || !strings.Contains(texts(res)[0], "did not run") || !strings.Contains(texts(res)[0], tc.want) {
+				t.Errorf("result %s, want a failure saying %q", mustJSON(t, res), tc.want)
+			}
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.published != 0 {
+				t.Fatalf("the tool ran")
+			}
+		})
+	}
+
+	accepted := []struct {
+		name  string
+		cs    *mcp.ClientSession
+		args  any
+		later time.Duration
+	}{
+		{"same server", adminSession, spring, 0},
+		{"arguments encoded anew", adminSession, json.RawMessage(`{ "note" : "spring" }`), 0},
+		{"another server with the same key", sameKey, spring, 0},
+		{"just in time", adminSession, spring, 14 * time.Minute},
+	}
+	for i, tc := range accepted {
+		t.Run(tc.name, func(t *testing.T) {
+			clockMu.Lock()
+			later = tc.later
+			clockMu.Unlock()
+			res, err := tc.cs.CallTool(context.Background(), &mcp.CallToolParams{
+				Name: "site.publish", Arguments: tc.args, InputResponses: accept, RequestState: state,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError || res.NeedsInput() {
+				t.Errorf("result %s, want success", mustJSON(t, res))
+			}
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.published != i+1 {
+				t.Errorf("ran %d times in all, want %d", f.published, i+1)
+			}
+		})
+	}
+}
