@@ -36,23 +36,22 @@ func (d *dirHandle) openChild(name, path string) *dirHandle {
 	return &dirHandle{fd: fd, path: path}
 }
 
-// maxDirent is the largest linux_dirent64 record: 19 bytes of header and
-// a 256-byte name, 8-byte aligned.
-const maxDirent = 280
+// getdents is syscall.ReadDirent; tests make it return short listings.
+var getdents = syscall.ReadDirent
 
 var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // entries lists the directory with getdents64, reading each entry's type
-// from the listing (no stat per entry). The kernel fills the buffer until
-// the next entry does not fit, so a listing that leaves room for the
-// largest entry is complete without another call.
+// from the listing (no stat per entry). Only a call that returns nothing
+// ends the listing: the kernel may return fewer entries than fit (ext4
+// has been seen to return "." alone).
 func (d *dirHandle) entries() ([]dirEntry, error) {
 	var out []dirEntry
 	bp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bp)
 	buf := *bp
 	for {
-		n, err := syscall.ReadDirent(d.fd, buf)
+		n, err := getdents(d.fd, buf)
 		if err != nil {
 			if errors.Is(err, syscall.EINTR) {
 				continue
@@ -62,7 +61,6 @@ func (d *dirHandle) entries() ([]dirEntry, error) {
 		if n <= 0 {
 			return out, nil
 		}
-		done := n <= len(buf)-maxDirent
 		for b := buf[:n]; len(b) > 0; {
 			// struct linux_dirent64 { u64 ino; s64 off; u16 reclen; u8 type; char name[]; }
 			reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
@@ -88,9 +86,6 @@ func (d *dirHandle) entries() ([]dirEntry, error) {
 				}
 				out = append(out, dirEntry{name: s, dir: isDir})
 			}
-		}
-		if done {
-			return out, nil
 		}
 	}
 }
