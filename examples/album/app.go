@@ -26,6 +26,13 @@ type App struct {
 	exporter *Exporter
 	site     *SiteSettings
 
+	// Stateless makes the MCP server (see [App.MCP]) serve streamable HTTP
+	// without sessions, as `serve --stateless` asks: every request stands
+	// alone, so several serve processes sharing one PostgreSQL database
+	// can answer the same clients behind any load balancer. Set it before
+	// App.MCP is first called.
+	Stateless bool
+
 	mcpOnce sync.Once
 	mcp     *mcpserver.Server
 }

@@ -154,7 +154,7 @@ func open(ctx context.Context, g *globals, stderr io.Writer) (*App, error) {
 		return nil, err
 	}
 	if g.stateless {
-		app.serveMCPStateless()
+		app.Stateless = true
 	}
 	return app, nil
 }

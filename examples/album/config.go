@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -43,4 +44,22 @@ func (s *Store) UpdateConfig(ctx context.Context, name string, change func(store
 			ON CONFLICT (name) DO UPDATE SET value = excluded.value`, name, string(next))
 		return err
 	})
+}
+
+// StateKey returns the secret key with which MCP servers sign the state
+// they hand clients between requests, made and stored on first use, so
+// that every process sharing the database shares it.
+func (s *Store) StateKey(ctx context.Context) ([]byte, error) {
+	var key []byte
+	err := s.UpdateConfig(ctx, "mcp.state_key", func(stored []byte) ([]byte, error) {
+		if stored != nil {
+			return stored, json.Unmarshal(stored, &key)
+		}
+		key = make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			return nil, err
+		}
+		return json.Marshal(key)
+	})
+	return key, err
 }

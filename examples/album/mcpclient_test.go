@@ -228,7 +228,7 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 	s := newSQLiteStore(t)
 	app, logs := newTestApp(t, s)
 	if stateless {
-		app.serveMCPStateless()
+		app.Stateless = true
 	}
 	tokens := map[string]string{}
 	for _, name := range []string{"editor", "admin", "mallory"} {

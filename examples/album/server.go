@@ -24,10 +24,11 @@ func (a *App) MCP() *mcpserver.Server {
 		tokens := mcpserver.Bearer(func(ctx context.Context, token string) (tool.Account, error) {
 			return a.Store.UserByToken(ctx, token)
 		})
-		a.mcp = mcpserver.New(a.Registry, &mcpserver.Options{
-			Name:   "album",
-			Title:  "Album demo",
-			Logger: a.Logger,
+		opts := &mcpserver.Options{
+			Name:      "album",
+			Title:     "Album demo",
+			Logger:    a.Logger,
+			Stateless: a.Stateless,
 			Authenticate: func(r *http.Request) (tool.Account, error) {
 				acct, err := tokens(r)
 				if acct != nil || err != nil {
@@ -35,7 +36,17 @@ func (a *App) MCP() *mcpserver.Server {
 				}
 				return a.Anonymous(r.Context())
 			},
-		})
+		}
+		if a.Stateless {
+			// Processes behind one load balancer must read each other's
+			// request state: they share the key through the database.
+			key, err := a.Store.StateKey(context.Background())
+			if err != nil {
+				a.Logger.Error("MCP request-state key unavailable; each process uses its own", "error", err.Error())
+			}
+			opts.StateKey = key
+		}
+		a.mcp = mcpserver.New(a.Registry, opts)
 	})
 	return a.mcp
 }
