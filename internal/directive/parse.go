@@ -206,7 +206,7 @@ func (p *parser) parse() *Directive {
 	}
 	d := &Directive{Name: name, Pos: p.at(0)}
 	first := true
-	seen := make(map[string]bool)
+	seen := keySet{}
 	for {
 		p.skipSpace()
 		if p.i >= len(p.line) {
@@ -222,10 +222,10 @@ func (p *parser) parse() *Directive {
 				p.errorf(itemStart, "//tool:%s takes no quoted description", name)
 			} else if !first {
 				p.errorf(itemStart, "a quoted description must come first")
-			} else if seen["description"] {
+			} else if seen.has("description") {
 				p.errorf(itemStart, "key %q is repeated", "description")
 			} else {
-				seen["description"] = true
+				seen.add("description")
 				d.Args = append(d.Args, Arg{Key: "description", Value: s, Pos: p.at(itemStart), ValuePos: p.at(itemStart)})
 			}
 			first = false
@@ -284,11 +284,11 @@ func (p *parser) parse() *Directive {
 			p.errorf(itemStart, "unknown key %q for //tool:%s (known: %s)", word, name, strings.Join(sortedKeys(spec.Keys), ", "))
 			continue
 		}
-		if seen[word] && !key.List {
+		if seen.has(word) && !key.List {
 			p.errorf(itemStart, "key %q is repeated", word)
 			continue
 		}
-		seen[word] = true
+		seen.add(word)
 		a := Arg{Key: word, Value: value, Bare: bare, Pos: p.at(itemStart), ValuePos: p.at(valuePos)}
 		quoted := hasValue && valuePos < len(p.line) && p.line[valuePos] == '"'
 		if p.check(&a, key.Kind, quoted) {
@@ -300,7 +300,7 @@ func (p *parser) parse() *Directive {
 	}
 	var missing []string
 	for k, key := range spec.Keys {
-		if key.Required && !seen[k] {
+		if key.Required && !seen.has(k) {
 			missing = append(missing, k)
 		}
 	}
@@ -309,6 +309,16 @@ func (p *parser) parse() *Directive {
 		p.errorf(len(Prefix), "//tool:%s needs %s=", name, k)
 	}
 	return d
+}
+
+// A keySet holds the keys a directive gave: a few, so a slice.
+type keySet []string
+
+func (s keySet) has(k string) bool { return slices.Contains(s, k) }
+func (s *keySet) add(k string) {
+	if !s.has(k) {
+		*s = append(*s, k)
+	}
 }
 
 // takesArg reports whether a first bare word is the directive's argument.

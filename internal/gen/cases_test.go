@@ -104,7 +104,7 @@ func TestCases(t *testing.T) {
 			}
 			// -describe infers without writing code, and must describe the
 			// same.
-			dmodel, ddiags := infer([]*packages.Package{p}, false)
+			dmodel, ddiags := infer([]*packages.Package{p}, nil, false)
 			dres := &Result{Packages: dmodel, Diagnostics: ddiags}
 			if only, err := dres.Describe(c.dir).MarshalIndented(); err != nil || !bytes.Equal(only, got) {
 				t.Errorf("inferring without code describes otherwise (%v):\n%s", err, cmp.Diff(string(got), string(only)))

@@ -53,11 +53,11 @@ func discover(dir string, patterns []string, code bool) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	pkgs, err := load(dir, scan.Dirs, scan.Sources)
+	pkgs, directives, err := load(dir, scan.Dirs, scan.Sources)
 	if err != nil {
 		return nil, err
 	}
-	model, diags := infer(pkgs, code)
+	model, diags := infer(pkgs, directives, code)
 	return &Result{Packages: model, Diagnostics: diags, Scanned: scan.Files, generated: scan.Generated}, nil
 }
 

@@ -23,13 +23,13 @@ import (
 // packages. Methods whose tools cannot be built are left out, each with a
 // diagnostic; the rest are returned.
 func Infer(pkgs []*packages.Package) ([]*Package, []Diagnostic) {
-	return infer(pkgs, true)
+	return infer(pkgs, nil, true)
 }
 
-// infer is [Infer]; without code it builds the definitions and
-// diagnostics only, what -describe prints, and the model cannot be
-// rendered.
-func infer(pkgs []*packages.Package, code bool) ([]*Package, []Diagnostic) {
+// infer is [Infer], given the directives [load] parsed (nil to parse
+// them now); without code it builds the definitions and diagnostics
+// only, what -describe prints, and the model cannot be rendered.
+func infer(pkgs []*packages.Package, dc *directiveCache, code bool) ([]*Package, []Diagnostic) {
 	var diags []Diagnostic
 	var good []*packages.Package
 	for _, p := range pkgs {
@@ -48,7 +48,7 @@ func infer(pkgs []*packages.Package, code bool) ([]*Package, []Diagnostic) {
 			good = append(good, p)
 		}
 	}
-	x := newIndex(good)
+	x := newIndex(good, dc)
 	in := &inferrer{x: x, reported: map[*ast.Comment]bool{}, code: code}
 	in.typeDirectives(good)
 	// Packages are inferred in parallel, each by one goroutine, in the
@@ -525,9 +525,15 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 	recvType := c.recv.Type()
 	var accessCode, refineCode string
 	hasAccess := false
-	locals := map[string]bool{"ctx": true, "in": true, "svc": true, "t": true, "err": true, "tool": true, "time": true, "context": true, "json": true}
-	for name := range pkg.imports.used {
-		locals[name] = true
+	// The Go names the generated code declares, for code only.
+	locals := map[string]bool{}
+	if in.code {
+		for _, name := range []string{"ctx", "in", "svc", "t", "err", "tool", "time", "context", "json"} {
+			locals[name] = true
+		}
+		for name := range pkg.imports.used {
+			locals[name] = true
+		}
 	}
 	for _, p := range params {
 		p.local = p.goName
@@ -983,14 +989,14 @@ func (in *inferrer) misplaced() {
 // hasInvalid reports whether a signature mentions a type that did not
 // type-check.
 func hasInvalid(sig *types.Signature) bool {
+	// Named types are not walked into (their own declarations are checked
+	// where they are used), so the walk meets no cycle.
 	bad := false
 	var walk func(t types.Type)
-	seen := map[types.Type]bool{}
 	walk = func(t types.Type) {
-		if bad || seen[t] {
+		if bad {
 			return
 		}
-		seen[t] = true
 		switch t := t.(type) {
 		case *types.Basic:
 			bad = t.Kind() == types.Invalid

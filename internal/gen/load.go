@@ -31,15 +31,18 @@ const BuildTag = "toolgen"
 
 // Load type-checks the packages in dirs (absolute), from dir.
 func Load(dir string, dirs []string) ([]*packages.Package, error) {
-	return load(dir, dirs, nil)
+	pkgs, _, err := load(dir, dirs, nil)
+	return pkgs, err
 }
 
 // load is [Load]. While the go command lists the packages (which keeps
 // one process busy for most of a load), it parses sources, the Go files of
-// dirs that the scan found, so that go/packages finds them parsed.
-func load(dir string, dirs, sources []string) ([]*packages.Package, error) {
+// dirs that the scan found, with their directives, so that go/packages
+// finds them parsed. It also returns the directives of every file it
+// parsed.
+func load(dir string, dirs, sources []string) ([]*packages.Package, *directiveCache, error) {
 	if len(dirs) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	patterns := make([]string, len(dirs))
 	for i, d := range dirs {
@@ -62,9 +65,9 @@ func load(dir string, dirs, sources []string) ([]*packages.Package, error) {
 	}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
-		return nil, fmt.Errorf("loading packages: %w", err)
+		return nil, nil, fmt.Errorf("loading packages: %w", err)
 	}
-	return pkgs, nil
+	return pkgs, &early.directives, nil
 }
 
 // parseDeclarations parses a Go file as go/packages does, then drops the
@@ -86,9 +89,50 @@ func parseDeclarations(fset *token.FileSet, filename string, src []byte) (*ast.F
 
 // An earlyParse parses files before go/packages asks for them.
 type earlyParse struct {
-	fset  *token.FileSet
-	files map[string]*parsedFile
-	wg    sync.WaitGroup
+	fset       *token.FileSet
+	files      map[string]*parsedFile
+	wg         sync.WaitGroup
+	directives directiveCache
+}
+
+// A directiveCache holds the directives of parsed files.
+type directiveCache struct{ m sync.Map } // *ast.File -> []parsedDirective
+
+// A parsedDirective is a directive comment and its parse.
+type parsedDirective struct {
+	comment *ast.Comment
+	d       *directive.Directive
+	diags   []directive.Diagnostic
+}
+
+// parseDirectives parses the directive comments of f.
+func parseDirectives(fset *token.FileSet, f *ast.File) []parsedDirective {
+	var out []parsedDirective
+	for _, cg := range f.Comments {
+		for _, c := range cg.List {
+			if directive.IsDirective(c.Text) {
+				d, diags := directive.Parse(c.Text, fset.Position(c.Pos()))
+				out = append(out, parsedDirective{comment: c, d: d, diags: diags})
+			}
+		}
+	}
+	return out
+}
+
+func (dc *directiveCache) store(fset *token.FileSet, f *ast.File) {
+	if f != nil {
+		dc.m.Store(f, parseDirectives(fset, f))
+	}
+}
+
+// of returns the directives of f: parsed before, or now.
+func (dc *directiveCache) of(fset *token.FileSet, f *ast.File) []parsedDirective {
+	if dc != nil {
+		if ds, ok := dc.m.Load(f); ok {
+			return ds.([]parsedDirective)
+		}
+	}
+	return parseDirectives(fset, f)
 }
 
 type parsedFile struct {
@@ -115,6 +159,7 @@ func parseEarly(fset *token.FileSet, files []string) *earlyParse {
 				pf := e.files[name]
 				if pf.src, pf.err = os.ReadFile(name); pf.err == nil {
 					pf.file, pf.err = parseDeclarations(fset, name, pf.src)
+					e.directives.store(fset, pf.file)
 				}
 				close(pf.done)
 			}
@@ -134,7 +179,9 @@ func (e *earlyParse) parseFile(fset *token.FileSet, filename string, src []byte)
 			return pf.file, pf.err
 		}
 	}
-	return parseDeclarations(fset, filename, src)
+	f, err := parseDeclarations(fset, filename, src)
+	e.directives.store(fset, f)
+	return f, err
 }
 
 // wait waits for the early parses to end.
@@ -180,7 +227,7 @@ type typeDecl struct {
 	obj  *types.TypeName
 }
 
-func newIndex(pkgs []*packages.Package) *index {
+func newIndex(pkgs []*packages.Package, dc *directiveCache) *index {
 	x := &index{
 		pkgs:        map[string]*packages.Package{},
 		types:       map[string]*typeDecl{},
@@ -204,24 +251,18 @@ func newIndex(pkgs []*packages.Package) *index {
 			if ast.IsGenerated(f) {
 				continue // generated files carry no directives to read
 			}
-			x.addFile(p, f)
+			x.addFile(p, f, dc)
 		}
 	}
 	return x
 }
 
-func (x *index) addFile(p *packages.Package, f *ast.File) {
-	for _, cg := range f.Comments {
-		for _, c := range cg.List {
-			if !directive.IsDirective(c.Text) {
-				continue
-			}
-			d, diags := directive.Parse(c.Text, x.fset.Position(c.Pos()))
-			x.parsed[c] = d
-			x.order = append(x.order, c)
-			for _, dg := range diags {
-				x.diags = append(x.diags, Diagnostic{Pos: dg.Pos, Message: dg.Message, comment: c})
-			}
+func (x *index) addFile(p *packages.Package, f *ast.File, dc *directiveCache) {
+	for _, pd := range dc.of(x.fset, f) {
+		x.parsed[pd.comment] = pd.d
+		x.order = append(x.order, pd.comment)
+		for _, dg := range pd.diags {
+			x.diags = append(x.diags, Diagnostic{Pos: dg.Pos, Message: dg.Message, comment: pd.comment})
 		}
 	}
 	for _, decl := range f.Decls {

@@ -317,6 +317,9 @@ func (ty *typer) shape(t types.Type, st *types.Struct, stack []string) (*tool.De
 		d.Properties = append(d.Properties, fd)
 		pubs[i] = pub
 	}
+	if !ty.code {
+		return d, identity, nil // only described: no code publishes it
+	}
 	key := "publish " + types.TypeString(t, nil)
 	name, h, done := ty.helper(key, "publish"+slug(t, ty.pkg))
 	if !done {
@@ -360,6 +363,9 @@ func (ty *typer) helper(key, base string) (string, *helper, bool) {
 
 // nilHelper publishes a pointer: nil as nil, else what pub makes of it.
 func (ty *typer) nilHelper(t types.Type, pub pubFn) pubFn {
+	if !ty.code {
+		return identity // only described: no code publishes it
+	}
 	key := "publish " + types.TypeString(t, nil) + " " + pub("v")
 	name, h, done := ty.helper(key, "publish"+slug(t, ty.pkg))
 	if !done {
@@ -377,6 +383,9 @@ func (ty *typer) nilHelper(t types.Type, pub pubFn) pubFn {
 }
 
 func (ty *typer) listHelper(t types.Type, u *types.Slice, pub pubFn, sel []directive.Member) pubFn {
+	if !ty.code {
+		return identity // only described: no code publishes it
+	}
 	key := "publish " + types.TypeString(t, nil) + " " + pub("x")
 	name, h, done := ty.helper(key, "publish"+slug(t, ty.pkg))
 	if !done {
@@ -395,6 +404,9 @@ func (ty *typer) listHelper(t types.Type, u *types.Slice, pub pubFn, sel []direc
 }
 
 func (ty *typer) mapHelper(t types.Type, u *types.Map, pub pubFn) pubFn {
+	if !ty.code {
+		return identity // only described: no code publishes it
+	}
 	key := "publish " + types.TypeString(t, nil) + " " + pub("x")
 	name, h, done := ty.helper(key, "publish"+slug(t, ty.pkg))
 	if !done {
@@ -533,11 +545,17 @@ func (ty *typer) valueObject(t types.Type, sel []directive.Member, stack []strin
 			md.Nullable = false
 		}
 		d.Properties = append(d.Properties, md)
+		if !ty.code {
+			continue
+		}
 		get := "v." + m.goName
 		if m.method {
 			get += "()"
 		}
 		lines = append(lines, line{name: md.Name, get: pub(get), omit: omit})
+	}
+	if !ty.code {
+		return d, call(name), nil // only described: no code publishes it
 	}
 	w := ty.writer()
 	ts := ty.pkg.imports.typeString(t)
