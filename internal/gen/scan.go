@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // GeneratedFile is the name of the file toolgen writes in each package.
@@ -81,15 +82,23 @@ type job struct {
 	dir       string
 	recursive bool
 	root      bool
-	// open is the directory, opened by the worker that listed its parent
-	// (relative to the parent, so that the kernel resolves one name);
-	// nil means open it by path.
-	open *dirHandle
+	// parent, when set, is the open directory holding this one, named
+	// name: the directory is opened relative to it, so that the kernel
+	// resolves one name rather than the whole path.
+	parent *sharedDir
+	name   string
 }
 
-// maxOpenQueued bounds the directories held open in the queue: past it,
-// queued directories are opened by path when their turn comes.
-const maxOpenQueued = 128
+// A sharedDir is an open directory its queued subdirectories are opened
+// relative to; it is closed when the last of them is opened.
+type sharedDir struct {
+	h    *dirHandle
+	refs atomic.Int32
+}
+
+// maxShared bounds the directories held open for their queued
+// subdirectories; past it, subdirectories are opened by path.
+const maxShared = 256
 
 type dirHit struct {
 	directive, generated bool
@@ -102,35 +111,52 @@ type scanner struct {
 	queue   []job
 	pending int // jobs queued or running
 	seen    map[string]bool
-	opened  int // queued jobs holding an open directory
+	shared  int // directories held open for their subdirectories
 	hits    map[string]dirHit
 	files   int
 	err     error
 }
 
+// push queues j, unless its directory was queued before.
 func (s *scanner) push(j job) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.seen[j.dir] {
-		if j.open != nil {
-			j.open.close()
+		s.mu.Unlock()
+		if j.parent != nil {
+			s.release(j.parent)
 		}
 		return
 	}
 	s.seen[j.dir] = true
-	if j.open != nil {
-		s.opened++
-	}
 	s.queue = append(s.queue, j)
 	s.pending++
 	s.cond.Signal()
+	s.mu.Unlock()
 }
 
-// mayOpen reports whether a worker may queue one more open directory.
-func (s *scanner) mayOpen() bool {
+// share returns d as a sharedDir for its n subdirectories and the caller,
+// or nil when too many directories are held open.
+func (s *scanner) share(d *dirHandle, n int) *sharedDir {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.opened < maxOpenQueued
+	if s.shared >= maxShared {
+		return nil
+	}
+	s.shared++
+	sd := &sharedDir{h: d}
+	sd.refs.Store(int32(n) + 1)
+	return sd
+}
+
+// release drops a reference to sd, closing it with the last.
+func (s *scanner) release(sd *sharedDir) {
+	if sd.refs.Add(-1) > 0 {
+		return
+	}
+	sd.h.close()
+	s.mu.Lock()
+	s.shared--
+	s.mu.Unlock()
 }
 
 func (s *scanner) work() {
@@ -146,9 +172,6 @@ func (s *scanner) work() {
 		}
 		j := s.queue[len(s.queue)-1]
 		s.queue = s.queue[:len(s.queue)-1]
-		if j.open != nil {
-			s.opened--
-		}
 		s.mu.Unlock()
 
 		var err error
@@ -166,17 +189,35 @@ func (s *scanner) work() {
 	}
 }
 
+// open opens the directory of j: relative to its parent when it has one.
+func (s *scanner) open(j job) (*dirHandle, error) {
+	if j.parent != nil {
+		d := j.parent.h.openChild(j.name, j.dir)
+		s.release(j.parent)
+		if d != nil {
+			return d, nil
+		}
+	}
+	return openDir(j.dir)
+}
+
 // scanDir lists one directory, queues its subdirectories and reads its Go
 // files.
 func (s *scanner) scanDir(j job, buf []byte) ([]byte, error) {
-	d := j.open
-	if d == nil {
-		var err error
-		if d, err = openDir(j.dir); err != nil {
-			return buf, err
-		}
+	d, err := s.open(j)
+	if err != nil {
+		return buf, err
 	}
-	defer d.close()
+	// d is closed when this function ends, or, when its subdirectories
+	// are queued relative to it, when the last of them is opened.
+	var shared *sharedDir
+	defer func() {
+		if shared != nil {
+			s.release(shared)
+		} else {
+			d.close()
+		}
+	}()
 	entries, err := d.entries()
 	if err != nil {
 		return buf, err
@@ -188,21 +229,27 @@ func (s *scanner) scanDir(j job, buf []byte) ([]byte, error) {
 			}
 		}
 	}
+	if j.recursive {
+		subdirs := 0
+		for _, e := range entries {
+			if e.dir && walkInto(e.name) {
+				subdirs++
+			}
+		}
+		if subdirs > 0 {
+			shared = s.share(d, subdirs)
+		}
+		for _, e := range entries {
+			if e.dir && walkInto(e.name) {
+				s.push(job{dir: filepath.Join(j.dir, e.name), recursive: true, parent: shared, name: e.name})
+			}
+		}
+	}
 	var h dirHit
 	n := 0
 	for _, e := range entries {
 		name := e.name
-		if e.dir {
-			if j.recursive && name != "testdata" && name != "vendor" && !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_") {
-				child := job{dir: filepath.Join(j.dir, name), recursive: true}
-				if s.mayOpen() {
-					child.open = d.openChild(name, child.dir)
-				}
-				s.push(child)
-			}
-			continue
-		}
-		if !isGoSource(name) || h.directive && name != GeneratedFile {
+		if e.dir || !isGoSource(name) || h.directive && name != GeneratedFile {
 			continue // once a directive is found, only tools_gen.go is read
 		}
 		var data []byte
@@ -241,6 +288,12 @@ func (s *scanner) scanDir(j job, buf []byte) ([]byte, error) {
 // isGoSource reports a Go file the scan reads: not a test, not hidden.
 func isGoSource(name string) bool {
 	return strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") && !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_")
+}
+
+// walkInto reports whether the scan walks into a subdirectory: not
+// testdata, vendor, or one starting with "." or "_".
+func walkInto(name string) bool {
+	return name != "testdata" && name != "vendor" && !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_")
 }
 
 // A dirEntry is a name in a directory and whether it is a directory.

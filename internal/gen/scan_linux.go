@@ -3,6 +3,7 @@ package gen
 import (
 	"errors"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"sync"
 	"syscall"
@@ -42,9 +43,11 @@ var getdents = syscall.ReadDirent
 var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // entries lists the directory with getdents64, reading each entry's type
-// from the listing (no stat per entry). Only a call that returns nothing
-// ends the listing: the kernel may return fewer entries than fit (ext4
-// has been seen to return "." alone).
+// from the listing (no stat per entry). The kernel may return fewer
+// entries than fit (ext4 has been seen to return "." alone), so a listing
+// ends with a call that returns nothing, or sooner when the offset after
+// the last entry returned is the largest there is (ext4 and others mark
+// the end of a directory so): no entry can follow it.
 func (d *dirHandle) entries() ([]dirEntry, error) {
 	var out []dirEntry
 	bp := direntBufs.Get().(*[]byte)
@@ -61,12 +64,14 @@ func (d *dirHandle) entries() ([]dirEntry, error) {
 		if n <= 0 {
 			return out, nil
 		}
+		var off int64
 		for b := buf[:n]; len(b) > 0; {
 			// struct linux_dirent64 { u64 ino; s64 off; u16 reclen; u8 type; char name[]; }
 			reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
 			if reclen == 0 || reclen > len(b) {
 				break
 			}
+			off = *(*int64)(unsafe.Pointer(&b[8]))
 			typ := b[18]
 			name := b[19:reclen]
 			for i, c := range name {
@@ -86,6 +91,9 @@ func (d *dirHandle) entries() ([]dirEntry, error) {
 				}
 				out = append(out, dirEntry{name: s, dir: isDir})
 			}
+		}
+		if off == math.MaxInt64 {
+			return out, nil
 		}
 	}
 }
