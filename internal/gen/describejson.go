@@ -3,8 +3,11 @@ package gen
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -13,28 +16,57 @@ import (
 // MarshalIndented returns d as indented JSON ending in a newline: the bytes
 // json.MarshalIndent(d, "", "  ") gives, plus the newline.
 //
-// It writes them in one pass into one buffer. encoding/json would encode
-// each nested schema through [jsonschema.Schema.MarshalJSON], which
-// encodes its properties and items with json.Marshal in turn and has every
-// level's bytes compacted again by the level above, so that most of a
-// -describe run went to encoding. The schemas are written here field by
-// field in the order MarshalJSON uses; TestDescribeJSONMatches checks
-// every field of [jsonschema.Schema] against json.MarshalIndent.
+// It writes them in one pass. encoding/json would encode each nested
+// schema through [jsonschema.Schema.MarshalJSON], which encodes its
+// properties and items with json.Marshal in turn and has every level's
+// bytes compacted again by the level above, so that most of a -describe
+// run went to encoding. The schemas are written here field by field in the
+// order MarshalJSON uses; TestDescribeJSONMatches checks every field of
+// [jsonschema.Schema] against json.MarshalIndent. The tools are written
+// in parallel, in as many runs of consecutive tools as there are
+// processors, and joined.
 func (d *Description) MarshalIndented() ([]byte, error) {
-	w := &jsonWriter{b: make([]byte, 0, 4096+len(d.Tools)*3072)}
+	runs := min(runtime.GOMAXPROCS(0), (len(d.Tools)+31)/32)
+	parts := make([][]byte, runs)
+	errs := make([]error, runs)
+	var wg sync.WaitGroup
+	for r := range runs {
+		wg.Go(func() {
+			tools := d.Tools[r*len(d.Tools)/runs : (r+1)*len(d.Tools)/runs]
+			w := &jsonWriter{b: make([]byte, 0, len(tools)*3072), depth: 2}
+			for i, t := range tools {
+				if i > 0 || r > 0 {
+					w.b = append(w.b, ',')
+				}
+				w.newline()
+				if err := w.tool(t); err != nil {
+					errs[r] = err
+					return
+				}
+			}
+			parts[r] = w.b
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	size := 256
+	for _, p := range parts {
+		size += len(p)
+	}
+	w := &jsonWriter{b: make([]byte, 0, size)}
 	o := w.object()
 	o.key("tools")
 	if len(d.Tools) == 0 {
 		w.raw("[]")
 	} else {
-		a := w.array()
-		for _, t := range d.Tools {
-			a.next()
-			if err := w.tool(t); err != nil {
-				return nil, err
-			}
+		w.b = append(w.b, '[')
+		for _, p := range parts {
+			w.b = append(w.b, p...)
 		}
-		a.end()
+		w.newline()
+		w.b = append(w.b, ']')
 	}
 	o.key("diagnostics")
 	if err := w.value(d.Diagnostics); err != nil {

@@ -3,6 +3,7 @@ package gen
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -121,8 +122,19 @@ func TestDescribeJSONMatches(t *testing.T) {
 			t.Errorf("%s: MarshalIndented differs from json.MarshalIndent (-want +got):\n%s", name, diff)
 		}
 	}
+	// Many tools are written in parallel runs and joined.
+	many := &Description{Diagnostics: []DiagnosticJSON{}}
+	for i := range 101 {
+		td := &ToolDescription{Description: tool.Description{ID: strconv.Itoa(i), InputSchema: schemas["ordered"]}}
+		many.Tools = append(many.Tools, td)
+	}
+	want, _ := json.MarshalIndent(many, "", "  ")
+	if got, err := many.MarshalIndented(); err != nil || string(got) != string(want)+"\n" {
+		t.Errorf("101 tools (%v):\n%s", err, cmp.Diff(string(want)+"\n", string(got)))
+	}
+
 	empty := &Description{Tools: []*ToolDescription{}, Diagnostics: []DiagnosticJSON{}}
-	want, _ := json.MarshalIndent(empty, "", "  ")
+	want, _ = json.MarshalIndent(empty, "", "  ")
 	if got, _ := empty.MarshalIndented(); string(got) != string(want)+"\n" {
 		t.Errorf("no tools: got\n%s\nwant\n%s", got, want)
 	}
