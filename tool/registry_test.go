@@ -248,6 +248,9 @@ func TestAccessAndConfirm(t *testing.T) {
 		&Tool{ID: "t.access", Label: "Guarded", Description: "Guarded by an access method.",
 			Inputs: []*Definition{{Name: "n", Type: "integer", Required: true}},
 			Access: func(ctx context.Context, in *Values) (bool, error) {
+				if in.Int("n") < 0 {
+					return false, &InputError{Input: "n", Message: "must not be negative"}
+				}
 				return in.Int("n") < 10 && AccountFrom(ctx).AccountID() == "editor", nil
 			},
 			Handler: func(context.Context, *Values) (*Result, error) { ran++; return nil, nil }},
@@ -263,6 +266,9 @@ func TestAccessAndConfirm(t *testing.T) {
 	}
 	if res, _ := r.RunJSON(WithAccount(context.Background(), &User{ID: "x"}), "t.access", []byte(`{"n":1}`)); res.Failure != FailureAccess {
 		t.Errorf("denied by access for another account: %+v", res)
+	}
+	if res, _ := r.RunJSON(ctx, "t.access", []byte(`{"n":-1}`)); res.Failure != FailureInput || !cmp.Equal(res.Violations, []Violation{{"n", "must not be negative"}}) {
+		t.Errorf("InputError from access: %+v", res)
 	}
 	ran = 0
 	if res, _ := r.RunJSON(ctx, "t.confirm", nil); res.Failure != FailureAccess || !strings.Contains(res.Message, "confirm") {

@@ -35,6 +35,10 @@ func (r *Registry) run(ctx context.Context, t *Tool, decode func() (*Values, []V
 	}
 	if t.Access != nil {
 		ok, err := t.Access(ctx, in)
+		var ie *InputError
+		if errors.As(err, &ie) {
+			return inputFailure(t, []Violation{{Path: ie.Input, Message: ie.Message}})
+		}
 		if err != nil {
 			return r.runtimeFailure(t, "access check failed", err)
 		}
