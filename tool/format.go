@@ -252,12 +252,45 @@ func validHostname(s string) bool {
 
 // validURI reports whether s is an absolute URI.
 func validURI(s string) bool {
+	if simpleWebURL(s) {
+		return true
+	}
 	u, err := url.Parse(s)
 	if err != nil || !u.IsAbs() {
 		return false
 	}
 	if host := u.Hostname(); strings.Contains(host, ":") {
 		return strings.Contains(u.Host, "[") && net.ParseIP(host) != nil
+	}
+	return true
+}
+
+// simpleWebURL reports, without parsing, whether s is an http or https URL
+// made only of characters url.Parse accepts anywhere (letters, digits and
+// -._~/) with a host of letters, digits, dots and hyphens and no port: the
+// common case, which url.Parse would accept as absolute.
+func simpleWebURL(s string) bool {
+	rest, ok := strings.CutPrefix(s, "https://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(s, "http://"); !ok {
+			return false
+		}
+	}
+	host, path, _ := strings.Cut(rest, "/")
+	if host == "" {
+		return false
+	}
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	for i := 0; i < len(path); i++ {
+		c := path[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_' || c == '~' || c == '/') {
+			return false
+		}
 	}
 	return true
 }

@@ -96,6 +96,8 @@ func (n *node) publishList(r *Registry, v any, p *pathSeg, vs *violations) any {
 		in = toAnySlice(x)
 	case []map[string]any:
 		in = toAnySlice(x)
+	case []Object:
+		in = toAnySlice(x)
 	case []EntityRef:
 		in = toAnySlice(x)
 	default:
@@ -122,6 +124,11 @@ func toAnySlice[T any](s []T) []any {
 func (n *node) publishMap(r *Registry, v any, p *pathSeg, vs *violations) any {
 	var in map[string]any
 	switch x := v.(type) {
+	case Object:
+		if n.props != nil {
+			return n.publishObject(r, x, p, vs)
+		}
+		in = x
 	case map[string]any:
 		in = x
 	case map[string]string:
@@ -164,6 +171,31 @@ func (n *node) publishMap(r *Registry, v any, p *pathSeg, vs *violations) any {
 		out[name] = pn.publish(r, x, &pp, vs)
 	}
 	return out
+}
+
+// publishObject publishes a map with properties that the handler built
+// for this run, rewriting it in place.
+func (n *node) publishObject(r *Registry, in Object, p *pathSeg, vs *violations) any {
+	n.checkCount(len(in), "property", p, vs)
+	for k := range in {
+		if _, ok := n.propIndex[k]; !ok {
+			delete(in, k)
+		}
+	}
+	for _, pn := range n.props {
+		name := pn.def.Name
+		x, present := in[name]
+		pp := p.prop(name)
+		if !present || ((x == nil || isNilPointer(x)) && !pn.def.Nullable && !pn.def.Required) {
+			if pn.def.Required {
+				vs.add(&pp, "is required")
+			}
+			delete(in, name)
+			continue
+		}
+		in[name] = pn.publish(r, x, &pp, vs)
+	}
+	return map[string]any(in)
 }
 
 func (res Resource) toMap() map[string]any {

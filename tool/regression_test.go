@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"math/rand/v2"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -227,4 +229,55 @@ func TestConstraintKinds(t *testing.T) {
 			t.Errorf("%s with %+v was accepted", def.Type, def.Constraints)
 		}
 	}
+}
+
+// TestObjectsPublishInPlace checks that an Object is published like a
+// map: undeclared keys dropped, nil optional members left out, values in
+// their wire form, and the caller sees a map[string]any.
+func TestObjectsPublishInPlace(t *testing.T) {
+	obj := Object{"title": "Cranes", "created": time.Date(2023, 6, 11, 6, 0, 0, 0, time.UTC), "note": nil, "secret": "x"}
+	r := newTestRegistry(t, &Tool{ID: "t.o", Label: "O", Description: "O.", Permission: "p",
+		Outputs: []*Definition{{Name: "result", Type: "list", Required: true, Items: &Definition{Type: "map", Properties: []*Definition{
+			{Name: "title", Type: "string", Required: true},
+			{Name: "created", Type: "timestamp", Required: true},
+			{Name: "note", Type: "string"},
+		}}}},
+		Handler: func(context.Context, *Values) (*Result, error) {
+			return Succeeded("", map[string]any{"result": []any{obj}}), nil
+		}})
+	res, _ := r.RunJSON(WithAccount(context.Background(), editor), "t.o", nil)
+	want := map[string]any{"result": []any{map[string]any{"title": "Cranes", "created": "2023-06-11T06:00:00Z"}}}
+	if diff := cmp.Diff(want, res.Outputs); diff != "" {
+		t.Errorf("outputs (-want +got):\n%s", diff)
+	}
+}
+
+// TestSimpleWebURL checks the URI fast path against url.Parse: whatever
+// it accepts, url.Parse accepts as absolute.
+func TestSimpleWebURL(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const alphabet = "hts:/p.a-_~%[]@?#e1 xw"
+	accepted := 0
+	for range 200000 {
+		b := []byte("http")
+		if rng.IntN(2) == 0 {
+			b = append(b, 's')
+		}
+		b = append(b, "://"...)
+		for range rng.IntN(12) {
+			b = append(b, alphabet[rng.IntN(len(alphabet))])
+		}
+		s := string(b)
+		if simpleWebURL(s) {
+			accepted++
+			u, err := url.Parse(s)
+			if err != nil || !u.IsAbs() {
+				t.Fatalf("simpleWebURL accepts %q, url.Parse says %v", s, err)
+			}
+		}
+	}
+	if accepted == 0 {
+		t.Fatal("the generator never produced a simple URL")
+	}
+	t.Logf("%d simple URLs checked", accepted)
 }

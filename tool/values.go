@@ -125,3 +125,10 @@ func NewValues(t *Tool, vals ...any) *Values {
 	}
 	return &Values{tool: t, values: vals, set: set}
 }
+
+// An Object is a map a handler built for this one run: publishing may
+// rewrite it in place (values to their wire form, undeclared keys
+// dropped) instead of copying it, so an Object must appear once in a
+// run's outputs. Generated code publishes value objects as Objects; a map
+// the handler keeps or shares must stay a plain map[string]any.
+type Object map[string]any

@@ -716,8 +716,8 @@ func publishAlbumPtr(v *Album) any {
 }
 
 // publishImage publishes an Image as the map of its members.
-func publishImage(v Image) map[string]any {
-	m := make(map[string]any, 6)
+func publishImage(v Image) tool.Object {
+	m := make(tool.Object, 6)
 	m["title"] = v.Title
 	m["caption"] = v.Caption
 	m["alt"] = v.Alt
@@ -737,8 +737,8 @@ func publishImageList(v []Image) []any {
 }
 
 // publishListing publishes a Listing as the map of its members.
-func publishListing(v Listing) map[string]any {
-	m := make(map[string]any, 5)
+func publishListing(v Listing) tool.Object {
+	m := make(tool.Object, 5)
 	m["album"] = publishAlbumPtr(v.Album)
 	m["title"] = v.Title
 	m["year"] = int64(v.Year)
@@ -757,8 +757,8 @@ func publishListingList(v []Listing) []any {
 }
 
 // publishSite publishes the fields of a Site.
-func publishSite(v Site) map[string]any {
-	m := make(map[string]any, 4)
+func publishSite(v Site) tool.Object {
+	m := make(tool.Object, 4)
 	if v.Name != "" {
 		m["name"] = v.Name
 	}

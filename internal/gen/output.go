@@ -326,8 +326,8 @@ func (ty *typer) shape(t types.Type, st *types.Struct, stack []string) (*tool.De
 		w := ty.writer()
 		ts := ty.pkg.imports.typeString(t)
 		w.line("// %s publishes the fields of a %s.", name, strings.ReplaceAll(ts, "\n", " "))
-		w.line("func %s(v %s) map[string]any {", name, ts)
-		w.line("m := make(map[string]any, %d)", len(fields))
+		w.line("func %s(v %s) tool.Object {", name, ts)
+		w.line("m := make(tool.Object, %d)", len(fields))
 		for i, f := range fields {
 			raw := "v." + f.v.Name()
 			get := pubs[i](raw)
@@ -560,7 +560,7 @@ func (ty *typer) valueObject(t types.Type, sel []directive.Member, stack []strin
 	w := ty.writer()
 	ts := ty.pkg.imports.typeString(t)
 	_, isIface := t.Underlying().(*types.Interface)
-	ret := "map[string]any"
+	ret := "tool.Object"
 	if isIface {
 		ret = "any"
 	}
@@ -571,7 +571,7 @@ func (ty *typer) valueObject(t types.Type, sel []directive.Member, stack []strin
 		w.line("return nil")
 		w.line("}")
 	}
-	w.line("m := make(map[string]any, %d)", len(lines))
+	w.line("m := make(tool.Object, %d)", len(lines))
 	for _, l := range lines {
 		if l.omit {
 			w.line("if x := %s; x != nil {", l.get)

@@ -797,16 +797,16 @@ func publishAlbumPtr(v *Album) any {
 }
 
 // publishCover publishes a Cover as the map of its members.
-func publishCover(v Cover) map[string]any {
-	m := make(map[string]any, 2)
+func publishCover(v Cover) tool.Object {
+	m := make(tool.Object, 2)
 	m["album"] = publishAlbumPtr(v.Album)
 	m["images"] = publishImageList(v.Images)
 	return m
 }
 
 // publishImage publishes an Image as the map of its members.
-func publishImage(v Image) map[string]any {
-	m := make(map[string]any, 3)
+func publishImage(v Image) tool.Object {
+	m := make(tool.Object, 3)
 	if x := publishStringPtr(v.Caption); x != nil {
 		m["caption"] = x
 	}
@@ -825,8 +825,8 @@ func publishImageList(v []Image) []any {
 }
 
 // publishSettings publishes the fields of a Settings.
-func publishSettings(v Settings) map[string]any {
-	m := make(map[string]any, 2)
+func publishSettings(v Settings) tool.Object {
+	m := make(tool.Object, 2)
 	m["name"] = v.Name
 	if v.PageSize != 0 {
 		m["page_size"] = int64(v.PageSize)
@@ -838,8 +838,8 @@ func publishSettings(v Settings) map[string]any {
 func publishShape(v struct {
 	Title string "json:\"title\""
 	Year  int    "json:\"year\""
-}) map[string]any {
-	m := make(map[string]any, 2)
+}) tool.Object {
+	m := make(tool.Object, 2)
 	m["title"] = v.Title
 	m["year"] = int64(v.Year)
 	return m
