@@ -10,7 +10,7 @@ import (
 // int64, float64, bool, nil, []any, map[string]any) by n, checking it as
 // it goes. Problems are the developer's, not the caller's: they are logged
 // and fail the run.
-func (n *node) publish(r *Registry, v any, p *pathSeg, vs *violations) any {
+func (n *node) publish(pub *publisher, v any, p *pathSeg, vs *violations) any {
 	if v == nil || isNilPointer(v) {
 		if n.def.Nullable {
 			return nil
@@ -22,11 +22,11 @@ func (n *node) publish(r *Registry, v any, p *pathSeg, vs *violations) any {
 	case kAny:
 		return v
 	case kList:
-		return n.publishList(r, v, p, vs)
+		return n.publishList(pub, v, p, vs)
 	case kMap:
-		return n.publishMap(r, v, p, vs)
+		return n.publishMap(pub, v, p, vs)
 	case kEntity:
-		return n.publishEntity(r, v, p, vs)
+		return n.publishEntity(pub, v, p, vs)
 	case kDateTime, kTimestamp:
 		if t, ok := v.(time.Time); ok {
 			if n.def.Constraints.DateOnly && n.kind == kDateTime {
@@ -77,7 +77,7 @@ func isNilPointer(v any) bool {
 	return false
 }
 
-func (n *node) publishList(r *Registry, v any, p *pathSeg, vs *violations) any {
+func (n *node) publishList(pub *publisher, v any, p *pathSeg, vs *violations) any {
 	var in []any
 	switch x := v.(type) {
 	case []any:
@@ -108,7 +108,7 @@ func (n *node) publishList(r *Registry, v any, p *pathSeg, vs *violations) any {
 	out := make([]any, len(in))
 	for i, item := range in {
 		ip := p.item(i)
-		out[i] = n.items.publish(r, item, &ip, vs)
+		out[i] = n.items.publish(pub, item, &ip, vs)
 	}
 	return out
 }
@@ -121,12 +121,12 @@ func toAnySlice[T any](s []T) []any {
 	return out
 }
 
-func (n *node) publishMap(r *Registry, v any, p *pathSeg, vs *violations) any {
+func (n *node) publishMap(pub *publisher, v any, p *pathSeg, vs *violations) any {
 	var in map[string]any
 	switch x := v.(type) {
 	case Object:
 		if n.props != nil {
-			return n.publishObject(r, x, p, vs)
+			return n.publishObject(pub, x, p, vs)
 		}
 		in = x
 	case map[string]any:
@@ -153,7 +153,7 @@ func (n *node) publishMap(r *Registry, v any, p *pathSeg, vs *violations) any {
 				continue
 			}
 			kp := pathSeg{parent: p, name: k, key: true}
-			out[k] = n.values.publish(r, x, &kp, vs)
+			out[k] = n.values.publish(pub, x, &kp, vs)
 		}
 		return out
 	}
@@ -168,14 +168,14 @@ func (n *node) publishMap(r *Registry, v any, p *pathSeg, vs *violations) any {
 			}
 			continue
 		}
-		out[name] = pn.publish(r, x, &pp, vs)
+		out[name] = pn.publish(pub, x, &pp, vs)
 	}
 	return out
 }
 
 // publishObject publishes a map with properties that the handler built
 // for this run, rewriting it in place.
-func (n *node) publishObject(r *Registry, in Object, p *pathSeg, vs *violations) any {
+func (n *node) publishObject(pub *publisher, in Object, p *pathSeg, vs *violations) any {
 	n.checkCount(len(in), "property", p, vs)
 	for k := range in {
 		if _, ok := n.propIndex[k]; !ok {
@@ -193,7 +193,7 @@ func (n *node) publishObject(r *Registry, in Object, p *pathSeg, vs *violations)
 			delete(in, name)
 			continue
 		}
-		in[name] = pn.publish(r, x, &pp, vs)
+		in[name] = pn.publish(pub, x, &pp, vs)
 	}
 	return map[string]any(in)
 }
@@ -208,7 +208,7 @@ func (res Resource) toMap() map[string]any {
 	return m
 }
 
-func (n *node) publishEntity(r *Registry, v any, p *pathSeg, vs *violations) any {
+func (n *node) publishEntity(pub *publisher, v any, p *pathSeg, vs *violations) any {
 	var ref EntityRef
 	switch x := v.(type) {
 	case EntityRef:
@@ -217,6 +217,7 @@ func (n *node) publishEntity(r *Registry, v any, p *pathSeg, vs *violations) any
 		ref = *x
 	default:
 		found := false
+		r := pub.r
 		if n.et != nil {
 			ref.ID, ref.Label, found = n.et.Describe(v)
 			ref.EntityType = n.et.ID
@@ -246,7 +247,23 @@ func (n *node) publishEntity(r *Registry, v any, p *pathSeg, vs *violations) any
 		vs.add(p, "must be a "+n.entityType+" entity")
 		return nil
 	}
-	return map[string]any{"entity_type": ref.EntityType, "id": ref.ID, "label": ref.Label}
+	// One published reference per entity and run: a list of a thousand
+	// images of three albums publishes three maps.
+	if m, ok := pub.refs[ref]; ok {
+		return m
+	}
+	m := map[string]any{"entity_type": ref.EntityType, "id": ref.ID, "label": ref.Label}
+	if pub.refs == nil {
+		pub.refs = make(map[EntityRef]map[string]any)
+	}
+	pub.refs[ref] = m
+	return m
+}
+
+// A publisher carries what publishing one run's outputs shares.
+type publisher struct {
+	r    *Registry
+	refs map[EntityRef]map[string]any
 }
 
 // wire marshals outputs for logs and tests.

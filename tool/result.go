@@ -43,8 +43,9 @@ type Result struct {
 	// Message is a sentence for the caller. Empty on success means
 	// "LABEL completed.".
 	Message string
-	// Outputs holds the published outputs by name. A failed run may carry
-	// outputs too.
+	// Outputs holds the published outputs by name, in their wire form. A
+	// failed run may carry outputs too. Treat them as read-only: one
+	// entity's reference map, say, may appear in several places.
 	Outputs map[string]any
 	// Failure is the category of a failed run; empty on success.
 	Failure Failure

@@ -113,6 +113,7 @@ func (r *Registry) finish(t *Tool, res *Result) *Result {
 		return out
 	}
 	var vs violations
+	pub := &publisher{r: r}
 	outputs := make(map[string]any, len(p.outputs))
 	for _, n := range p.outputs {
 		name := n.def.Name
@@ -124,7 +125,7 @@ func (r *Registry) finish(t *Tool, res *Result) *Result {
 			}
 			continue
 		}
-		outputs[name] = n.publish(r, v, &seg, &vs)
+		outputs[name] = n.publish(pub, v, &seg, &vs)
 	}
 	if len(vs) > 0 {
 		r.logger.Error("tool returned invalid outputs", "tool", t.ID, "violations", joinViolations(vs))
