@@ -51,5 +51,5 @@ func (p *pathSeg) String() string {
 	return string(b)
 }
 
-func (p *pathSeg) item(i int) pathSeg      { return pathSeg{parent: p, index: i} }
+func (p *pathSeg) item(i int) pathSeg       { return pathSeg{parent: p, index: i} }
 func (p *pathSeg) prop(name string) pathSeg { return pathSeg{parent: p, name: name} }
