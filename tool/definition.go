@@ -91,5 +91,24 @@ type Range struct {
 	Min, Max *float64
 }
 
+// Intersect returns the range of the numbers both r and o allow; a nil
+// range allows every number.
+func (r *Range) Intersect(o *Range) *Range {
+	if r == nil {
+		return o
+	}
+	if o == nil {
+		return r
+	}
+	out := &Range{Min: r.Min, Max: r.Max}
+	if o.Min != nil && (out.Min == nil || *o.Min > *out.Min) {
+		out.Min = o.Min
+	}
+	if o.Max != nil && (out.Max == nil || *o.Max < *out.Max) {
+		out.Max = o.Max
+	}
+	return out
+}
+
 // Ptr returns a pointer to v, for the optional fields of [Bounds] and [Range].
 func Ptr[T any](v T) *T { return &v }

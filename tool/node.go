@@ -185,7 +185,9 @@ func moveItemConstraints(item *Constraints, list Constraints) {
 		item.Length = list.Length
 	}
 	if list.Range != nil {
-		item.Range = list.Range
+		// The list's range narrows the item's own (a sized integer's
+		// bounds, say); it never widens it.
+		item.Range = item.Range.Intersect(list.Range)
 	}
 	if len(list.Choice) > 0 {
 		item.Choice = list.Choice

@@ -281,3 +281,18 @@ func TestSimpleWebURL(t *testing.T) {
 	}
 	t.Logf("%d simple URLs checked", accepted)
 }
+
+// TestListRangeNarrowsItems checks that a range on a list narrows the
+// range its items already have (a sized integer's bounds) and never
+// widens it.
+func TestListRangeNarrowsItems(t *testing.T) {
+	var got *Values
+	r := newTestRegistry(t, echoTool(&got, &Definition{Name: "xs", Type: "list",
+		Items:       &Definition{Type: "integer", Constraints: Constraints{Range: &Range{Min: Ptr(-32768.0), Max: Ptr(32767.0)}}},
+		Constraints: Constraints{Range: &Range{Min: Ptr(0.0), Max: Ptr(100000.0)}}}))
+	res, _ := r.RunJSON(WithAccount(context.Background(), editor), "test.echo", []byte(`{"xs":[-1,100000,5]}`))
+	want := []Violation{{"xs[0]", "must be at least 0"}, {"xs[1]", "must be at most 32767"}}
+	if diff := cmp.Diff(want, res.Violations); diff != "" {
+		t.Errorf("violations (-want +got):\n%s", diff)
+	}
+}

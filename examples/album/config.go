@@ -48,18 +48,28 @@ func (s *Store) UpdateConfig(ctx context.Context, name string, change func(store
 
 // StateKey returns the secret key with which MCP servers sign the state
 // they hand clients between requests, made and stored on first use, so
-// that every process sharing the database shares it.
+// that every process sharing the database shares it. Processes starting
+// together may each make one: the first stored wins and every one reads
+// it back.
 func (s *Store) StateKey(ctx context.Context) ([]byte, error) {
+	const name = "mcp.state_key"
+	fresh := make([]byte, 32)
+	if _, err := rand.Read(fresh); err != nil {
+		return nil, err
+	}
+	value, err := json.Marshal(fresh)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO config (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, string(value)); err != nil {
+		return nil, err
+	}
 	var key []byte
-	err := s.UpdateConfig(ctx, "mcp.state_key", func(stored []byte) ([]byte, error) {
-		if stored != nil {
-			return stored, json.Unmarshal(stored, &key)
-		}
-		key = make([]byte, 32)
-		if _, err := rand.Read(key); err != nil {
-			return nil, err
-		}
-		return json.Marshal(key)
-	})
-	return key, err
+	if _, err := s.Config(ctx, name, &key); err != nil {
+		return nil, err
+	}
+	if len(key) != 32 {
+		return nil, errors.New("the stored MCP state key is not 32 bytes")
+	}
+	return key, nil
 }

@@ -147,11 +147,27 @@ func writePO(path, langcode string, entries []poEntry) error {
 	for _, e := range entries {
 		fmt.Fprintf(&b, "\nmsgctxt %s\nmsgid %s\nmsgstr \"\"\n", poQuote(e.context), poQuote(e.source))
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+	// A temporary file of this run's own, renamed over path: concurrent
+	// exports of one album never write into each other's file.
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	tmp := f.Name()
+	_, err = f.WriteString(b.String())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 func poQuote(s string) string {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/toolapi/toolapi/tool"
@@ -136,5 +137,33 @@ func TestPublishNotify(t *testing.T) {
 		if err != nil || len(notes) != tc.want {
 			t.Errorf("after publish %v: %d notifications, want %d (%v)", tc.args, len(notes), tc.want, err)
 		}
+	}
+}
+
+// TestConcurrentExports runs exports of one album at once: each writes its
+// own temporary file, so none fails and none reads another's half-written
+// file.
+func TestConcurrentExports(t *testing.T) {
+	s := newSQLiteStore(t)
+	app, logs := newTestApp(t, s)
+	blue := albumID(t, s, "Blue Hours")
+	var wg sync.WaitGroup
+	failed := make(chan string, 64)
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 4 {
+				res := runAs(t, app, "editor", "translation.export", map[string]any{"albums": []any{blue}, "langcode": "de"})
+				if !res.Success {
+					failed <- res.Message
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(failed)
+	for msg := range failed {
+		t.Errorf("an export failed: %s\nlog:\n%s", msg, logs)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -31,4 +32,34 @@ func TestStateKeyShared(t *testing.T) {
 	if bytes.Equal(ka, other) {
 		t.Error("two databases share a key")
 	}
+}
+
+// TestStateKeyRace checks that processes asking for the key at the same
+// moment on a new database all get the one stored, on both databases.
+func TestStateKeyRace(t *testing.T) {
+	eachDSN(t, func(t *testing.T, dsn string) {
+		stores := make([]*Store, 8)
+		for i := range stores {
+			stores[i] = mustOpen(t, dsn)
+		}
+		keys := make([][]byte, len(stores))
+		errs := make([]error, len(stores))
+		var wg sync.WaitGroup
+		for i, s := range stores {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				keys[i], errs[i] = s.StateKey(context.Background())
+			}()
+		}
+		wg.Wait()
+		for i := range keys {
+			if errs[i] != nil {
+				t.Fatal(errs[i])
+			}
+			if !bytes.Equal(keys[i], keys[0]) {
+				t.Fatalf("process %d holds key %x, process 0 %x", i, keys[i], keys[0])
+			}
+		}
+	})
 }

@@ -150,8 +150,11 @@ func (s *Store) write(ctx context.Context, f func(tx *sql.Tx) error) (err error)
 	if err != nil {
 		return err
 	}
+	committed := false
 	defer func() {
-		if err != nil {
+		// Also when f panics: an open transaction would hold the
+		// database's write lock.
+		if !committed {
 			tx.Rollback()
 		}
 	}()
@@ -163,7 +166,11 @@ func (s *Store) write(ctx context.Context, f func(tx *sql.Tx) error) (err error)
 			return err
 		}
 	}
-	return tx.Commit()
+	if err = tx.Commit(); err != nil {
+		return err
+	}
+	committed = true
+	return nil
 }
 
 // schema is the database schema; {{id}} is the dialect's generated ID

@@ -156,7 +156,10 @@ func (ty *typer) applyKeys(def *tool.Definition, goType types.Type, args []direc
 			if g, _ := typeGroup(item.Type); g != "integer" && g != "float" && g != "" {
 				return nil, fmt.Errorf("range bounds a number, not %s", item.Type)
 			}
-			c.Range = &tool.Range{Min: a.Range.Min, Max: a.Range.Max}
+			// A declared range narrows the bounds of the Go type (int8,
+			// uint16, ...) and never widens them: values outside the type
+			// would wrap when converted.
+			c.Range = c.Range.Intersect(&tool.Range{Min: a.Range.Min, Max: a.Range.Max})
 		case "choice":
 			var vs []any
 			for _, s := range a.Choice {

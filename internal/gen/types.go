@@ -132,8 +132,11 @@ func scalar(b *types.Basic) (typ string, rng *tool.Range, ok bool) {
 	case types.Uint32:
 		return "integer", f(0, math.MaxUint32), true
 	case types.Uint, types.Uint64, types.Uintptr:
-		return "integer", &tool.Range{Min: tool.Ptr(0.0)}, true
-	case types.Float32, types.Float64:
+		// Integer values travel as int64: the largest is MaxInt64.
+		return "integer", f(0, math.MaxInt64), true
+	case types.Float32:
+		return "float", f(-math.MaxFloat32, math.MaxFloat32), true
+	case types.Float64:
 		return "float", nil, true
 	}
 	return "", nil, false
