@@ -65,6 +65,7 @@ func RegisterTools(r *tool.Registry, exporter *Exporter, lister *Lister, manager
 
 // translationExportTool returns translation.export, the tool of Exporter.ExportForTool.
 func translationExportTool(svc *Exporter) *tool.Tool {
+	var _ func(*Exporter, context.Context, []*Album, string) (*tool.Result, error) = (*Exporter).ExportForTool // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "translation.export",
 		Label:       "Export translations",
@@ -148,6 +149,7 @@ func translationExportTool(svc *Exporter) *tool.Tool {
 
 // albumListTool returns album.list, the tool of Lister.Invoke.
 func albumListTool(svc *Lister) *tool.Tool {
+	var _ func(*Lister, context.Context, *int) ([]Listing, error) = (*Lister).Invoke // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "album.list",
 		Label:       "List albums",
@@ -233,6 +235,7 @@ func albumListTool(svc *Lister) *tool.Tool {
 
 // albumSearchTool returns album.search, the tool of Manager.Search.
 func albumSearchTool(svc *Manager) *tool.Tool {
+	var _ func(*Manager, context.Context, string) ([]Image, error) = (*Manager).Search // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "album.search",
 		Label:       "Search",
@@ -318,6 +321,7 @@ func albumSearchTool(svc *Manager) *tool.Tool {
 
 // albumPublishTool returns album.publish, the tool of Manager.Publish.
 func albumPublishTool(svc *Manager) *tool.Tool {
+	var _ func(*Manager, context.Context, *Album, bool) (int, error) = (*Manager).Publish // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "album.publish",
 		Label:       "Publish",
@@ -374,6 +378,7 @@ func albumPublishTool(svc *Manager) *tool.Tool {
 
 // albumAddTrackTool returns album.add_track, the tool of Manager.AddTrack.
 func albumAddTrackTool(svc *Manager) *tool.Tool {
+	var _ func(*Manager, context.Context, *Album, string, *time.Duration) (*Track, error) = (*Manager).AddTrack // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "album.add_track",
 		Label:       "Add track",
@@ -444,6 +449,7 @@ func albumAddTrackTool(svc *Manager) *tool.Tool {
 
 // albumSummarizeTool returns album.summarize, the tool of Manager.Summarize.
 func albumSummarizeTool(svc *Manager) *tool.Tool {
+	var _ func(*Manager, context.Context, *Album) (string, string, int, time.Duration, []Image, error) = (*Manager).Summarize // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "album.summarize",
 		Label:       "Summarize",
@@ -564,6 +570,7 @@ func albumSummarizeTool(svc *Manager) *tool.Tool {
 
 // siteInfoTool returns site.info, the tool of SiteSettings.Info.
 func siteInfoTool(svc *SiteSettings) *tool.Tool {
+	var _ func(*SiteSettings, context.Context) (Site, error) = (*SiteSettings).Info // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "site.info",
 		Label:       "Info",
@@ -620,6 +627,7 @@ func siteInfoTool(svc *SiteSettings) *tool.Tool {
 
 // siteUpdateInfoTool returns site.update_info, the tool of SiteSettings.UpdateInfo.
 func siteUpdateInfoTool(svc *SiteSettings) *tool.Tool {
+	var _ func(*SiteSettings, context.Context, map[string]any) (Site, error) = (*SiteSettings).UpdateInfo // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "site.update_info",
 		Label:       "Update info",

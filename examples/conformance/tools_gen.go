@@ -40,6 +40,7 @@ func RegisterTools(r *tool.Registry, service *Service) error {
 
 // testSimpleTextTool returns test_simple_text, the tool of Service.SimpleText.
 func testSimpleTextTool(svc *Service) *tool.Tool {
+	var _ func(*Service, context.Context) (string, error) = (*Service).SimpleText // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "test_simple_text",
 		Label:       "Simple text",
@@ -73,6 +74,7 @@ func testSimpleTextTool(svc *Service) *tool.Tool {
 
 // testImageContentTool returns test_image_content, the tool of Service.ImageContent.
 func testImageContentTool(svc *Service) *tool.Tool {
+	var _ func(*Service, context.Context) ([]byte, error) = (*Service).ImageContent // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "test_image_content",
 		Label:       "Image content",
@@ -107,6 +109,7 @@ func testImageContentTool(svc *Service) *tool.Tool {
 
 // testAudioContentTool returns test_audio_content, the tool of Service.AudioContent.
 func testAudioContentTool(svc *Service) *tool.Tool {
+	var _ func(*Service, context.Context) ([]byte, error) = (*Service).AudioContent // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "test_audio_content",
 		Label:       "Audio content",
@@ -141,6 +144,7 @@ func testAudioContentTool(svc *Service) *tool.Tool {
 
 // testEmbeddedResourceTool returns test_embedded_resource, the tool of Service.EmbeddedResource.
 func testEmbeddedResourceTool(svc *Service) *tool.Tool {
+	var _ func(*Service, context.Context) (tool.Resource, error) = (*Service).EmbeddedResource // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "test_embedded_resource",
 		Label:       "Embedded resource",
@@ -169,6 +173,7 @@ func testEmbeddedResourceTool(svc *Service) *tool.Tool {
 
 // testMultipleContentTypesTool returns test_multiple_content_types, the tool of Service.MultipleContentTypes.
 func testMultipleContentTypesTool(svc *Service) *tool.Tool {
+	var _ func(*Service, context.Context) (string, []byte, tool.Resource, error) = (*Service).MultipleContentTypes // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "test_multiple_content_types",
 		Label:       "Multiple content types",
@@ -212,6 +217,7 @@ func testMultipleContentTypesTool(svc *Service) *tool.Tool {
 
 // testToolWithLoggingTool returns test_tool_with_logging, the tool of Service.ToolWithLogging.
 func testToolWithLoggingTool(svc *Service) *tool.Tool {
+	var _ func(*Service, context.Context) (string, error) = (*Service).ToolWithLogging // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "test_tool_with_logging",
 		Label:       "Tool with logging",
@@ -245,6 +251,7 @@ func testToolWithLoggingTool(svc *Service) *tool.Tool {
 
 // testToolWithProgressTool returns test_tool_with_progress, the tool of Service.ToolWithProgress.
 func testToolWithProgressTool(svc *Service) *tool.Tool {
+	var _ func(*Service, context.Context) (string, error) = (*Service).ToolWithProgress // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "test_tool_with_progress",
 		Label:       "Tool with progress",
@@ -278,6 +285,7 @@ func testToolWithProgressTool(svc *Service) *tool.Tool {
 
 // testErrorHandlingTool returns test_error_handling, the tool of Service.ErrorHandling.
 func testErrorHandlingTool(svc *Service) *tool.Tool {
+	var _ func(*Service, context.Context) error = (*Service).ErrorHandling // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "test_error_handling",
 		Label:       "Error handling",
@@ -300,6 +308,7 @@ func testErrorHandlingTool(svc *Service) *tool.Tool {
 
 // testSamplingTool returns test_sampling, the tool of Service.Sampling.
 func testSamplingTool(svc *Service) *tool.Tool {
+	var _ func(*Service, context.Context, string) (string, error) = (*Service).Sampling // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "test_sampling",
 		Label:       "Sampling",
@@ -342,6 +351,7 @@ func testSamplingTool(svc *Service) *tool.Tool {
 
 // testElicitationTool returns test_elicitation, the tool of Service.Elicitation.
 func testElicitationTool(svc *Service) *tool.Tool {
+	var _ func(*Service, context.Context, string) (string, error) = (*Service).Elicitation // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "test_elicitation",
 		Label:       "Elicitation",
@@ -384,6 +394,7 @@ func testElicitationTool(svc *Service) *tool.Tool {
 
 // jsonSchema202012ToolTool returns json_schema_2020_12_tool, the tool of Service.JSONSchema202012.
 func jsonSchema202012ToolTool(svc *Service) *tool.Tool {
+	var _ func(*Service, context.Context, *string, *Address, *ContactMethod, *string, *string) (string, error) = (*Service).JSONSchema202012 // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "json_schema_2020_12_tool",
 		Label:       "JSON Schema 2020-12",

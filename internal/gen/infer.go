@@ -615,6 +615,9 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 		return nil
 	}
 	tl := &Tool{Tool: t, Pos: errs.pos, Method: c.method.Name(), decode: decodeCode, call: callCode, access: accessCode, refine: refineCode}
+	if in.code {
+		tl.signature = signatureAssertion(pkg.imports, c.method)
+	}
 	for _, p := range params {
 		t.Inputs = append(t.Inputs, p.def)
 		switch {
@@ -1024,4 +1027,26 @@ func hasInvalid(sig *types.Signature) bool {
 	}
 	walk(sig)
 	return bad
+}
+
+// signatureAssertion returns a declaration that compiles only while the
+// method has exactly the signature the tool was generated from:
+//
+//	var _ func(*Manager, context.Context, string) ([]Image, error) = (*Manager).Search
+//
+// A result whose type changed, or a parameter added, breaks the build
+// even where the generated call would still compile.
+func signatureAssertion(im *imports, m *types.Func) string {
+	sig := m.Type().(*types.Signature)
+	recv := sig.Recv().Type()
+	params := []*types.Var{types.NewParam(token.NoPos, nil, "", recv)}
+	for i := range sig.Params().Len() {
+		params = append(params, types.NewParam(token.NoPos, nil, "", sig.Params().At(i).Type()))
+	}
+	var results []*types.Var
+	for i := range sig.Results().Len() {
+		results = append(results, types.NewParam(token.NoPos, nil, "", sig.Results().At(i).Type()))
+	}
+	fn := types.NewSignatureType(nil, nil, nil, types.NewTuple(params...), types.NewTuple(results...), sig.Variadic())
+	return fmt.Sprintf("var _ %s = (%s).%s", im.typeString(fn), im.typeString(recv), m.Name())
 }

@@ -90,6 +90,7 @@ type Tool struct {
 	call       string // statements calling the method and returning
 	access     string // statements of the Access function, "" when none
 	refine     string // the Refiner expression, "" when none
+	signature  string // a declaration asserting the method's signature
 	// check is the tool as toolgen checks and describes it (see
 	// [index.standIn]).
 	check *tool.Tool

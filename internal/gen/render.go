@@ -231,6 +231,9 @@ func RegisterTools(r *tool.Registry{{range .Pkg.Services}}, {{.Param}} {{if not 
 {{range .Tools}}
 // {{.Func}} returns {{.Def.ID}}, the tool of {{.MethodName}}.
 func {{.Func}}(svc {{if not .Service.Interface}}*{{end}}{{.Service.Name}}) *tool.Tool {
+{{- if .Signature}}
+	{{.Signature}} // a changed signature must break the build
+{{- end}}
 	t := &tool.Tool{
 		ID: {{printf "%q" .Def.ID}},
 		Label: {{printf "%q" .Def.Label}},
@@ -286,7 +289,7 @@ type renderTool struct {
 	Func, MethodName      string
 	InputDefs, OutputDefs []string
 	Decode, Call, Access  string
-	Refine                string
+	Refine, Signature     string
 	OpName                string
 }
 
@@ -311,7 +314,7 @@ func Render(pkg *Package) ([]byte, error) {
 			op := string(t.Tool.Operation)
 			data.Tools = append(data.Tools, &renderTool{
 				Def: t.Tool, Service: s, Func: t.Func, MethodName: t.MethodName(), InputDefs: t.inputDefs, OutputDefs: t.outputDefs,
-				Decode: t.decode, Call: t.call, Access: t.access, Refine: t.refine,
+				Decode: t.decode, Call: t.call, Access: t.access, Refine: t.refine, Signature: t.signature,
 				OpName: strings.ToUpper(op[:1]) + op[1:],
 			})
 		}

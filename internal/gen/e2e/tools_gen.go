@@ -62,6 +62,10 @@ func RegisterTools(r *tool.Registry, lister *Lister, scheduler *Scheduler, site 
 
 // e2eListTool returns e2e.list, the tool of Lister.Invoke.
 func e2eListTool(svc *Lister) *tool.Tool {
+	var _ func(*Lister, context.Context, *int) ([]struct {
+		Title string "json:\"title\""
+		Year  int    "json:\"year\""
+	}, error) = (*Lister).Invoke // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "e2e.list",
 		Label:       "Lister",
@@ -125,6 +129,7 @@ func e2eListTool(svc *Lister) *tool.Tool {
 
 // e2eScheduleTool returns e2e.schedule, the tool of Scheduler.Schedule.
 func e2eScheduleTool(svc *Scheduler) *tool.Tool {
+	var _ func(*Scheduler, context.Context, *Album, Mood, time.Time, bool, *int, Priority, ...string) (bool, error) = (*Scheduler).Schedule // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "e2e.schedule",
 		Label:       "Schedule",
@@ -238,6 +243,7 @@ func e2eScheduleTool(svc *Scheduler) *tool.Tool {
 
 // e2eSearchTool returns e2e.search, the tool of Scheduler.Search.
 func e2eSearchTool(svc *Scheduler) *tool.Tool {
+	var _ func(*Scheduler, context.Context, string) ([]Image, error) = (*Scheduler).Search // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "e2e.search",
 		Label:       "Search",
@@ -303,6 +309,7 @@ func e2eSearchTool(svc *Scheduler) *tool.Tool {
 
 // e2eCoverTool returns e2e.cover, the tool of Scheduler.Cover.
 func e2eCoverTool(svc *Scheduler) *tool.Tool {
+	var _ func(*Scheduler, context.Context, *Album) (Cover, error) = (*Scheduler).Cover // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "e2e.cover",
 		Label:       "Cover",
@@ -387,6 +394,7 @@ func e2eCoverTool(svc *Scheduler) *tool.Tool {
 
 // e2eThumbnailTool returns e2e.thumbnail, the tool of Scheduler.Thumbnail.
 func e2eThumbnailTool(svc *Scheduler) *tool.Tool {
+	var _ func(*Scheduler, context.Context, []byte, [][]byte) ([]byte, error) = (*Scheduler).Thumbnail // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "e2e.thumbnail",
 		Label:       "Thumbnail",
@@ -460,6 +468,7 @@ func e2eThumbnailTool(svc *Scheduler) *tool.Tool {
 
 // e2eNotesTool returns e2e.notes, the tool of Scheduler.Notes.
 func e2eNotesTool(svc *Scheduler) *tool.Tool {
+	var _ func(*Scheduler, context.Context, *Album) (tool.Resource, error) = (*Scheduler).Notes // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "e2e.notes",
 		Label:       "Notes",
@@ -502,6 +511,7 @@ func e2eNotesTool(svc *Scheduler) *tool.Tool {
 
 // e2eStatsTool returns e2e.stats, the tool of Scheduler.Stats.
 func e2eStatsTool(svc *Scheduler) *tool.Tool {
+	var _ func(*Scheduler, context.Context, *Album) (string, int, error) = (*Scheduler).Stats // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "e2e.stats",
 		Label:       "Stats",
@@ -557,6 +567,7 @@ func e2eStatsTool(svc *Scheduler) *tool.Tool {
 
 // e2eExportTool returns e2e.export, the tool of Scheduler.Export.
 func e2eExportTool(svc *Scheduler) *tool.Tool {
+	var _ func(*Scheduler, context.Context, string) tool.Result = (*Scheduler).Export // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "e2e.export",
 		Label:       "Export",
@@ -602,6 +613,7 @@ func e2eExportTool(svc *Scheduler) *tool.Tool {
 
 // e2eRenameTool returns e2e.rename, the tool of Scheduler.Rename.
 func e2eRenameTool(svc *Scheduler) *tool.Tool {
+	var _ func(*Scheduler, context.Context, string) error = (*Scheduler).Rename // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "e2e.rename",
 		Label:       "Rename",
@@ -635,6 +647,7 @@ func e2eRenameTool(svc *Scheduler) *tool.Tool {
 
 // e2eAttachTool returns e2e.attach, the tool of Scheduler.Attach.
 func e2eAttachTool(svc *Scheduler) *tool.Tool {
+	var _ func(*Scheduler, context.Context, []byte) error = (*Scheduler).Attach // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "e2e.attach",
 		Label:       "Attach",
@@ -682,6 +695,7 @@ func e2eAttachTool(svc *Scheduler) *tool.Tool {
 
 // e2eSiteInfoTool returns e2e.site_info, the tool of Site.Info.
 func e2eSiteInfoTool(svc *Site) *tool.Tool {
+	var _ func(*Site, context.Context) (Settings, error) = (*Site).Info // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "e2e.site_info",
 		Label:       "Info",
@@ -728,6 +742,7 @@ func e2eSiteInfoTool(svc *Site) *tool.Tool {
 
 // e2eUpdateInfoTool returns e2e.update_info, the tool of Site.UpdateInfo.
 func e2eUpdateInfoTool(svc *Site) *tool.Tool {
+	var _ func(*Site, context.Context, Settings) error = (*Site).UpdateInfo // a changed signature must break the build
 	t := &tool.Tool{
 		ID:          "e2e.update_info",
 		Label:       "Update info",
