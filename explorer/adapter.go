@@ -183,15 +183,25 @@ func (f *Field) Extract(child *Field, form url.Values) any {
 // Rows returns the number of rows a list field shows in the submitted
 // form.
 func (f *Field) Rows(form url.Values) int {
+	if n, ok := f.form.rows[f.Path]; ok {
+		return n
+	}
 	n, err := strconv.Atoi(form.Get("rows:" + f.Path))
 	if err != nil || n < 0 {
-		return 0
+		n = 0
 	}
-	return min(n, maxRows)
+	n = min(n, maxRows, f.form.rowBudget)
+	f.form.rowBudget -= n
+	f.form.rows[f.Path] = n
+	return n
 }
 
-// maxRows bounds the rows of one list in a form.
-const maxRows = 500
+// maxRows bounds the rows of one list in a form, maxFormRows those of all
+// its lists together.
+const (
+	maxRows     = 500
+	maxFormRows = 2000
+)
 
 // Datalist returns the id of the datalist of an entity field's
 // suggestions, "" when its entity type cannot be searched.

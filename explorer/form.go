@@ -29,6 +29,11 @@ type form struct {
 	matches  map[string][]tool.EntityRef
 	searched string
 
+	// rows holds the rows each list field shows, by path, out of a
+	// budget for the whole form (lists inside lists multiply otherwise).
+	rows      map[string]int
+	rowBudget int
+
 	fields   []*Field
 	problems []string
 	// entities caches the suggestions of each entity type.
@@ -38,7 +43,8 @@ type form struct {
 }
 
 func (e *server) newForm(ctx context.Context, v *visit, t *tool.Tool) *form {
-	fm := &form{e: e, ctx: tool.WithAccount(ctx, v.acct), v: v, t: t, defs: t.Inputs, state: map[string]any{}}
+	fm := &form{e: e, ctx: tool.WithAccount(ctx, v.acct), v: v, t: t, defs: t.Inputs, state: map[string]any{},
+		rows: map[string]int{}, rowBudget: maxFormRows}
 	if t.Refiner != nil {
 		fm.refined = make(map[string]bool, len(t.Refiner.Inputs))
 		for _, name := range t.Refiner.Inputs {

@@ -265,7 +265,7 @@ func (e *server) newFormView(fm *form, r *http.Request) *formView {
 		Refines:        t.Refiner != nil,
 		CanRun:         fm.v.signedIn(),
 		SignInURL:      e.path("/signin") + "?" + url.Values{"next": {r.URL.RequestURI()}}.Encode(),
-		PresetsEnabled: e.opts.Presets != nil && fm.v.signedIn(),
+		PresetsEnabled: e.opts.Presets != nil && fm.v.signedIn() && !fm.v.sess.guest,
 	}
 }
 
@@ -307,9 +307,11 @@ func (e *server) postTool(w http.ResponseWriter, r *http.Request) {
 	fm := e.newForm(r.Context(), v, t)
 	fv := e.newFormView(fm, r)
 	fm.read(r.PostForm)
-	fv.Confirmed = r.PostForm.Get("confirm") == "yes"
 	fv.PresetName = r.PostForm.Get("preset_name")
 	action := r.PostForm.Get("action")
+	// The tick confirms one run: only the actions that run read it, and
+	// every other action shows the box unticked again.
+	fv.Confirmed = r.PostForm.Get("confirm") == "yes" && (action == "run" || action == "" || strings.HasPrefix(action, "preset-run:"))
 	var res *resultView
 	status := http.StatusOK
 	var vs []tool.Violation
@@ -425,8 +427,9 @@ func (e *server) savePreset(r *http.Request, v *visit, t *tool.Tool, fm *form, f
 	return nil, http.StatusOK
 }
 
-// loadPreset returns the arguments a preset of the visitor holds, checked
-// again against the preset schema (the tool may have changed since).
+// loadPreset returns the arguments a preset of the visitor holds. They are
+// not checked here: a run of them goes through the registry's validation
+// like any other (the tool may have changed since the preset was saved).
 func (e *server) loadPreset(r *http.Request, v *visit, t *tool.Tool, name string) (map[string]any, error) {
 	p, err := e.opts.Presets.Preset(r.Context(), v.acct.AccountID(), t.ID, name)
 	if errors.Is(err, ErrNoPreset) {

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,9 +21,14 @@ import (
 // sign-in form, used before there is a session, carries an HMAC of a
 // random value held in a cookie of its own instead.
 
-// maxSessions bounds the sessions kept at once; starting one more ends the
-// one that would end first.
-const maxSessions = 100_000
+// maxSessions bounds the sessions kept at once; past it no session
+// starts until some end. maxAccountSessions bounds those of one account
+// (guests share one): starting one more ends that account's oldest, never
+// another account's.
+const (
+	maxSessions        = 100_000
+	maxAccountSessions = 1_000
+)
 
 // signInCookie names the cookie whose value the sign-in form's token is
 // made from.
@@ -32,18 +39,21 @@ type session struct {
 	acct    tool.Account
 	csrf    string
 	expires time.Time
+	guest   bool // started by "continue as guest": shared by every guest, so it keeps no presets
 }
 
 type sessions struct {
 	key      []byte
 	lifetime time.Duration
 
-	mu sync.Mutex
-	m  map[string]*session
+	mu        sync.Mutex
+	m         map[string]*session
+	byAccount map[string][]string // session IDs by account, oldest first
+	sweepAt   int                 // sweep expired sessions when m grows this big
 }
 
 func newSessions(key []byte, lifetime time.Duration) *sessions {
-	return &sessions{key: key, lifetime: lifetime, m: make(map[string]*session)}
+	return &sessions{key: key, lifetime: lifetime, m: make(map[string]*session), byAccount: make(map[string][]string), sweepAt: 1024}
 }
 
 // token returns the CSRF token of a purpose ("session", "signin") and a
@@ -56,28 +66,34 @@ func (s *sessions) token(purpose, value string) string {
 	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
-// start starts a session for acct.
-func (s *sessions) start(acct tool.Account) *session {
+// start starts a session for acct, or returns nil when the table is full.
+func (s *sessions) start(acct tool.Account, guest bool) *session {
 	id := randomID()
-	sess := &session{id: id, acct: acct, csrf: s.token("session", id), expires: time.Now().Add(s.lifetime)}
+	sess := &session{id: id, acct: acct, csrf: s.token("session", id), expires: time.Now().Add(s.lifetime), guest: guest}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
-	for k, old := range s.m {
-		if now.After(old.expires) {
-			delete(s.m, k)
-		}
-	}
-	if len(s.m) >= maxSessions {
-		var first *session
-		for _, old := range s.m {
-			if first == nil || old.expires.Before(first.expires) {
-				first = old
+	if len(s.m) >= s.sweepAt {
+		// Sweeping costs a walk of the table: only when it has doubled.
+		now := time.Now()
+		for k, old := range s.m {
+			if now.After(old.expires) {
+				delete(s.m, k)
 			}
 		}
-		delete(s.m, first.id)
+		s.sweepAt = max(1024, 2*len(s.m))
+	}
+	owner := acct.AccountID()
+	ids := slices.DeleteFunc(s.byAccount[owner], func(id string) bool { return s.m[id] == nil })
+	for len(ids) >= maxAccountSessions {
+		delete(s.m, ids[0])
+		ids = ids[1:]
+	}
+	if len(s.m) >= maxSessions {
+		s.byAccount[owner] = ids
+		return nil
 	}
 	s.m[id] = sess
+	s.byAccount[owner] = append(ids, id)
 	return sess
 }
 
@@ -272,7 +288,13 @@ func (e *server) postSignIn(w http.ResponseWriter, r *http.Request) {
 	if v.sess != nil {
 		e.sessions.end(v.sess.id)
 	}
-	sess := e.sessions.start(acct)
+	sess := e.sessions.start(acct, r.PostForm.Has("guest") && e.opts.Anonymous != nil)
+	if sess == nil {
+		e.renderSignIn(w, r, v, http.StatusServiceUnavailable, "Too many people are signed in; try again later.", next)
+		return
+	}
+	// A new nonce: the sign-in form's token is good for one sign-in.
+	http.SetCookie(w, e.cookie(r, signInCookie, "", -1))
 	http.SetCookie(w, e.cookie(r, e.opts.CookieName, sess.id, int(e.opts.SessionLifetime/time.Second)))
 	http.Redirect(w, r, e.localPath(next), http.StatusSeeOther)
 }
@@ -291,8 +313,15 @@ func (e *server) postSignOut(w http.ResponseWriter, r *http.Request) {
 
 // localPath returns p when it is a path of the explorer, else the list's.
 func (e *server) localPath(p string) string {
-	if !strings.HasPrefix(p, e.prefix) || strings.HasPrefix(p, "//") || strings.ContainsAny(p, "\\\r\n") {
+	u, err := url.Parse(p)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil ||
+		!strings.HasPrefix(p, e.prefix) || strings.HasPrefix(p, "//") || strings.ContainsRune(p, '\\') {
 		return e.prefix
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] < 0x20 || p[i] == 0x7f {
+			return e.prefix // browsers drop tabs and newlines: "/\t/evil" would become "//evil"
+		}
 	}
 	return p
 }

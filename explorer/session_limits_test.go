@@ -1,0 +1,43 @@
+package explorer
+
+import (
+	"testing"
+
+	"github.com/toolapi/toolapi/tool"
+)
+
+// TestSessionsPerAccount checks that one account (all guests share one)
+// cannot push other accounts' sessions out of the table.
+func TestSessionsPerAccount(t *testing.T) {
+	s := newSessions([]byte("0123456789abcdef0123456789abcdef"), 3600e9)
+	victim := s.start(&tool.User{ID: "alice"}, false)
+	guest := &tool.User{ID: "anonymous"}
+	for range maxAccountSessions + 50 {
+		if s.start(guest, true) == nil {
+			t.Fatal("a guest session was refused below the table's bound")
+		}
+	}
+	if s.get(victim.id) == nil {
+		t.Error("guests ended another account's session")
+	}
+	if n := len(s.byAccount["anonymous"]); n != maxAccountSessions {
+		t.Errorf("guests hold %d sessions, want at most %d", n, maxAccountSessions)
+	}
+}
+
+// TestLocalPath checks the redirect after sign-in stays on the site.
+func TestLocalPath(t *testing.T) {
+	e := &server{prefix: "/"}
+	for p, want := range map[string]string{
+		"/tools/album.search": "/tools/album.search",
+		"//evil.example/x":    "/",
+		"/\t/evil.example/x":  "/",
+		"/\\evil":             "/",
+		"https://evil/":       "/",
+		"/a\x7fb":             "/",
+	} {
+		if got := e.localPath(p); got != want {
+			t.Errorf("localPath(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
