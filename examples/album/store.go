@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
@@ -57,6 +59,8 @@ func OpenStore(ctx context.Context, dsn string) (*Store, error) {
 	return s, nil
 }
 
+var registerUnicodeLower sync.Once
+
 func openStore(dsn string) (*Store, error) {
 	if isPostgres(dsn) {
 		db, err := sql.Open("pgx", dsn)
@@ -74,6 +78,20 @@ func openStore(dsn string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(dsn), 0o755); err != nil {
 		return nil, err
 	}
+	registerUnicodeLower.Do(func() {
+		// SQLite's lower() folds ASCII only; PostgreSQL's folds every
+		// letter. Searches ("Été" finds "été") must behave the same on
+		// both, so lower() on SQLite is Go's strings.ToLower.
+		sqlite.MustRegisterDeterministicScalarFunction("lower", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			switch v := args[0].(type) {
+			case string:
+				return strings.ToLower(v), nil
+			case []byte:
+				return strings.ToLower(string(v)), nil
+			}
+			return args[0], nil
+		})
+	})
 	// Writers take the lock when they begin (immediate), so two writers
 	// never both read and then collide; they queue on the busy timeout.
 	db, err := sql.Open("sqlite", dsn+"?_busy_timeout=30000&_foreign_keys=1&_txlock=immediate")
