@@ -409,7 +409,11 @@ func (n *node) check(v any, p *pathSeg, vs *violations) {
 			vs.add(p, "must be an email address")
 		}
 		if n.pattern != nil && !n.pattern.MatchString(x) {
-			vs.add(p, "must match the pattern "+c.Pattern)
+			if n.pattern == base64Pattern {
+				vs.add(p, "must be base64 (standard alphabet, padded)")
+			} else {
+				vs.add(p, "must match the pattern "+c.Pattern)
+			}
 		}
 	case int64:
 		if n.hasMin && float64(x) < n.min {

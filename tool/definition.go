@@ -74,6 +74,10 @@ type Constraints struct {
 	// Email requires a string to be an email address, as the email data
 	// type does.
 	Email bool
+	// Encoding, when "base64", makes a string the standard, padded base64
+	// form of bytes: advertised as contentEncoding with the pattern it
+	// implies, and checked. It is the only encoding.
+	Encoding string
 	// DateOnly makes a datetime_iso8601 a calendar date (YYYY-MM-DD).
 	DateOnly bool
 	// Media is the media type of the content, an annotation

@@ -121,6 +121,7 @@ func roundTripDefinitions() []*Definition {
 		scalar("datetime_iso8601", Constraints{DateOnly: true}),
 		scalar("email", Constraints{Length: &Bounds{Max: Ptr(12)}}),
 		scalar("string", Constraints{Email: true}),
+		scalar("string", Constraints{Encoding: "base64"}),
 		&Definition{Name: "x", Type: "entity:album", Required: true, EntityOp: "view"},
 		&Definition{Name: "x", Type: "entity", Required: true, EntityOp: "view"},
 		&Definition{Name: "x", Type: "list", Required: true, Items: &Definition{Type: "string"}},
@@ -157,7 +158,8 @@ var (
 		"2024-05-01T12:00:00", "2024-05-01 12:00:00Z", "2024-13-01T12:00:00Z", "2024-02-30T00:00:00Z", "2016-12-31T23:59:60Z",
 		"2016-12-31T22:59:60-01:00", "2016-12-31T12:59:60Z", "2024-05-01T24:00:00Z", "2024-05-01", "2024-5-1", "20240501",
 		"P1D", "PT1H30M", "P1Y2M3DT4H5M6S", "P2W", "P", "PT", "P1DT", "PT1.5S", "P1M1Y", "1h30m", "P1H",
-		"album:1", "album:", ":1", "node:12", "12", "album:1:2"}
+		"album:1", "album:", ":1", "node:12", "12", "album:1:2",
+		"AQID", "AQI=", "AQ==", "AQ=", "AQIDBA==", "AQ\nID", "+/+/", "-_-_"}
 	numberPool = []any{0, 1, -1, 2, 3, 100, 101, 127, 128, -128, -129, 2.5, -1.5, -1.6, 0.5, 1.0, 3.0, 1e3, 1e15, 0.1, 99.99, -0.0, int64(9007199254740993), int64(9223372036854775807)}
 	otherPool  = []any{true, false, nil}
 )

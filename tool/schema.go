@@ -148,7 +148,10 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 			s.Maximum = Ptr(n.max)
 		}
 		if n.pattern != nil {
-			s.Pattern = c.Pattern
+			s.Pattern = n.pattern.String()
+		}
+		if c.Encoding != "" {
+			s.ContentEncoding = c.Encoding
 		}
 		if len(c.Choice) > 0 {
 			s.Enum = append([]any(nil), c.Choice...)

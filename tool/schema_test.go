@@ -54,6 +54,8 @@ func TestSchema(t *testing.T) {
 		{"range", &Definition{Name: "x", Type: "float", Constraints: Constraints{Range: &Range{Min: Ptr(0.5), Max: Ptr(9.5)}}}, false, `{"type":"number","minimum":0.5,"maximum":9.5}`},
 		{"pattern", &Definition{Name: "x", Type: "string", Constraints: Constraints{Pattern: "^[a-z]+$"}}, false, `{"type":"string","pattern":"^[a-z]+$"}`},
 		{"email constraint", &Definition{Name: "x", Type: "string", Constraints: Constraints{Email: true}}, false, `{"type":"string","format":"email"}`},
+		{"base64", &Definition{Name: "x", Type: "string", Constraints: Constraints{Encoding: "base64", Media: "image/png"}}, false,
+			`{"type":"string","pattern":"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$","contentEncoding":"base64","contentMediaType":"image/png"}`},
 		{"media", &Definition{Name: "x", Type: "string", Constraints: Constraints{Media: "text/html"}}, false, `{"type":"string","contentMediaType":"text/html"}`},
 		{"nullable", &Definition{Name: "x", Type: "integer", Nullable: true}, true, `{"type":["integer","null"]}`},
 	}

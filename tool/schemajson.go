@@ -156,6 +156,7 @@ func appendSchema(b []byte, s *jsonschema.Schema) []byte {
 		key("not")
 		b = appendSchema(b, s.Not)
 	}
+	str("contentEncoding", s.ContentEncoding)
 	str("contentMediaType", s.ContentMediaType)
 	str("format", s.Format)
 	return append(b, '}')
@@ -166,7 +167,8 @@ func isTrueSchema(s *jsonschema.Schema) bool {
 		s.Description == "" && len(s.Default) == 0 && len(s.Examples) == 0 && len(s.Enum) == 0 &&
 		s.Minimum == nil && s.Maximum == nil && s.MinLength == nil && s.MaxLength == nil && s.Pattern == "" &&
 		s.MinItems == nil && s.MaxItems == nil && s.MinProperties == nil && s.MaxProperties == nil &&
-		len(s.Required) == 0 && s.AdditionalProperties == nil && s.Not == nil && s.ContentMediaType == "" && s.Format == ""
+		len(s.Required) == 0 && s.AdditionalProperties == nil && s.Not == nil && s.ContentMediaType == "" &&
+		s.ContentEncoding == "" && s.Format == ""
 }
 
 func isOnlyNot(s *jsonschema.Schema) bool {

@@ -88,7 +88,7 @@ func testImageContentTool(svc *Service) *tool.Tool {
 				Type:        "string",
 				Description: "The image.",
 				Required:    true,
-				Constraints: tool.Constraints{Media: "image/png"},
+				Constraints: tool.Constraints{Encoding: "base64", Media: "image/png"},
 			},
 		},
 	}
@@ -123,7 +123,7 @@ func testAudioContentTool(svc *Service) *tool.Tool {
 				Type:        "string",
 				Description: "The recording.",
 				Required:    true,
-				Constraints: tool.Constraints{Media: "audio/wav"},
+				Constraints: tool.Constraints{Encoding: "base64", Media: "audio/wav"},
 			},
 		},
 	}
@@ -193,7 +193,7 @@ func testMultipleContentTypesTool(svc *Service) *tool.Tool {
 				Type:        "string",
 				Description: "A one-pixel PNG image.",
 				Required:    true,
-				Constraints: tool.Constraints{Media: "image/png"},
+				Constraints: tool.Constraints{Encoding: "base64", Media: "image/png"},
 			},
 			tool.ResourceDefinition("resource", "A resource, by URI and content."),
 		},

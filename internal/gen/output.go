@@ -204,7 +204,7 @@ func (ty *typer) output(t types.Type, sel []directive.Member, stack []string) (*
 	}
 	if isBytes(t) {
 		// The tool package publishes bytes as a standard base64 string.
-		d := &tool.Definition{Type: "string"}
+		d := &tool.Definition{Type: "string", Constraints: tool.Constraints{Encoding: "base64"}}
 		if types.Identical(t, byteSlice) {
 			return d, identity, selNone(sel)
 		}

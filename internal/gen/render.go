@@ -130,6 +130,12 @@ func constraintsLiteral(c tool.Constraints) string {
 	if c.Pattern != "" {
 		add("Pattern", strconv.Quote(c.Pattern))
 	}
+	if c.Email {
+		add("Email", "true")
+	}
+	if c.Encoding != "" {
+		add("Encoding", strconv.Quote(c.Encoding))
+	}
 	if c.DateOnly {
 		add("DateOnly", "true")
 	}

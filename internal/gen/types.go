@@ -234,7 +234,7 @@ func (ty *typer) inputDef(t types.Type, inMap bool) (*tool.Definition, error) {
 	}
 	if isBytes(t) {
 		// Bytes travel as a standard base64 string.
-		return &tool.Definition{Type: "string"}, nil
+		return &tool.Definition{Type: "string", Constraints: tool.Constraints{Encoding: "base64"}}, nil
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:

@@ -408,7 +408,7 @@ func e2eThumbnailTool(svc *Scheduler) *tool.Tool {
 				Type:        "string",
 				Description: "The image.",
 				Required:    true,
-				Constraints: tool.Constraints{Media: "image/png"},
+				Constraints: tool.Constraints{Encoding: "base64", Media: "image/png"},
 			},
 			{
 				Name:        "frames",
@@ -416,7 +416,8 @@ func e2eThumbnailTool(svc *Scheduler) *tool.Tool {
 				Description: "Further frames of it.",
 				Required:    true,
 				Items: &tool.Definition{
-					Type: "string",
+					Type:        "string",
+					Constraints: tool.Constraints{Encoding: "base64"},
 				},
 			},
 		},
@@ -426,7 +427,7 @@ func e2eThumbnailTool(svc *Scheduler) *tool.Tool {
 				Type:        "string",
 				Description: "The thumbnail.",
 				Required:    true,
-				Constraints: tool.Constraints{Media: "image/png"},
+				Constraints: tool.Constraints{Encoding: "base64", Media: "image/png"},
 			},
 		},
 	}
@@ -656,9 +657,10 @@ func e2eAttachTool(svc *Scheduler) *tool.Tool {
 		Destructive: true,
 		Inputs: []*tool.Definition{
 			{
-				Name:     "file",
-				Type:     "string",
-				Required: true,
+				Name:        "file",
+				Type:        "string",
+				Required:    true,
+				Constraints: tool.Constraints{Encoding: "base64"},
 			},
 		},
 	}
