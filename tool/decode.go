@@ -221,19 +221,15 @@ func (n *node) decodeScalar(raw any, p *pathSeg, vs *violations) (any, bool) {
 		}
 		return b, true
 	case kDateTime, kTimestamp:
-		var s string
-		switch x := raw.(type) {
-		case string:
-			s = x
-		case Text:
-			s = strings.TrimSpace(string(x))
-		case time.Time:
+		if x, ok := raw.(time.Time); ok {
 			if n.def.Constraints.DateOnly {
 				y, m, d := x.Date()
 				return time.Date(y, m, d, 0, 0, 0, 0, time.UTC), true
 			}
 			return x.UTC(), true
-		default:
+		}
+		s, isText, ok := stringOf(raw)
+		if !ok {
 			vs.add(p, n.timeRule())
 			return nil, false
 		}
@@ -259,20 +255,14 @@ func (n *node) decodeScalar(raw any, p *pathSeg, vs *violations) (any, bool) {
 		vs.add(p, n.timeRule())
 		return nil, false
 	case kDuration:
-		var s string
-		switch x := raw.(type) {
-		case string:
-			s = x
-		case Text:
-			s = strings.TrimSpace(string(x))
-			if d, err := time.ParseDuration(s); err == nil {
-				return d, true
-			}
-		case time.Duration:
+		if x, ok := raw.(time.Duration); ok {
 			return x, true
-		default:
-			vs.add(p, "must be an ISO 8601 duration such as PT1H30M")
-			return nil, false
+		}
+		s, isText, ok := stringOf(raw)
+		if isText {
+			if d, err := time.ParseDuration(s); err == nil {
+				return d, true // Go's form, typed by a person: 1h30m
+			}
 		}
 		d, ok := parseDuration(s)
 		if !ok {
@@ -281,13 +271,8 @@ func (n *node) decodeScalar(raw any, p *pathSeg, vs *violations) (any, bool) {
 		}
 		return d, true
 	case kEntity:
-		var s string
-		switch x := raw.(type) {
-		case string:
-			s = x
-		case Text:
-			s = strings.TrimSpace(string(x))
-		default:
+		s, _, ok := stringOf(raw)
+		if !ok {
 			vs.add(p, n.entityRule())
 			return nil, false
 		}
@@ -307,6 +292,19 @@ func (n *node) decodeScalar(raw any, p *pathSeg, vs *violations) (any, bool) {
 	}
 	vs.add(p, "has a type that cannot be decoded")
 	return nil, false
+}
+
+// stringOf returns raw as a string: a JSON string as it is, text a person
+// typed (isText) trimmed of surrounding spaces; ok is false for anything
+// else.
+func stringOf(raw any) (s string, isText, ok bool) {
+	switch x := raw.(type) {
+	case string:
+		return x, false, true
+	case Text:
+		return strings.TrimSpace(string(x)), true, true
+	}
+	return "", false, false
 }
 
 func (n *node) timeRule() string {

@@ -93,15 +93,7 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 		if len(d.Examples) > 0 {
 			s.Items.Examples = d.Examples
 		}
-		if c.NotBlank {
-			s.MinItems = Ptr(1)
-		}
-		if n.minCount >= 0 {
-			s.MinItems = Ptr(max(n.minCount, minOf(c.NotBlank)))
-		}
-		if n.maxCount >= 0 {
-			s.MaxItems = Ptr(n.maxCount)
-		}
+		s.MinItems, s.MaxItems = sizeBounds(c.NotBlank, n.minCount, n.maxCount)
 	case kMap:
 		typ = "object"
 		if n.props != nil {
@@ -110,15 +102,7 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 		} else if n.values != nil {
 			s.AdditionalProperties = n.values.schema(output)
 		}
-		if c.NotBlank {
-			s.MinProperties = Ptr(1)
-		}
-		if n.minCount >= 0 {
-			s.MinProperties = Ptr(max(n.minCount, minOf(c.NotBlank)))
-		}
-		if n.maxCount >= 0 {
-			s.MaxProperties = Ptr(n.maxCount)
-		}
+		s.MinProperties, s.MaxProperties = sizeBounds(c.NotBlank, n.minCount, n.maxCount)
 	case kAny:
 		if !d.Nullable {
 			// Any value but null: null is a value only when nullable.
@@ -132,14 +116,9 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 		if len(d.Examples) > 0 {
 			s.Examples = d.Examples
 		}
-		if c.NotBlank && (n.kind == kString || n.kind == kEmail || n.kind == kURI) {
-			s.MinLength = Ptr(1)
-		}
-		if n.minLen >= 0 {
-			s.MinLength = Ptr(max(n.minLen, minOf(c.NotBlank)))
-		}
-		if n.maxLen >= 0 {
-			s.MaxLength = Ptr(n.maxLen)
+		plainString := n.kind == kString || n.kind == kEmail || n.kind == kURI
+		if lo, hi := sizeBounds(c.NotBlank && plainString, n.minLen, n.maxLen); lo != nil || hi != nil {
+			s.MinLength, s.MaxLength = lo, hi
 		}
 		if n.hasMin {
 			s.Minimum = Ptr(n.min)
@@ -178,10 +157,18 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 	return s
 }
 
-// minOf returns the least size NotBlank allows: 1, or 0 without it.
-func minOf(notBlank bool) int {
+// sizeBounds returns the least and greatest size (items, properties or
+// characters) a value may have: NotBlank's 1 together with the declared
+// bounds lo and hi (-1 where open); nil where nothing bounds it.
+func sizeBounds(notBlank bool, lo, hi int) (minSize, maxSize *int) {
 	if notBlank {
-		return 1
+		lo = max(lo, 1)
 	}
-	return 0
+	if lo >= 0 {
+		minSize = Ptr(lo)
+	}
+	if hi >= 0 {
+		maxSize = Ptr(hi)
+	}
+	return minSize, maxSize
 }
