@@ -158,18 +158,7 @@ func (n *node) publishMap(pub *publisher, v any, p *pathSeg, vs *violations) any
 		return out
 	}
 	out := make(map[string]any, len(n.props))
-	for _, pn := range n.props {
-		name := pn.def.Name
-		x, present := in[name]
-		pp := p.prop(name)
-		if !present || ((x == nil || isNilPointer(x)) && !pn.def.Nullable && !pn.def.Required) {
-			if pn.def.Required {
-				vs.add(&pp, "is required")
-			}
-			continue
-		}
-		out[name] = pn.publish(pub, x, &pp, vs)
-	}
+	n.publishProps(pub, in, out, p, vs)
 	return out
 }
 
@@ -182,20 +171,34 @@ func (n *node) publishObject(pub *publisher, in Object, p *pathSeg, vs *violatio
 			delete(in, k)
 		}
 	}
+	n.publishProps(pub, in, in, p, vs)
+	return map[string]any(in)
+}
+
+// publishProps publishes the declared properties of in into out (which
+// may be in itself): a missing required one is a violation, an optional
+// one that is nil and not nullable is left out.
+func (n *node) publishProps(pub *publisher, in, out map[string]any, p *pathSeg, vs *violations) {
 	for _, pn := range n.props {
 		name := pn.def.Name
 		x, present := in[name]
 		pp := p.prop(name)
-		if !present || ((x == nil || isNilPointer(x)) && !pn.def.Nullable && !pn.def.Required) {
+		if leftOut(pn.def, x, present) {
 			if pn.def.Required {
 				vs.add(&pp, "is required")
 			}
-			delete(in, name)
+			delete(out, name)
 			continue
 		}
-		in[name] = pn.publish(pub, x, &pp, vs)
+		out[name] = pn.publish(pub, x, &pp, vs)
 	}
-	return map[string]any(in)
+}
+
+// leftOut reports whether an output or property is absent from what is
+// published: not present, or nil where null is no value and the key is
+// optional.
+func leftOut(d *Definition, x any, present bool) bool {
+	return !present || ((x == nil || isNilPointer(x)) && !d.Nullable && !d.Required)
 }
 
 func (res Resource) toMap() map[string]any {

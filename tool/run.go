@@ -119,7 +119,7 @@ func (r *Registry) finish(t *Tool, res *Result) *Result {
 		name := n.def.Name
 		v, present := res.Outputs[name]
 		seg := pathSeg{name: name}
-		if !present || ((v == nil || isNilPointer(v)) && !n.def.Nullable && !n.def.Required) {
+		if leftOut(n.def, v, present) {
 			if n.def.Required && res.Success {
 				vs.add(&seg, "is required")
 			}
