@@ -2,7 +2,6 @@ package tool
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"time"
 )
 
@@ -267,10 +266,4 @@ func (n *node) publishEntity(pub *publisher, v any, p *pathSeg, vs *violations) 
 type publisher struct {
 	r    *Registry
 	refs map[EntityRef]map[string]any
-}
-
-// wire marshals outputs for logs and tests.
-func wire(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }
