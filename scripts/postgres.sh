@@ -40,18 +40,6 @@ if [[ -z "$PGBIN" ]]; then
 	fi
 fi
 
-port=""
-for p in $(seq 55432 55532); do
-	if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-		port=$p
-		break
-	fi
-done
-if [[ -z "$port" ]]; then
-	log "no free port between 55432 and 55532"
-	exit 1
-fi
-
 dir=$(mktemp -d /tmp/toolapi-postgres.XXXXXX)
 password=toolapi
 # As root, the server runs as the postgres user, which the package creates.
@@ -65,8 +53,30 @@ chmod 644 "$dir/pwfile"
 
 "${as[@]}" "$PGBIN/initdb" -D "$dir/data" -U postgres --pwfile="$dir/pwfile" \
 	--auth-local=trust --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 >&2
-"${as[@]}" "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-	-o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >&2
+
+# The first port from 55432 the server can bind. A port with no listener
+# may still be taken (these ports lie in Linux's range for outgoing
+# connections), so a start that cannot bind moves on to the next port.
+port=""
+for p in $(seq 55432 55532); do
+	if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+		continue # a server listens there
+	fi
+	if "${as[@]}" "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
+		-o "-c listen_addresses=127.0.0.1 -p $p -k $dir -c fsync=off -c max_connections=200" start >&2; then
+		port=$p
+		break
+	fi
+	if ! grep -q "could not bind\|could not create any TCP/IP sockets" "$dir/server.log"; then
+		log "the server did not start; see $dir/server.log"
+		exit 1
+	fi
+	: >"$dir/server.log"
+done
+if [[ -z "$port" ]]; then
+	log "no port between 55432 and 55532 could be bound"
+	exit 1
+fi
 
 psql=("${as[@]}" "$PGBIN/psql" -h "$dir" -p "$port" -U postgres -v ON_ERROR_STOP=1 -q)
 "${psql[@]}" -c "CREATE ROLE toolapi LOGIN PASSWORD '$password'" >&2
