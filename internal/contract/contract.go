@@ -1,0 +1,384 @@
+// Package contract compares two versions of a catalog of tools and sorts
+// the differences into breaking and compatible ones, so that a change that
+// would break the callers of a tool cannot land by accident.
+//
+// A catalog is what toolgen writes to a lock file: each tool's ID, its
+// deprecation note and its input and output schemas (JSON Schema 2020-12 as
+// the registry advertises them). A change is breaking when a caller that
+// worked against the old version can fail against the new one:
+//
+//   - inputs: the new version must accept everything the old one accepted.
+//     A removed tool or input, a new required input, an optional input made
+//     required, and any narrowing (a type, a choice removed, a bound
+//     tightened, a pattern or format added or changed) break callers; a new
+//     optional input, a choice added or a bound loosened does not.
+//   - outputs: the new version must give only what the old one promised. A
+//     removed output or property, one that may now be missing or null, a type
+//     changed, a choice added or a bound loosened break callers; a new output
+//     or narrowing does not.
+package contract
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// A Tool is one entry of a catalog.
+type Tool struct {
+	ID string `json:"id"`
+	// Deprecated says what replaces a deprecated tool; empty means the tool
+	// is not deprecated.
+	Deprecated   string             `json:"deprecated,omitempty"`
+	InputSchema  *jsonschema.Schema `json:"input_schema"`
+	OutputSchema *jsonschema.Schema `json:"output_schema"`
+}
+
+// A Lock is a catalog as a lock file holds it, tools ordered by ID.
+type Lock struct {
+	Tools []Tool `json:"tools"`
+}
+
+// Marshal returns l as indented JSON ending in a newline, tools ordered by
+// ID, the form a lock file is written in.
+func (l *Lock) Marshal() ([]byte, error) {
+	out := Lock{Tools: slices.Clone(l.Tools)}
+	slices.SortFunc(out.Tools, func(a, b Tool) int { return strings.Compare(a.ID, b.ID) })
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// A Change is one difference between two versions of a catalog.
+type Change struct {
+	// Tool is the ID of the tool that changed.
+	Tool string
+	// Path names what changed inside it: "inputs.limit",
+	// "outputs.result[].title"; empty for the tool itself.
+	Path string
+	// Message says what changed.
+	Message string
+	// Breaking marks a change that can make a caller fail.
+	Breaking bool
+}
+
+func (c Change) String() string {
+	kind := "compatible"
+	if c.Breaking {
+		kind = "breaking"
+	}
+	where := c.Tool
+	if c.Path != "" {
+		where += " " + c.Path
+	}
+	return kind + ": " + where + ": " + c.Message
+}
+
+// Compare returns the changes from old to new, ordered by tool, then path.
+func Compare(old, new []Tool) []Change {
+	c := &comparer{}
+	byID := make(map[string]Tool, len(new))
+	for _, t := range new {
+		byID[t.ID] = t
+	}
+	seen := make(map[string]bool, len(old))
+	for _, o := range old {
+		seen[o.ID] = true
+		n, ok := byID[o.ID]
+		if !ok {
+			c.add(o.ID, "", true, "the tool was removed")
+			continue
+		}
+		c.tool = o.ID
+		if o.Deprecated == "" && n.Deprecated != "" {
+			c.add(o.ID, "", false, "the tool is deprecated: %s", n.Deprecated)
+		}
+		c.object("inputs", o.InputSchema, n.InputSchema, input)
+		c.object("outputs", o.OutputSchema, n.OutputSchema, output)
+	}
+	for _, n := range new {
+		if !seen[n.ID] {
+			c.add(n.ID, "", false, "the tool was added")
+		}
+	}
+	slices.SortStableFunc(c.changes, func(a, b Change) int {
+		if x := strings.Compare(a.Tool, b.Tool); x != 0 {
+			return x
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	return c.changes
+}
+
+// Breaking reports whether any of changes is breaking.
+func Breaking(changes []Change) bool {
+	return slices.ContainsFunc(changes, func(c Change) bool { return c.Breaking })
+}
+
+type direction int
+
+const (
+	input  direction = iota // callers send it: the new schema must accept more
+	output                  // callers read it: the new schema must allow less
+)
+
+type comparer struct {
+	tool    string
+	changes []Change
+}
+
+func (c *comparer) add(toolID, path string, breaking bool, format string, args ...any) {
+	c.changes = append(c.changes, Change{Tool: toolID, Path: path, Message: fmt.Sprintf(format, args...), Breaking: breaking})
+}
+
+// narrows reports whether a change that makes a schema accept less breaks
+// callers in this direction (it does for inputs), and widens the opposite.
+func (d direction) narrows() bool { return d == input }
+
+// object compares the properties of two object schemas, as the top level of
+// a tool's inputs or outputs and as a map with declared properties.
+func (c *comparer) object(path string, a, b *jsonschema.Schema, d direction) {
+	if a == nil || b == nil {
+		if (a == nil) != (b == nil) {
+			c.add(c.tool, path, true, "the schema was %s", map[bool]string{true: "added", false: "removed"}[a == nil])
+		}
+		return
+	}
+	join := func(name string) string { return path + "." + name }
+	for _, name := range sortedKeys(a.Properties) {
+		bp, ok := b.Properties[name]
+		wasRequired := slices.Contains(a.Required, name)
+		if !ok {
+			what := "input"
+			if d == output {
+				what = "output"
+			}
+			if path != "inputs" && path != "outputs" {
+				what = "property"
+			}
+			c.add(c.tool, join(name), true, "the %s was removed", what)
+			continue
+		}
+		isRequired := slices.Contains(b.Required, name)
+		switch {
+		case d == input && !wasRequired && isRequired:
+			c.add(c.tool, join(name), true, "it is now required")
+		case d == input && wasRequired && !isRequired:
+			c.add(c.tool, join(name), false, "it is now optional")
+		case d == output && wasRequired && !isRequired:
+			c.add(c.tool, join(name), true, "it may now be missing")
+		case d == output && !wasRequired && isRequired:
+			c.add(c.tool, join(name), false, "it is now always present")
+		}
+		c.schema(join(name), a.Properties[name], bp, d)
+	}
+	for _, name := range sortedKeys(b.Properties) {
+		if _, ok := a.Properties[name]; ok {
+			continue
+		}
+		required := slices.Contains(b.Required, name)
+		switch {
+		case d == input && required:
+			c.add(c.tool, join(name), true, "a new required input")
+		case d == input:
+			c.add(c.tool, join(name), false, "a new optional input")
+		default:
+			c.add(c.tool, join(name), false, "a new output")
+		}
+	}
+	c.bounds(path, "properties", a.MinProperties, a.MaxProperties, b.MinProperties, b.MaxProperties, d)
+	if a.AdditionalProperties != nil || b.AdditionalProperties != nil {
+		ap, bp := a.AdditionalProperties, b.AdditionalProperties
+		switch {
+		case ap == nil || bp == nil:
+			// true (nil) against a schema: treat nil as accepting anything.
+			if ap == nil {
+				ap = &jsonschema.Schema{}
+			}
+			if bp == nil {
+				bp = &jsonschema.Schema{}
+			}
+		}
+		if !isFalse(ap) && !isFalse(bp) {
+			c.schema(path+"{}", ap, bp, d)
+		} else if isFalse(ap) != isFalse(bp) {
+			// Keys a map took that it no longer takes, or the reverse.
+			narrowed := isFalse(bp)
+			c.add(c.tool, path, narrowed == d.narrows(), "undeclared keys are %s", map[bool]string{true: "no longer accepted", false: "now accepted"}[narrowed])
+		}
+	}
+}
+
+// isFalse reports whether s is the schema false (no value is valid).
+func isFalse(s *jsonschema.Schema) bool { return s != nil && s.Not != nil && isEmpty(s.Not) }
+
+func isEmpty(s *jsonschema.Schema) bool {
+	b, _ := json.Marshal(s)
+	return string(b) == "{}" || string(b) == "true"
+}
+
+func (c *comparer) schema(path string, a, b *jsonschema.Schema, d direction) {
+	if a == nil || b == nil {
+		return
+	}
+	c.types(path, a, b, d)
+	c.enum(path, a, b, d)
+	c.numbers(path, "", a.Minimum, a.Maximum, b.Minimum, b.Maximum, d)
+	c.bounds(path, "characters", a.MinLength, a.MaxLength, b.MinLength, b.MaxLength, d)
+	c.bounds(path, "items", a.MinItems, a.MaxItems, b.MinItems, b.MaxItems, d)
+	c.text(path, "pattern", a.Pattern, b.Pattern, d)
+	c.text(path, "format", a.Format, b.Format, d)
+	c.text(path, "content encoding", a.ContentEncoding, b.ContentEncoding, d)
+	if a.Items != nil || b.Items != nil {
+		c.schema(path+"[]", a.Items, b.Items, d)
+	}
+	if len(a.Properties) > 0 || len(b.Properties) > 0 || a.AdditionalProperties != nil || b.AdditionalProperties != nil {
+		c.object(path, a, b, d)
+	}
+}
+
+// typeSet returns the JSON types s allows; nil means any.
+func typeSet(s *jsonschema.Schema) []string {
+	if s.Type != "" {
+		return []string{s.Type}
+	}
+	return s.Types
+}
+
+// allows reports whether a schema of types allows values of type t.
+func allows(types []string, t string) bool {
+	return types == nil || slices.Contains(types, t) || t == "integer" && slices.Contains(types, "number")
+}
+
+func (c *comparer) types(path string, a, b *jsonschema.Schema, d direction) {
+	at, bt := typeSet(a), typeSet(b)
+	lost := func(from, to []string) []string { // types from allows that to does not
+		if from == nil {
+			if to == nil {
+				return nil
+			}
+			return []string{"any"}
+		}
+		var out []string
+		for _, t := range from {
+			if !allows(to, t) {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	if l := lost(at, bt); len(l) > 0 {
+		c.add(c.tool, path, d.narrows(), "no longer allows %s (type %s, was %s)", strings.Join(l, ", "), typeString(bt), typeString(at))
+	}
+	if g := lost(bt, at); len(g) > 0 {
+		c.add(c.tool, path, !d.narrows(), "now allows %s (type %s, was %s)", strings.Join(g, ", "), typeString(bt), typeString(at))
+	}
+}
+
+func typeString(ts []string) string {
+	if ts == nil {
+		return "any"
+	}
+	return strings.Join(ts, " or ")
+}
+
+func (c *comparer) enum(path string, a, b *jsonschema.Schema, d direction) {
+	key := func(v any) string { j, _ := json.Marshal(v); return string(j) }
+	in := func(vs []any, v any) bool {
+		return slices.ContainsFunc(vs, func(w any) bool { return key(w) == key(v) })
+	}
+	switch {
+	case a.Enum == nil && b.Enum == nil:
+	case a.Enum == nil:
+		c.add(c.tool, path, d.narrows(), "now limited to the choices %s", choices(b.Enum))
+	case b.Enum == nil:
+		c.add(c.tool, path, !d.narrows(), "no longer limited to the choices %s", choices(a.Enum))
+	default:
+		for _, v := range a.Enum {
+			if !in(b.Enum, v) {
+				c.add(c.tool, path, d.narrows(), "the choice %s was removed", key(v))
+			}
+		}
+		for _, v := range b.Enum {
+			if !in(a.Enum, v) {
+				c.add(c.tool, path, !d.narrows(), "the choice %s was added", key(v))
+			}
+		}
+	}
+}
+
+func choices(vs []any) string {
+	b, _ := json.Marshal(vs)
+	return string(b)
+}
+
+// numbers compares numeric bounds; nil is open. what qualifies the bound
+// (" number of items"), empty for a number's own value.
+func (c *comparer) numbers(path, what string, amin, amax, bmin, bmax *float64, d direction) {
+	f := func(p *float64) string {
+		if p == nil {
+			return "none"
+		}
+		return fmt.Sprint(*p)
+	}
+	if tighter(amin, bmin, func(x, y float64) bool { return y > x }) {
+		c.add(c.tool, path, d.narrows(), "the minimum%s rose from %s to %s", what, f(amin), f(bmin))
+	} else if tighter(bmin, amin, func(x, y float64) bool { return y > x }) {
+		c.add(c.tool, path, !d.narrows(), "the minimum%s fell from %s to %s", what, f(amin), f(bmin))
+	}
+	if tighter(amax, bmax, func(x, y float64) bool { return y < x }) {
+		c.add(c.tool, path, d.narrows(), "the maximum%s fell from %s to %s", what, f(amax), f(bmax))
+	} else if tighter(bmax, amax, func(x, y float64) bool { return y < x }) {
+		c.add(c.tool, path, !d.narrows(), "the maximum%s rose from %s to %s", what, f(amax), f(bmax))
+	}
+}
+
+// bounds compares inclusive count bounds (of characters, items or
+// properties); nil is open.
+func (c *comparer) bounds(path, what string, amin, amax, bmin, bmax *int, d direction) {
+	fl := func(p *int) *float64 {
+		if p == nil {
+			return nil
+		}
+		v := float64(*p)
+		return &v
+	}
+	c.numbers(path, " number of "+what, fl(amin), fl(amax), fl(bmin), fl(bmax), d)
+}
+
+// tighter reports whether the bound b is tighter than a: set where a is
+// open, or beyond it by more.
+func tighter(a, b *float64, more func(x, y float64) bool) bool {
+	if b == nil {
+		return false
+	}
+	return a == nil || more(*a, *b)
+}
+
+// text compares a keyword that restricts a string (pattern, format): any
+// new or changed one narrows, a removed one widens.
+func (c *comparer) text(path, what, a, b string, d direction) {
+	switch {
+	case a == b:
+	case b == "":
+		c.add(c.tool, path, !d.narrows(), "the %s %q was removed", what, a)
+	case a == "":
+		c.add(c.tool, path, d.narrows(), "the %s %q was added", what, b)
+	default:
+		c.add(c.tool, path, true, "the %s changed from %q to %q", what, a, b)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
