@@ -126,6 +126,14 @@ type Options struct {
 	// *jsonschema.Schema. It runs while the Server updates its list of
 	// tools, so it must not call the Server.
 	Advertise func(t *tool.Tool, mt *mcp.Tool)
+
+	// SDK holds options for the SDK server underneath, for what the
+	// registry does not cover: a completion handler, resource subscription
+	// handlers, a page size. The Server sets Instructions, Logger and the
+	// logging and tools capabilities itself, over what SDK says. Add
+	// prompts and resources to [Server.MCPServer]. Nil means the SDK's
+	// defaults.
+	SDK *mcp.ServerOptions
 }
 
 // A Server serves the tools of a registry over MCP. Create one with [New];
@@ -177,16 +185,22 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	// The SDK logs each session it opens at Info; a stateless server opens
 	// one per request, so only its warnings are kept.
 	s.quiet = slog.New(minLevel{s.logger.Handler(), slog.LevelWarn})
+	var sdk mcp.ServerOptions
+	if s.opts.SDK != nil {
+		sdk = *s.opts.SDK
+	}
+	sdk.Instructions = s.opts.Instructions
+	sdk.Logger = s.quiet
+	caps := &mcp.ServerCapabilities{}
+	if sdk.Capabilities != nil {
+		*caps = *sdk.Capabilities
+	}
+	caps.Logging = &mcp.LoggingCapabilities{}
+	caps.Tools = &mcp.ToolCapabilities{ListChanged: true}
+	sdk.Capabilities = caps
 	s.mcp = mcp.NewServer(&mcp.Implementation{
 		Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version,
-	}, &mcp.ServerOptions{
-		Instructions: s.opts.Instructions,
-		Logger:       s.quiet,
-		Capabilities: &mcp.ServerCapabilities{
-			Logging: &mcp.LoggingCapabilities{},
-			Tools:   &mcp.ToolCapabilities{ListChanged: true},
-		},
-	})
+	}, &sdk)
 	s.mcp.AddReceivingMiddleware(s.filterList)
 	reg.OnChange(s.sync)
 	s.sync()

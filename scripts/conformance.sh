@@ -24,6 +24,12 @@ SCENARIOS=(
 	tools-call-with-logging tools-call-error tools-call-with-progress
 	tools-call-sampling tools-call-elicitation json-schema-2020-12
 	dns-rebinding-protection
+	completion-complete elicitation-sep1034-defaults elicitation-sep1330-enums
+	server-sse-polling server-sse-multiple-streams
+	resources-list resources-read-text resources-read-binary resources-templates-read
+	resources-subscribe resources-unsubscribe
+	prompts-list prompts-get-simple prompts-get-with-args prompts-get-embedded-resource
+	prompts-get-with-image
 )
 
 root=$(cd "$(dirname "$0")/.." && pwd)

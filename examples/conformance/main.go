@@ -1,7 +1,8 @@
 // Command conformance serves the tools the MCP conformance suite's server
 // scenarios call (test_simple_text, test_image_content, ...), written as
 // annotated methods of [Service] whose tools toolgen generates
-// (tools_gen.go), through toolapi's MCP server.
+// (tools_gen.go), through toolapi's MCP server, and beside them the
+// prompts and resources the suite reads (extras.go).
 //
 //	go run ./examples/conformance                       # stdio
 //	go run ./examples/conformance -http 127.0.0.1:3001  # streamable HTTP at /mcp
@@ -68,13 +69,16 @@ func newServer(stateless bool) (*mcpserver.Server, error) {
 	if err := RegisterTools(reg, &Service{}); err != nil {
 		return nil, err
 	}
-	return mcpserver.New(reg, &mcpserver.Options{
+	srv := mcpserver.New(reg, &mcpserver.Options{
 		Name:         "toolapi-conformance",
 		Version:      "1.0.0",
 		Authenticate: func(*http.Request) (tool.Account, error) { return tester, nil },
 		Stateless:    stateless,
 		Advertise:    advertise,
-	}), nil
+		SDK:          sdkOptions,
+	})
+	addExtras(srv.MCPServer())
+	return srv, nil
 }
 
 // advertise lists the address of json_schema_2020_12_tool as a shared

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -235,4 +236,64 @@ func (s *Service) JSONSchema202012(ctx context.Context, name *string, address *A
 		text += " email=" + *email
 	}
 	return text, nil
+}
+
+// ElicitationDefaults asks the client's person for values of every
+// primitive type, each with a default the client shows.
+//
+// Returns the person's answer.
+//
+//tool:method id=test_elicitation_sep1034_defaults op=read permission="run conformance tests"
+func (s *Service) ElicitationDefaults(ctx context.Context) (string, error) {
+	def := func(v string) json.RawMessage { return json.RawMessage(v) }
+	ans, err := tool.Elicit(ctx, "Test defaults for primitives", &jsonschema.Schema{
+		Type: "object",
+		Properties: map[string]*jsonschema.Schema{
+			"name":     {Type: "string", Description: "User name", Default: def(`"John Doe"`)},
+			"age":      {Type: "integer", Description: "User age", Default: def(`30`)},
+			"score":    {Type: "number", Description: "User score", Default: def(`95.5`)},
+			"status":   {Type: "string", Description: "User status", Enum: []any{"active", "inactive", "pending"}, Default: def(`"active"`)},
+			"verified": {Type: "boolean", Description: "Verification status", Default: def(`true`)},
+		},
+	})
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Elicitation result: action=%s, content=%v", ans.Action, ans.Content), nil
+}
+
+// ElicitationEnums asks the client's person to choose from lists given in
+// each of the forms the protocol allows: plain enums, titled one-of and
+// any-of lists, legacy enum names, and multiple choice.
+//
+// Returns the person's answer.
+//
+//tool:method id=test_elicitation_sep1330_enums op=read permission="run conformance tests"
+func (s *Service) ElicitationEnums(ctx context.Context) (string, error) {
+	titled := func() []*jsonschema.Schema {
+		var out []*jsonschema.Schema
+		for i, title := range []string{"First Option", "Second Option", "Third Option"} {
+			var v any = fmt.Sprintf("value%d", i+1)
+			out = append(out, &jsonschema.Schema{Const: &v, Title: title})
+		}
+		return out
+	}
+	options := []any{"option1", "option2", "option3"}
+	ans, err := tool.Elicit(ctx, "Test enum schemas", &jsonschema.Schema{
+		Type: "object",
+		Properties: map[string]*jsonschema.Schema{
+			"untitledSingle": {Type: "string", Enum: options},
+			"titledSingle":   {Type: "string", OneOf: titled()},
+			"legacyEnum": {Type: "string", Enum: []any{"opt1", "opt2", "opt3"},
+				Extra: map[string]any{"enumNames": []string{"Option One", "Option Two", "Option Three"}}},
+			"untitledMulti": {Type: "array", MinItems: jsonschema.Ptr(1), MaxItems: jsonschema.Ptr(3),
+				Items: &jsonschema.Schema{Type: "string", Enum: options}},
+			"titledMulti": {Type: "array", MinItems: jsonschema.Ptr(1), MaxItems: jsonschema.Ptr(3),
+				Items: &jsonschema.Schema{Type: "string", AnyOf: titled()}},
+		},
+	})
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Elicitation result: action=%s, content=%v", ans.Action, ans.Content), nil
 }

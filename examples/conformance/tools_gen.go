@@ -10,7 +10,7 @@ import (
 	"github.com/toolapi/toolapi/tool"
 )
 
-// ServiceTools returns the tools of Service's methods: test_simple_text, test_image_content, test_audio_content, test_embedded_resource, test_multiple_content_types, test_tool_with_logging, test_tool_with_progress, test_error_handling, test_sampling, test_elicitation, json_schema_2020_12_tool.
+// ServiceTools returns the tools of Service's methods: test_simple_text, test_image_content, test_audio_content, test_embedded_resource, test_multiple_content_types, test_tool_with_logging, test_tool_with_progress, test_error_handling, test_sampling, test_elicitation, json_schema_2020_12_tool, test_elicitation_sep1034_defaults, test_elicitation_sep1330_enums.
 // A nil svc gives the tools without handlers, which [tool.Registry.Add]
 // leaves out and logs.
 func ServiceTools(svc *Service) []*tool.Tool {
@@ -26,6 +26,8 @@ func ServiceTools(svc *Service) []*tool.Tool {
 		testSamplingTool(svc),
 		testElicitationTool(svc),
 		jsonSchema202012ToolTool(svc),
+		testElicitationSep1034DefaultsTool(svc),
+		testElicitationSep1330EnumsTool(svc),
 	}
 }
 
@@ -488,6 +490,74 @@ func jsonSchema202012ToolTool(svc *Service) *tool.Tool {
 			email = &x6
 		}
 		result, err := svc.JSONSchema202012(ctx, name, address, contactMethod, phone, email)
+		if err != nil {
+			return nil, err
+		}
+		return tool.Succeeded("", map[string]any{
+			"result": result,
+		}), nil
+	}
+	return t
+}
+
+// testElicitationSep1034DefaultsTool returns test_elicitation_sep1034_defaults, the tool of Service.ElicitationDefaults.
+func testElicitationSep1034DefaultsTool(svc *Service) *tool.Tool {
+	var _ func(*Service, context.Context) (string, error) = (*Service).ElicitationDefaults // a changed signature must break the build
+	t := &tool.Tool{
+		ID:          "test_elicitation_sep1034_defaults",
+		Label:       "Elicitation defaults",
+		Description: "Asks the client's person for values of every primitive type, each with a default the client shows.",
+		Operation:   tool.OpRead,
+		Destructive: false,
+		Permission:  "run conformance tests",
+		Outputs: []*tool.Definition{
+			{
+				Name:        "result",
+				Type:        "string",
+				Description: "The person's answer.",
+				Required:    true,
+			},
+		},
+	}
+	if svc == nil {
+		return t
+	}
+	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		result, err := svc.ElicitationDefaults(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return tool.Succeeded("", map[string]any{
+			"result": result,
+		}), nil
+	}
+	return t
+}
+
+// testElicitationSep1330EnumsTool returns test_elicitation_sep1330_enums, the tool of Service.ElicitationEnums.
+func testElicitationSep1330EnumsTool(svc *Service) *tool.Tool {
+	var _ func(*Service, context.Context) (string, error) = (*Service).ElicitationEnums // a changed signature must break the build
+	t := &tool.Tool{
+		ID:          "test_elicitation_sep1330_enums",
+		Label:       "Elicitation enums",
+		Description: "Asks the client's person to choose from lists given in each of the forms the protocol allows: plain enums, titled one-of and any-of lists, legacy enum names, and multiple choice.",
+		Operation:   tool.OpRead,
+		Destructive: false,
+		Permission:  "run conformance tests",
+		Outputs: []*tool.Definition{
+			{
+				Name:        "result",
+				Type:        "string",
+				Description: "The person's answer.",
+				Required:    true,
+			},
+		},
+	}
+	if svc == nil {
+		return t
+	}
+	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		result, err := svc.ElicitationEnums(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MCP offers prompts and resources beside tools. A toolapi registry holds
+// tools only; an application adds its prompts and resources to the SDK
+// server underneath its mcpserver.Server (Server.MCPServer), and passes the
+// handlers the SDK takes at creation (completions, subscriptions) in
+// Options.SDK. These are the ones the conformance suite reads.
+
+// sdkOptions are the SDK options of the conformance server: completions
+// and resource subscriptions, both accepted.
+var sdkOptions = &mcp.ServerOptions{
+	CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
+	},
+	SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+	UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+}
+
+// addExtras adds the suite's resources, resource template and prompts to s.
+func addExtras(s *mcp.Server) {
+	text := func(uri, mime, body string) *mcp.ReadResourceResult {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: body}}}
+	}
+	s.AddResource(&mcp.Resource{
+		Name: "static-text", Description: "A static text resource for testing",
+		MIMEType: "text/plain", URI: "test://static-text",
+	}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return text(req.Params.URI, "text/plain", "This is the content of the static text resource."), nil
+	})
+	s.AddResource(&mcp.Resource{
+		Name: "static-binary", Description: "A static binary resource (image) for testing",
+		MIMEType: "image/png", URI: "test://static-binary",
+	}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "image/png", Blob: png}}}, nil
+	})
+	s.AddResourceTemplate(&mcp.ResourceTemplate{
+		Name: "template", Description: "A resource template with parameter substitution",
+		MIMEType: "application/json", URITemplate: "test://template/{id}/data",
+	}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		id := strings.TrimSuffix(strings.TrimPrefix(req.Params.URI, "test://template/"), "/data")
+		return text(req.Params.URI, "application/json",
+			fmt.Sprintf(`{"id": %q, "templateTest": true, "data": "Data for ID: %s"}`, id, id)), nil
+	})
+	s.AddResource(&mcp.Resource{
+		Name: "watched-resource", Description: "A resource clients may subscribe to",
+		MIMEType: "text/plain", URI: "test://watched-resource",
+	}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return text(req.Params.URI, "text/plain", "Watched resource content"), nil
+	})
+
+	user := func(c mcp.Content) *mcp.PromptMessage { return &mcp.PromptMessage{Role: "user", Content: c} }
+	s.AddPrompt(&mcp.Prompt{
+		Name: "test_simple_prompt", Title: "Simple Test Prompt", Description: "A simple prompt without arguments",
+	}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Description: "A simple test prompt", Messages: []*mcp.PromptMessage{
+			user(&mcp.TextContent{Text: "This is a simple prompt for testing."}),
+		}}, nil
+	})
+	s.AddPrompt(&mcp.Prompt{
+		Name: "test_prompt_with_arguments", Title: "Prompt With Arguments", Description: "A prompt with required arguments",
+		Arguments: []*mcp.PromptArgument{
+			{Name: "arg1", Description: "First test argument", Required: true},
+			{Name: "arg2", Description: "Second test argument", Required: true},
+		},
+	}, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		a := req.Params.Arguments
+		return &mcp.GetPromptResult{Description: "A prompt with arguments", Messages: []*mcp.PromptMessage{
+			user(&mcp.TextContent{Text: fmt.Sprintf("Prompt with arguments: arg1='%s', arg2='%s'", a["arg1"], a["arg2"])}),
+		}}, nil
+	})
+	s.AddPrompt(&mcp.Prompt{
+		Name: "test_prompt_with_embedded_resource", Title: "Prompt With Embedded Resource",
+		Description: "A prompt that includes an embedded resource",
+		Arguments:   []*mcp.PromptArgument{{Name: "resourceUri", Description: "URI of the resource to embed", Required: true}},
+	}, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Description: "A prompt with an embedded resource", Messages: []*mcp.PromptMessage{
+			user(&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
+				URI: req.Params.Arguments["resourceUri"], MIMEType: "text/plain", Text: "Embedded resource content for testing.",
+			}}),
+			user(&mcp.TextContent{Text: "Please process the embedded resource above."}),
+		}}, nil
+	})
+	s.AddPrompt(&mcp.Prompt{
+		Name: "test_prompt_with_image", Title: "Prompt With Image", Description: "A prompt that includes image content",
+	}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Description: "A prompt with an image", Messages: []*mcp.PromptMessage{
+			user(&mcp.ImageContent{Data: png, MIMEType: "image/png"}),
+			user(&mcp.TextContent{Text: "Please analyze the image above."}),
+		}}, nil
+	})
+}
