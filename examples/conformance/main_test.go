@@ -61,9 +61,30 @@ func TestTools(t *testing.T) {
 			}
 		}
 	}
-	want := "json_schema_2020_12_tool test_audio_content test_elicitation test_embedded_resource test_error_handling test_image_content test_multiple_content_types test_sampling test_simple_text test_tool_with_logging test_tool_with_progress"
+	want := "json_schema_2020_12_tool test_audio_content test_elicitation test_elicitation_sep1034_defaults test_elicitation_sep1330_enums test_embedded_resource test_error_handling test_image_content test_multiple_content_types test_sampling test_simple_text test_tool_with_logging test_tool_with_progress"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("tools/list:\n got %s\nwant %s", got, want)
+	}
+
+	prompts, err := cs.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prompts.Prompts) != 4 {
+		t.Errorf("prompts/list: %d prompts, want 4", len(prompts.Prompts))
+	}
+	for uri, want := range map[string]string{
+		"test://static-text":     "This is the content of the static text resource.",
+		"test://template/7/data": `{"id": "7", "templateTest": true, "data": "Data for ID: 7"}`,
+	} {
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil {
+			t.Errorf("resources/read %s: %v", uri, err)
+			continue
+		}
+		if got := res.Contents[0].Text; got != want {
+			t.Errorf("resources/read %s: %q, want %q", uri, got, want)
+		}
 	}
 
 	tests := []struct {
