@@ -63,7 +63,7 @@ func (e *server) describe(t *tool.Tool, acct tool.Account) *toolView {
 		Destructive: d.Destructive,
 		Confirm:     t.Confirm,
 		ReadOnly:    d.Operation.ReadOnly(),
-		MCPName:     t.ID,
+		MCPName:     e.reg.Name(t.ID),
 	}
 	if tv.Label == "" {
 		tv.Label = t.ID
