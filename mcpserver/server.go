@@ -50,6 +50,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolapi/toolapi/internal/dialect"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -128,6 +129,15 @@ type Options struct {
 	// clients that pass MCP tools on to a model unchanged fail on IDs;
 	// tools/call takes either form whatever this says. False lists names.
 	RawIDs bool
+
+	// FoldAnnotations moves the annotations of the advertised schemas
+	// (examples, default, contentMediaType, contentEncoding, $comment,
+	// deprecated, readOnly, writeOnly) into their descriptions, for clients
+	// that pass the schemas on to model APIs that refuse those keywords
+	// (Gemini's function declarations refuse examples, contentMediaType and
+	// contentEncoding). The schemas accept exactly what they accepted: an
+	// annotation validates nothing. False advertises them as keywords.
+	FoldAnnotations bool
 
 	// Advertise, when set, adjusts the MCP description of each tool before
 	// it is listed: icons, _meta, or an equivalent form of its schemas (the
@@ -302,6 +312,17 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 	if out := t.OutputSchema(); out != nil {
 		mt.OutputSchema = withDialect(out)
 	}
+	if s.opts.FoldAnnotations {
+		var err error
+		if mt.InputSchema, err = foldAnnotations(mt.InputSchema.(*jsonschema.Schema)); err != nil {
+			return nil, fmt.Errorf("input schema: %w", err)
+		}
+		if mt.OutputSchema != nil {
+			if mt.OutputSchema, err = foldAnnotations(mt.OutputSchema.(*jsonschema.Schema)); err != nil {
+				return nil, fmt.Errorf("output schema: %w", err)
+			}
+		}
+	}
 	if s.opts.Advertise != nil {
 		s.opts.Advertise(t, mt)
 		if mt.Name != name {
@@ -316,6 +337,27 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
 	return &entry{tool: t, mt: mt, inputSchema: string(b)}, nil
+}
+
+// foldAnnotations returns a copy of sch with its annotations in its
+// descriptions (see [Options.FoldAnnotations]).
+func foldAnnotations(sch *jsonschema.Schema) (*jsonschema.Schema, error) {
+	b, err := json.Marshal(sch)
+	if err != nil {
+		return nil, err
+	}
+	m, err := dialect.Decode(b)
+	if err != nil {
+		return nil, err
+	}
+	if b, err = json.Marshal(dialect.FoldAnnotations(m)); err != nil {
+		return nil, err
+	}
+	out := new(jsonschema.Schema)
+	if err := json.Unmarshal(b, out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // withDialect returns a copy of sch that names its dialect.
