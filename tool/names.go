@@ -157,35 +157,22 @@ func plainName(id string) string {
 }
 
 // nameTables holds the name table of each registry that was asked for a
-// name, for as long as the registry lives.
-var nameTables struct {
-	mu sync.Mutex
-	m  map[weak.Pointer[Registry]]*nameTable
-}
+// name, by a weak pointer to the registry, for as long as it lives.
+var nameTables sync.Map // weak.Pointer[Registry] -> *nameTable
 
 // nameTable returns r's name table, making it on first use. A new table
 // names the registry's tools after every change from then on, so a tool
 // is named when it is added.
 func (r *Registry) nameTable() *nameTable {
 	key := weak.Make(r)
-	nameTables.mu.Lock()
-	nt := nameTables.m[key]
-	made := nt == nil
-	if made {
-		nt = &nameTable{byID: make(map[string]string), byName: make(map[string]string)}
-		if nameTables.m == nil {
-			nameTables.m = make(map[weak.Pointer[Registry]]*nameTable)
-		}
-		nameTables.m[key] = nt
-		runtime.AddCleanup(r, func(key weak.Pointer[Registry]) {
-			nameTables.mu.Lock()
-			delete(nameTables.m, key)
-			nameTables.mu.Unlock()
-		}, key)
+	if nt, ok := nameTables.Load(key); ok {
+		return nt.(*nameTable)
 	}
-	nameTables.mu.Unlock()
-	if made {
-		r.OnChange(func() { nt.assign(r) })
+	fresh := &nameTable{byID: make(map[string]string), byName: make(map[string]string)}
+	nt, loaded := nameTables.LoadOrStore(key, fresh)
+	if !loaded {
+		runtime.AddCleanup(r, func(key weak.Pointer[Registry]) { nameTables.Delete(key) }, key)
+		r.OnChange(func() { fresh.assign(r) })
 	}
-	return nt
+	return nt.(*nameTable)
 }

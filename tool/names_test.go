@@ -260,3 +260,35 @@ func TestNameConcurrent(t *testing.T) {
 		t.Errorf("names changed (-first +second):\n%s", diff)
 	}
 }
+
+// BenchmarkNames measures the name lookups against Registry.Tool, the ID
+// lookup every run makes, in a registry of 200 tools:
+//
+//	go test -run XXX -bench Names ./tool
+func BenchmarkNames(b *testing.B) {
+	reg := tool.NewRegistry(&tool.Options{Logger: slog.New(slog.DiscardHandler)})
+	for i := range 200 {
+		reg.Add(namedTool(fmt.Sprintf("bench.tool_%03d", i), ""))
+	}
+	reg.Name("bench.tool_000")
+	b.Run("Tool(ID) baseline", func(b *testing.B) {
+		for b.Loop() {
+			reg.Tool("bench.tool_123")
+		}
+	})
+	b.Run("Name(ID)", func(b *testing.B) {
+		for b.Loop() {
+			reg.Name("bench.tool_123")
+		}
+	})
+	b.Run("ToolByName(name)", func(b *testing.B) {
+		for b.Loop() {
+			reg.ToolByName("bench__tool_123")
+		}
+	})
+	b.Run("ToolByName(ID)", func(b *testing.B) {
+		for b.Loop() {
+			reg.ToolByName("bench.tool_123")
+		}
+	})
+}
