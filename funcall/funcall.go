@@ -1,6 +1,6 @@
 // Package funcall offers the tools of a [tool.Registry] to language models
-// through function calling, as OpenAI and Anthropic declare tools, and runs
-// the calls a model makes.
+// through function calling, declared the way each model API takes them,
+// and runs the calls a model makes.
 //
 //	set := funcall.New(reg, account)
 //	body := map[string]any{"model": "...", "tools": set.OpenAI(), ...}
@@ -15,10 +15,22 @@
 // same for every account and the same that MCP lists, and adding a tool
 // renames no other.
 //
+// [Toolset.Declarations] writes the declarations in each [Format]: OpenAI's
+// Chat Completions and Responses forms, plain or strict, Anthropic's, plain
+// or strict, and Gemini's. The strict and Gemini formats rewrite the input
+// schemas into the subset of JSON Schema their API takes, saying in each
+// description what the subset cannot (examples, media types, lengths), and
+// [Toolset.DispatchFormat] and [Toolset.DispatchCall] map the arguments a
+// model sends in such a format back before the run: a strict null for an
+// optional input is its absence, and Gemini's JSON text of a map or of a
+// value of any type is decoded.
+//
 // Every call runs through [tool.Registry.RunJSON] for the Toolset's
-// account. Its [Response] is {"success","message","outputs"}; a failure
-// adds "error_type" and, when the arguments were wrong, "violations" and
-// "input_schema", so that the model can correct them.
+// account, which validates the arguments against the tool's own
+// definitions, whatever the format. Its [Response] is
+// {"success","message","outputs"}; a failure adds "error_type" and, when
+// the arguments were wrong, "violations" and "input_schema", so that the
+// model can correct them.
 package funcall
 
 import (
