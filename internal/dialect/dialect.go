@@ -78,7 +78,7 @@ func (e *Unsupported) Error() string {
 // mode).
 func Convert(s Schema, d Dialect) (Schema, error) {
 	c := &converter{d: d}
-	out := c.node(s, "", false)
+	out := c.node(s, "", false, 0)
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -94,9 +94,17 @@ func Convert(s Schema, d Dialect) (Schema, error) {
 }
 
 type converter struct {
-	d   Dialect
-	err error
+	d     Dialect
+	err   error
+	props int // the object properties converted so far
 }
+
+// OpenAI's strict mode takes at most 5000 object properties in all, nested
+// at most 10 levels deep.
+const (
+	maxStrictProperties = 5000
+	maxStrictDepth      = 10
+)
 
 func (c *converter) fail(path, reason string) {
 	if c.err == nil {
@@ -133,8 +141,8 @@ func set(ks ...string) map[string]bool {
 }
 
 // node converts one schema; optional says it is the schema of a property
-// its object does not require.
-func (c *converter) node(s Schema, path string, optional bool) Schema {
+// its object does not require, depth how many objects hold it.
+func (c *converter) node(s Schema, path string, optional bool, depth int) Schema {
 	out := make(Schema, len(s))
 	var notes []string
 	types := typesOf(s)
@@ -162,9 +170,16 @@ func (c *converter) node(s Schema, path string, optional bool) Schema {
 			props, _ := v.(map[string]any)
 			required := stringSet(s["required"])
 			conv := make(map[string]any, len(props))
+			c.props += len(props)
+			if c.d == OpenAIStrict && c.props > maxStrictProperties {
+				c.fail(path, fmt.Sprintf("more than %d properties in all have no strict form", maxStrictProperties))
+			}
+			if c.d == OpenAIStrict && depth >= maxStrictDepth {
+				c.fail(path, fmt.Sprintf("objects nested more than %d levels deep have no strict form", maxStrictDepth))
+			}
 			for name, p := range props {
 				ps, _ := p.(map[string]any)
-				conv[name] = c.node(ps, join(path, name), !required[name])
+				conv[name] = c.node(ps, join(path, name), !required[name], depth+1)
 			}
 			out[k] = conv
 			continue
@@ -181,14 +196,14 @@ func (c *converter) node(s Schema, path string, optional bool) Schema {
 			continue
 		case "items":
 			is, _ := v.(map[string]any)
-			out[k] = c.node(is, path+"[]", false)
+			out[k] = c.node(is, path+"[]", false, depth)
 			continue
 		case "anyOf", "allOf":
 			if list, ok := v.([]any); ok && kept[c.d][k] {
 				conv := make([]any, len(list))
 				for i, b := range list {
 					bs, _ := b.(map[string]any)
-					conv[i] = c.node(bs, path, false)
+					conv[i] = c.node(bs, path, false, depth)
 				}
 				out[k] = conv
 				continue

@@ -168,3 +168,24 @@ func TestFoldAnnotations(t *testing.T) {
 		t.Errorf("FoldAnnotations (-want +got):\n%s", diff)
 	}
 }
+
+// OpenAI's strict mode takes objects nested 10 levels deep, not 11.
+func TestStrictDepth(t *testing.T) {
+	nest := func(levels int) map[string]any {
+		s := map[string]any{"type": "string"}
+		for range levels {
+			s = map[string]any{"type": "object", "properties": map[string]any{"p": s}, "required": []any{"p"}}
+		}
+		return s
+	}
+	if _, err := dialect.Convert(nest(10), dialect.OpenAIStrict); err != nil {
+		t.Errorf("10 levels: %v", err)
+	}
+	var u *dialect.Unsupported
+	if _, err := dialect.Convert(nest(11), dialect.OpenAIStrict); !errors.As(err, &u) {
+		t.Errorf("11 levels: %v, want an Unsupported error", err)
+	}
+	if _, err := dialect.Convert(nest(11), dialect.AnthropicStrict); err != nil {
+		t.Errorf("Anthropic, 11 levels: %v", err)
+	}
+}
