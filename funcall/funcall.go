@@ -109,7 +109,8 @@ const (
 	// additionalProperties false on every object, and the keywords outside
 	// the strict subset said in the description. A tool that cannot be
 	// expressed so (a map without declared properties, a value of any
-	// type) keeps its schema and "strict": false.
+	// type, objects nested more than 10 deep, more than 5000 properties)
+	// keeps its schema and "strict": false.
 	OpenAIStrict Format = "openai-strict"
 	// OpenAIResponses is the Responses API's flat form:
 	// {"type":"function","name",...,"strict":false}.

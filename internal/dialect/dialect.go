@@ -13,8 +13,9 @@
 //   - [OpenAIStrict]: OpenAI's Structured Outputs subset for strict
 //     function calling: every property required, an optional one as a
 //     union with null, additionalProperties false on every object, and
-//     only the keywords the subset lists. Maps without declared properties
-//     and values of any type cannot be expressed.
+//     only the keywords the subset lists. Maps without declared
+//     properties, values of any type, objects nested more than 10 deep and
+//     more than 5000 properties in all cannot be expressed.
 //   - [AnthropicStrict]: Anthropic's strict tool use: additionalProperties
 //     false on every object and the keywords its structured outputs
 //     support (optional properties stay optional). Maps without declared
