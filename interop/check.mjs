@@ -22,7 +22,9 @@
 //
 // MCP is {"http": {"url", "token"}, "stdio": {"command", "args"}, "calls":
 // {NAME: ARGUMENTS...}}: with each client over each transport it lists the
-// tools and calls every listed one with the arguments of its name.
+// tools and calls every listed one with the arguments of its name. The
+// names it reports are those the client hands a model: the AI SDK's tool
+// keys, and the function names LangChain's convertToOpenAITool gives.
 import { readFileSync } from 'node:fs';
 import { toStrictJsonSchema } from 'openai/lib/transform';
 import { transformJSONSchema } from '@anthropic-ai/sdk/lib/transform-json-schema';
@@ -30,6 +32,7 @@ import { GoogleGenAI } from '@google/genai';
 import { createMCPClient } from '@ai-sdk/mcp';
 import { Experimental_StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
+import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 
 const plan = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const modelName = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -199,7 +202,8 @@ async function langChain(transportName) {
 	try {
 		const tools = await client.getTools();
 		for (const t of tools) {
-			out.tools.push(t.name);
+			// What LangChain's OpenAI binding would send as the name.
+			out.tools.push(convertToOpenAITool(t).function.name);
 			const call = { name: t.name, ok: false };
 			try {
 				const r = await t.invoke(m.calls[t.name] ?? {});
