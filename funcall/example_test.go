@@ -36,3 +36,30 @@ func Example() {
 	// {"success":true,"message":"Upper completed.","outputs":{"result":"HELLO"}}
 	// {"success":false,"message":"Invalid input for Upper: text: is required","error_type":"invalid_input","violations":[{"path":"text","message":"is required"}],"input_schema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}}
 }
+
+// A Gemini model gets its declarations in the OpenAPI subset Gemini takes,
+// and its function calls are dispatched as Gemini hands them over.
+func ExampleToolset_DispatchCall() {
+	reg := tool.NewRegistry(nil)
+	reg.Add(&tool.Tool{
+		ID: "text.count", Label: "Count", Description: "Counts the words of a text.",
+		Operation: tool.OpTransform, Permission: "use tools",
+		Inputs: []*tool.Definition{{Name: "text", Type: "string", Required: true, Examples: []any{"two words"},
+			Constraints: tool.Constraints{Length: &tool.Bounds{Max: tool.Ptr(1000)}}}},
+		Outputs: []*tool.Definition{{Name: "result", Type: "integer", Required: true}},
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			return tool.Succeeded("", map[string]any{"result": len(strings.Fields(in.String("text")))}), nil
+		},
+	})
+	set := funcall.New(reg, &tool.User{ID: "agent", Permissions: []string{"use tools"}})
+
+	decl, _ := json.Marshal(set.Gemini())
+	fmt.Println(string(decl))
+
+	call := []byte(`{"functionCall":{"name":"text__count","args":{"text":"one two three"}}}`)
+	resp, _ := json.Marshal(set.DispatchCall(context.Background(), funcall.Gemini, call))
+	fmt.Println(string(resp))
+	// Output:
+	// [{"name":"text__count","description":"Counts the words of a text.","parameters":{"type":"object","properties":{"text":{"type":"string","description":"Example: \"two words\".","maxLength":1000}},"required":["text"]}}]
+	// {"success":true,"message":"Count completed.","outputs":{"result":3}}
+}

@@ -1,6 +1,6 @@
 // Package funcall offers the tools of a [tool.Registry] to language models
-// through function calling, as OpenAI and Anthropic declare tools, and runs
-// the calls a model makes.
+// through function calling, declared the way each model API takes them,
+// and runs the calls a model makes.
 //
 //	set := funcall.New(reg, account)
 //	body := map[string]any{"model": "...", "tools": set.OpenAI(), ...}
@@ -8,29 +8,42 @@
 //	resp := set.Dispatch(ctx, call.Name, []byte(call.Arguments))
 //	// send resp (JSON) back to the model as the tool's result
 //
-// A [Toolset] holds the tools the account may call when it is made. Their
-// names are the tool IDs made acceptable to both APIs (letters, digits, "_"
-// and "-", at most 64 characters): "." becomes "__" ("album.search" is
-// "album__search"), any other character "_", and a name that is still too
-// long, or that two IDs would share, is cut and given a suffix derived from
-// the ID ("..._3f2a9c1d"), the same on every run.
+// A [Toolset] holds the tools the account may call when it is made, under
+// their registry names ([tool.Registry.Name]), which every model API
+// accepts: letters, digits, "_" and "-", at most 64 characters
+// ("album.search" is "album__search"). The names are the registry's, the
+// same for every account and the same that MCP lists, and adding a tool
+// renames no other.
+//
+// [Toolset.Declarations] writes the declarations in each [Format]: OpenAI's
+// Chat Completions and Responses forms, plain or strict, Anthropic's, plain
+// or strict, and Gemini's. The strict and Gemini formats rewrite the input
+// schemas into the subset of JSON Schema their API takes, saying in each
+// description what the subset cannot (examples, media types, lengths), and
+// [Toolset.DispatchFormat] and [Toolset.DispatchCall] map the arguments a
+// model sends in such a format back before the run: a strict null for an
+// optional input is its absence, and Gemini's JSON text of a map or of a
+// value of any type is decoded.
 //
 // Every call runs through [tool.Registry.RunJSON] for the Toolset's
-// account. Its [Response] is {"success","message","outputs"}; a failure
-// adds "error_type" and, when the arguments were wrong, "violations" and
-// "input_schema", so that the model can correct them.
+// account, which validates the arguments against the tool's own
+// definitions, whatever the format. Its [Response] is
+// {"success","message","outputs"}; a failure adds "error_type" and, when
+// the arguments were wrong, "violations" and "input_schema", so that the
+// model can correct them.
 package funcall
 
 import (
+	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"encoding/json"
 	"errors"
-	"slices"
+	"fmt"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/toolapi/toolapi/internal/dialect"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -49,15 +62,17 @@ func New(reg *tool.Registry, acct tool.Account) *Toolset {
 	if acct == nil {
 		acct = tool.Anonymous
 	}
-	s := &Toolset{reg: reg, acct: acct, tools: reg.List(&tool.Filter{Account: acct})}
-	ids := make([]string, len(s.tools))
-	for i, t := range s.tools {
-		ids[i] = t.ID
-	}
-	s.names = Names(ids)
-	s.ids = make(map[string]string, len(s.names))
-	for id, name := range s.names {
-		s.ids[name] = id
+	s := &Toolset{reg: reg, acct: acct}
+	s.names = make(map[string]string)
+	s.ids = make(map[string]string)
+	for _, t := range reg.List(&tool.Filter{Account: acct}) {
+		name := reg.Name(t.ID)
+		if name == "" {
+			continue // removed since the listing
+		}
+		s.tools = append(s.tools, t)
+		s.names[t.ID] = name
+		s.ids[name] = t.ID
 	}
 	return s
 }
@@ -66,10 +81,81 @@ func New(reg *tool.Registry, acct tool.Account) *Toolset {
 // when the Toolset does not hold it.
 func (s *Toolset) Name(id string) string { return s.names[id] }
 
-// ID returns the ID of the tool declared under name, or "".
-func (s *Toolset) ID(name string) string { return s.ids[name] }
+// ID returns the ID of the tool declared under name, or "". A tool's ID
+// itself is accepted as a name too.
+func (s *Toolset) ID(name string) string {
+	if id, ok := s.ids[name]; ok {
+		return id
+	}
+	if t, ok := s.reg.ToolByName(name); ok {
+		if _, held := s.names[t.ID]; held {
+			return t.ID
+		}
+	}
+	return ""
+}
 
-// An OpenAITool declares a tool in OpenAI's function-calling format.
+// A Format is a way a model API declares tools, the form [Toolset.Declarations]
+// writes and [Toolset.DispatchCall] reads.
+type Format string
+
+// The formats.
+const (
+	// OpenAI is the Chat Completions API's: {"type":"function","function":{...}},
+	// the parameters as the input schema.
+	OpenAI Format = "openai"
+	// OpenAIStrict is OpenAI with strict mode (Structured Outputs): every
+	// property required, an optional one as a union with null,
+	// additionalProperties false on every object, and the keywords outside
+	// the strict subset said in the description. A tool that cannot be
+	// expressed so (a map without declared properties, a value of any
+	// type, objects nested more than 10 deep, more than 5000 properties)
+	// keeps its schema and "strict": false.
+	OpenAIStrict Format = "openai-strict"
+	// OpenAIResponses is the Responses API's flat form:
+	// {"type":"function","name",...,"strict":false}.
+	OpenAIResponses Format = "openai-responses"
+	// OpenAIResponsesStrict is OpenAIResponses with strict mode, as
+	// OpenAIStrict.
+	OpenAIResponsesStrict Format = "openai-responses-strict"
+	// Anthropic is the Messages API's: {"name","description","input_schema"}.
+	Anthropic Format = "anthropic"
+	// AnthropicStrict is Anthropic with strict tool use: additionalProperties
+	// false on every object and the keywords outside its supported subset
+	// said in the description. A tool that cannot be expressed so is
+	// declared without "strict".
+	AnthropicStrict Format = "anthropic-strict"
+	// Gemini is the Gemini API's function declarations
+	// ({"name","description","parameters"}, under a tool's
+	// "functionDeclarations"), their parameters in the OpenAPI 3.0 subset
+	// Gemini takes: one type plus nullable, no additionalProperties,
+	// examples, contentEncoding, contentMediaType, not or $schema, their
+	// meaning said in the description. A map without declared properties,
+	// and a value of any type, are declared as a string holding their JSON,
+	// which [Toolset.DispatchFormat] decodes; a tool without inputs declares
+	// no parameters.
+	Gemini Format = "gemini"
+)
+
+// Formats lists every format.
+func Formats() []Format {
+	return []Format{OpenAI, OpenAIStrict, OpenAIResponses, OpenAIResponsesStrict, Anthropic, AnthropicStrict, Gemini}
+}
+
+// dialect is f's schema dialect, 0 for JSON Schema as it is.
+func (f Format) dialect() dialect.Dialect {
+	switch f {
+	case OpenAIStrict, OpenAIResponsesStrict:
+		return dialect.OpenAIStrict
+	case AnthropicStrict:
+		return dialect.AnthropicStrict
+	case Gemini:
+		return dialect.Gemini
+	}
+	return 0
+}
+
+// An OpenAITool declares a tool in OpenAI's Chat Completions format.
 type OpenAITool struct {
 	Type     string         `json:"type"` // "function"
 	Function OpenAIFunction `json:"function"`
@@ -80,6 +166,19 @@ type OpenAIFunction struct {
 	Name        string             `json:"name"`
 	Description string             `json:"description"`
 	Parameters  *jsonschema.Schema `json:"parameters"`
+	// Strict is set in the strict format ([OpenAIStrict]) only.
+	Strict *bool `json:"strict,omitempty"`
+}
+
+// An OpenAIResponsesTool declares a tool in OpenAI's Responses format.
+type OpenAIResponsesTool struct {
+	Type        string             `json:"type"` // "function"
+	Name        string             `json:"name"`
+	Description string             `json:"description"`
+	Parameters  *jsonschema.Schema `json:"parameters"`
+	// Strict is always written: the Responses API takes a missing one as
+	// true.
+	Strict bool `json:"strict"`
 }
 
 // An AnthropicTool declares a tool in Anthropic's tool-use format.
@@ -87,16 +186,90 @@ type AnthropicTool struct {
 	Name        string             `json:"name"`
 	Description string             `json:"description"`
 	InputSchema *jsonschema.Schema `json:"input_schema"`
+	// Strict asks for strict tool use ([AnthropicStrict]).
+	Strict bool `json:"strict,omitempty"`
 }
 
-// OpenAI returns the declarations of the Toolset's tools for OpenAI, in ID
-// order. Each holds its own copy of the input schema.
+// A GeminiFunction declares a tool as a Gemini function declaration.
+type GeminiFunction struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Parameters is nil for a tool without inputs.
+	Parameters *jsonschema.Schema `json:"parameters,omitempty"`
+}
+
+// Declarations returns the declarations of the Toolset's tools in format
+// f, in ID order: a []OpenAITool, []OpenAIResponsesTool, []AnthropicTool or
+// []GeminiFunction. An unknown format is an error.
+func (s *Toolset) Declarations(f Format) (any, error) {
+	switch f {
+	case OpenAI:
+		return s.OpenAI(), nil
+	case OpenAIStrict:
+		return s.OpenAIStrict(), nil
+	case OpenAIResponses:
+		return s.OpenAIResponses(false), nil
+	case OpenAIResponsesStrict:
+		return s.OpenAIResponses(true), nil
+	case Anthropic:
+		return s.Anthropic(), nil
+	case AnthropicStrict:
+		return s.AnthropicStrict(), nil
+	case Gemini:
+		return s.Gemini(), nil
+	}
+	return nil, fmt.Errorf("unknown format %q: want one of %s", f, formatList())
+}
+
+func formatList() string {
+	var b strings.Builder
+	for i, f := range Formats() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(string(f))
+	}
+	return b.String()
+}
+
+// OpenAI returns the declarations of the Toolset's tools for OpenAI's Chat
+// Completions API, in ID order. Each holds its own copy of the input
+// schema.
 func (s *Toolset) OpenAI() []OpenAITool {
 	out := make([]OpenAITool, 0, len(s.tools))
 	for _, t := range s.tools {
 		out = append(out, OpenAITool{Type: "function", Function: OpenAIFunction{
 			Name: s.names[t.ID], Description: t.Description, Parameters: inputSchema(t),
 		}})
+	}
+	return out
+}
+
+// OpenAIStrict returns the declarations of [OpenAIStrict], in ID order.
+func (s *Toolset) OpenAIStrict() []OpenAITool {
+	out := make([]OpenAITool, 0, len(s.tools))
+	for _, t := range s.tools {
+		params, strict := converted(t, dialect.OpenAIStrict)
+		out = append(out, OpenAITool{Type: "function", Function: OpenAIFunction{
+			Name: s.names[t.ID], Description: t.Description, Parameters: params, Strict: &strict,
+		}})
+	}
+	return out
+}
+
+// OpenAIResponses returns the declarations of the Toolset's tools for
+// OpenAI's Responses API, strict ([OpenAIResponsesStrict]) or not, in ID
+// order.
+func (s *Toolset) OpenAIResponses(strict bool) []OpenAIResponsesTool {
+	out := make([]OpenAIResponsesTool, 0, len(s.tools))
+	for _, t := range s.tools {
+		params, ok := inputSchema(t), false
+		if strict {
+			params, ok = converted(t, dialect.OpenAIStrict)
+		}
+		out = append(out, OpenAIResponsesTool{
+			Type: "function", Name: s.names[t.ID], Description: t.Description, Parameters: params, Strict: ok,
+		})
 	}
 	return out
 }
@@ -111,11 +284,63 @@ func (s *Toolset) Anthropic() []AnthropicTool {
 	return out
 }
 
+// AnthropicStrict returns the declarations of [AnthropicStrict], in ID
+// order.
+func (s *Toolset) AnthropicStrict() []AnthropicTool {
+	out := make([]AnthropicTool, 0, len(s.tools))
+	for _, t := range s.tools {
+		params, strict := converted(t, dialect.AnthropicStrict)
+		out = append(out, AnthropicTool{Name: s.names[t.ID], Description: t.Description, InputSchema: params, Strict: strict})
+	}
+	return out
+}
+
+// Gemini returns the declarations of [Gemini], in ID order.
+func (s *Toolset) Gemini() []GeminiFunction {
+	out := make([]GeminiFunction, 0, len(s.tools))
+	for _, t := range s.tools {
+		params, _ := converted(t, dialect.Gemini)
+		out = append(out, GeminiFunction{Name: s.names[t.ID], Description: t.Description, Parameters: params})
+	}
+	return out
+}
+
 func inputSchema(t *tool.Tool) *jsonschema.Schema {
 	if sch := t.InputSchema(); sch != nil {
 		return sch.CloneSchemas()
 	}
 	return &jsonschema.Schema{Type: "object"}
+}
+
+// converted returns t's input schema in dialect d, and whether d could
+// express it; when it could not, the schema as it is. Gemini expresses
+// every schema, and a tool without inputs has nil parameters there.
+func converted(t *tool.Tool, d dialect.Dialect) (*jsonschema.Schema, bool) {
+	plain := inputSchema(t)
+	b, err := json.Marshal(plain)
+	if err != nil {
+		return plain, false
+	}
+	m, err := dialect.Decode(b)
+	if err != nil {
+		return plain, false
+	}
+	c, err := dialect.Convert(m, d)
+	if err != nil {
+		return plain, false
+	}
+	if c == nil {
+		return nil, true
+	}
+	b, err = json.Marshal(c)
+	if err != nil {
+		return plain, false
+	}
+	out := new(jsonschema.Schema)
+	if err := json.Unmarshal(b, out); err != nil {
+		return plain, false
+	}
+	return out, true
 }
 
 // A Response is the result of a tool call, to send back to the model as
@@ -153,8 +378,8 @@ const (
 // A panic in the run (the registry recovers and logs it) is an
 // execution_failed response whose message does not carry it.
 func (s *Toolset) Dispatch(ctx context.Context, name string, arguments []byte) *Response {
-	id, ok := s.ids[name]
-	if !ok {
+	id := s.ID(name)
+	if id == "" {
 		return &Response{Message: "There is no tool named " + name + ".", ErrorType: ToolNotFound}
 	}
 	res, err := s.reg.RunJSON(tool.WithAccount(ctx, s.acct), id, arguments)
@@ -183,68 +408,96 @@ func (s *Toolset) Dispatch(ctx context.Context, name string, arguments []byte) *
 	return r
 }
 
-// maxName is the longest name both APIs accept.
-const maxName = 64
-
-// Names returns the function-calling name of each ID: "." becomes "__",
-// any character but letters, digits, "_" and "-" becomes "_", and a name
-// longer than 64 characters or shared by several IDs is cut and suffixed
-// with a hash of its ID. The names are unique and depend only on the set of
-// IDs.
-func Names(ids []string) map[string]string {
-	ids = slices.Clone(ids)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	plain := make(map[string]string, len(ids))
-	count := make(map[string]int, len(ids))
-	for _, id := range ids {
-		n := plainName(id)
-		plain[id] = n
-		count[n]++
+// DispatchFormat is [Toolset.Dispatch] for a model the tools were declared
+// to in format f: it first maps the arguments back to what the input
+// schema accepts. In the strict formats a null for an optional input means
+// the input is absent; in [Gemini], the JSON text of a map without declared
+// properties or of a value of any type is decoded. Arguments that are not
+// a JSON object are passed on as they are, for the run path to refuse.
+func (s *Toolset) DispatchFormat(ctx context.Context, f Format, name string, arguments []byte) *Response {
+	d := f.dialect()
+	if d == 0 {
+		return s.Dispatch(ctx, name, arguments)
 	}
-	names := make(map[string]string, len(ids))
-	taken := make(map[string]bool, len(ids))
-	var hashed []string
-	for _, id := range ids {
-		if n := plain[id]; n != "" && len(n) <= maxName && count[n] == 1 {
-			names[id] = n
-			taken[n] = true
-		} else {
-			hashed = append(hashed, id)
-		}
+	id := s.ID(name)
+	if id == "" {
+		return s.Dispatch(ctx, name, arguments)
 	}
-	for _, id := range hashed {
-		sum := sha256.Sum256([]byte(id))
-		digest := hex.EncodeToString(sum[:])
-		for size := 8; ; size += 4 {
-			suffix := "_" + digest[:min(size, len(digest))]
-			base := plain[id]
-			if len(base) > maxName-len(suffix) {
-				base = base[:maxName-len(suffix)]
-			}
-			if n := base + suffix; !taken[n] || size >= len(digest) {
-				names[id] = n
-				taken[n] = true
-				break
-			}
-		}
+	t, ok := s.reg.Tool(id)
+	if !ok {
+		return s.Dispatch(ctx, name, arguments)
 	}
-	return names
+	sch, err := dialect.Decode(t.InputSchemaJSON())
+	if err != nil {
+		return s.Dispatch(ctx, name, arguments)
+	}
+	dec := json.NewDecoder(bytes.NewReader(arguments))
+	dec.UseNumber()
+	var args map[string]any
+	if err := dec.Decode(&args); err != nil || dec.More() || args == nil {
+		return s.Dispatch(ctx, name, arguments)
+	}
+	restored, err := json.Marshal(dialect.Restore(args, sch, d))
+	if err != nil {
+		return s.Dispatch(ctx, name, arguments)
+	}
+	return s.Dispatch(ctx, name, restored)
 }
 
-// plainName is id with "." as "__" and any other character outside
-// [a-zA-Z0-9_-] as "_".
-func plainName(id string) string {
-	var b strings.Builder
-	for _, r := range id {
-		switch {
-		case r == '.':
-			b.WriteString("__")
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
+// DispatchCall runs a tool call as a model API hands it over, in format
+// f, and returns the response to send back. call is the JSON of one call
+// in any API's form: OpenAI Chat Completions'
+// {"type":"function","function":{"name","arguments"}}, OpenAI Responses'
+// {"type":"function_call","name","arguments"}, Anthropic's
+// {"type":"tool_use","name","input"}, or Gemini's {"functionCall":{"name","args"}}
+// or {"name","args"}; "arguments" may be a JSON object or a string holding
+// one. The arguments are mapped back as [Toolset.DispatchFormat] does.
+func (s *Toolset) DispatchCall(ctx context.Context, f Format, call []byte) *Response {
+	name, args, ok := parseCall(call)
+	if !ok {
+		return &Response{
+			Message:   "The tool call is not in a known form: it needs a name and arguments, as {\"name\":...,\"arguments\":{...}}.",
+			ErrorType: InvalidInput,
 		}
 	}
-	return b.String()
+	return s.DispatchFormat(ctx, f, name, args)
+}
+
+// parseCall returns the name and the JSON arguments of a tool call.
+func parseCall(call []byte) (name string, args []byte, ok bool) {
+	var c struct {
+		Name         string          `json:"name"`
+		Arguments    json.RawMessage `json:"arguments"`
+		Input        json.RawMessage `json:"input"`
+		Args         json.RawMessage `json:"args"`
+		Function     json.RawMessage `json:"function"`
+		FunctionCall json.RawMessage `json:"functionCall"`
+	}
+	if err := json.Unmarshal(call, &c); err != nil {
+		return "", nil, false
+	}
+	switch {
+	case len(c.Function) > 0 && c.Name == "":
+		return parseCall(c.Function)
+	case len(c.FunctionCall) > 0:
+		return parseCall(c.FunctionCall)
+	case c.Name == "":
+		return "", nil, false
+	}
+	raw := c.Arguments
+	if len(raw) == 0 {
+		raw = c.Input
+	}
+	if len(raw) == 0 {
+		raw = c.Args
+	}
+	// OpenAI sends the arguments as a string holding their JSON.
+	var text string
+	if err := json.Unmarshal(raw, &text); err == nil {
+		raw = []byte(text)
+	}
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		raw = nil
+	}
+	return c.Name, raw, true
 }

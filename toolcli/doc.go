@@ -17,7 +17,7 @@
 //	search WORDS... [--match or|and] [--format table|json|markdown] [--operation OP] [--user NAME]
 //	info   ID [--format text|json] [--user NAME]
 //	run    ID [--input k=v | --input '{json}']... [--json] [--user NAME] [--yes]
-//	export [--format openai|anthropic] [--user NAME]
+//	export [--format FORMAT] [--user NAME]
 //
 // Flags may come before or after the positional words, and "--" ends the
 // flags. The exit status is 0 on success and 1 on any failure, usage
@@ -79,15 +79,23 @@
 // # Function calling
 //
 // export prints, as one JSON array, the declarations of every tool the
-// account may call in the function-calling format of OpenAI (the default)
-// or Anthropic, made by [funcall.New]: the tool names are the IDs with "."
-// as "__" (see [funcall.Names]), the descriptions are the tools' and the
-// parameters are their input schemas.
+// account may call in the function-calling format --format names, made by
+// [funcall.Toolset.Declarations]: the tool names are the registry's
+// ([tool.Registry.Name]: "album.search" is "album__search"), the
+// descriptions are the tools' and the parameters are their input schemas,
+// rewritten for the strict and Gemini formats. The formats:
 //
-//	[{"type":"function","function":{"name":"album__search","description":"...","parameters":{...}}}]
-//	[{"name":"album__search","description":"...","input_schema":{...}}]
+//	openai                   [{"type":"function","function":{"name","description","parameters"}}]  (the default)
+//	openai-strict            the same with "strict": true, every property required
+//	openai-responses         [{"type":"function","name","description","parameters","strict":false}]
+//	openai-responses-strict  the same with "strict": true, every property required
+//	anthropic                [{"name","description","input_schema"}]
+//	anthropic-strict         the same with "strict": true
+//	gemini                   [{"name","description","parameters"}], for a tool's "functionDeclarations"
 //
+// A strict format declares "strict": false, or no "strict", for a tool it
+// cannot express (a map without declared properties, a value of any type).
 // An application hands the same declarations to a model with
-// [funcall.Toolset.OpenAI] or [funcall.Toolset.Anthropic], and runs the
-// calls the model makes with [funcall.Toolset.Dispatch].
+// [funcall.Toolset.Declarations], and runs the calls the model makes with
+// [funcall.Toolset.DispatchCall].
 package toolcli

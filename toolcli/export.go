@@ -2,22 +2,25 @@ package toolcli
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/toolapi/toolapi/funcall"
 )
 
 // export runs "export": it prints the function-calling declarations of
-// the tools the account may call, as [funcall.Toolset.OpenAI] or
-// [funcall.Toolset.Anthropic] makes them, as one indented JSON array.
+// the tools the account may call in one of the formats of
+// [funcall.Formats], as [funcall.Toolset.Declarations] makes them, as one
+// indented JSON array.
 func (c *command) export(args []string) int {
 	fs := c.newFlagSet("export")
-	format := fs.String("format", "openai", "declaration `format`: openai or anthropic")
+	format := fs.String("format", "openai", "declaration `format`: "+formatNames())
 	user := fs.String("user", "", "act for the account with this `name`")
 	words, err := parseFlags(fs, args)
 	if err == nil {
 		switch {
-		case *format != "openai" && *format != "anthropic":
-			err = optionErrorf("--format must be openai or anthropic, not %q", *format)
+		case !slices.Contains(funcall.Formats(), funcall.Format(*format)):
+			err = optionErrorf("--format must be one of %s, not %q", formatNames(), *format)
 		case len(words) > 0:
 			err = optionErrorf("export takes no words: %q", words)
 		}
@@ -30,14 +33,23 @@ func (c *command) export(args []string) int {
 		fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), ue)
 		return 1
 	}
-	set := funcall.New(c.reg, acct)
-	var decls any = set.OpenAI()
-	if *format == "anthropic" {
-		decls = set.Anthropic()
+	decls, err := funcall.New(c.reg, acct).Declarations(funcall.Format(*format))
+	if err != nil {
+		fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), err)
+		return 1
 	}
 	if err := writeJSON(c.stdout, decls); err != nil {
 		fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), err)
 		return 1
 	}
 	return 0
+}
+
+// formatNames lists the export formats, separated by "|".
+func formatNames() string {
+	names := make([]string, 0, len(funcall.Formats()))
+	for _, f := range funcall.Formats() {
+		names = append(names, string(f))
+	}
+	return strings.Join(names, "|")
 }

@@ -14,7 +14,8 @@ import (
 
 func TestExportGolden(t *testing.T) {
 	reg := newRegistry(t)
-	for _, format := range []string{"openai", "anthropic"} {
+	for _, f := range funcall.Formats() {
+		format := string(f)
 		t.Run(format, func(t *testing.T) {
 			code, out, errOut := call(t, reg, nil, "export", "--format", format, "--user", "admin")
 			if code != 0 {
@@ -90,7 +91,12 @@ func TestExport(t *testing.T) {
 func TestExportMatchesFuncall(t *testing.T) {
 	reg := newRegistry(t)
 	set := funcall.New(reg, users["admin"])
-	for format, decls := range map[string]any{"openai": set.OpenAI(), "anthropic": set.Anthropic()} {
+	for _, f := range funcall.Formats() {
+		format := string(f)
+		decls, err := set.Declarations(f)
+		if err != nil {
+			t.Fatal(err)
+		}
 		code, out, errOut := call(t, reg, nil, "export", "--user", "admin", "--format", format)
 		if code != 0 {
 			t.Fatalf("%s: exit status %d; stderr:\n%s", format, code, errOut)
@@ -118,7 +124,7 @@ func TestExportFailures(t *testing.T) {
 		args   []string
 		stderr string // a part of it
 	}{
-		{args: []string{"--format", "gemini"}, stderr: `--format must be openai or anthropic, not "gemini"`},
+		{args: []string{"--format", "cohere"}, stderr: `--format must be one of openai|openai-strict|openai-responses|openai-responses-strict|anthropic|anthropic-strict|gemini, not "cohere"`},
 		{args: []string{"demo.echo"}, stderr: "export takes no words"},
 		{args: []string{"--user", "nobody"}, stderr: `user "nobody" not found`},
 		{args: []string{"--user", "mallory"}, stderr: `user "mallory" is blocked`},
@@ -135,7 +141,7 @@ func TestExportFailures(t *testing.T) {
 		t.Errorf("export -h: exit status %d, stdout:\n%s", code, out)
 	}
 	code, out, _ = call(t, reg, nil, "help")
-	if code != 0 || !strings.Contains(out, "app tool export [--format openai|anthropic] [--user NAME]") {
+	if code != 0 || !strings.Contains(out, "app tool export [--format FORMAT] [--user NAME]") {
 		t.Errorf("help does not show export: exit status %d, stdout:\n%s", code, out)
 	}
 }

@@ -91,7 +91,7 @@ func (c *command) usage(w io.Writer) {
   %[1]s search WORDS... [--match or|and] [--format table|json|markdown] [--operation OP] [--user NAME]
   %[1]s info   ID [--format text|json] [--user NAME]
   %[1]s run    ID [--input k=v | --input '{json}']... [--json] [--user NAME] [--yes]
-  %[1]s export [--format openai|anthropic] [--user NAME]
+  %[1]s export [--format FORMAT] [--user NAME]
 
 Flags may come before or after the other words.
 `, n)
