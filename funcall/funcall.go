@@ -53,6 +53,7 @@ type Toolset struct {
 	reg   *tool.Registry
 	acct  tool.Account
 	tools []*tool.Tool      // by ID
+	decl  []*tool.Tool      // the tools declared, by ID: tools unless Declare chose
 	names map[string]string // by ID
 	ids   map[string]string // by name
 }
@@ -74,7 +75,23 @@ func New(reg *tool.Registry, acct tool.Account) *Toolset {
 		s.names[t.ID] = name
 		s.ids[name] = t.ID
 	}
+	s.decl = s.tools
 	return s
+}
+
+// Declare returns a Toolset that declares only the tools keep chooses
+// (a core set and the search tool of package toolsearch, say, so that a
+// catalog of thousands fits in a model's context) and dispatches every
+// tool of s, so a model can call a tool it found by searching.
+func (s *Toolset) Declare(keep func(t *tool.Tool) bool) *Toolset {
+	out := *s
+	out.decl = nil
+	for _, t := range s.tools {
+		if keep(t) {
+			out.decl = append(out.decl, t)
+		}
+	}
+	return &out
 }
 
 // Name returns the name the tool with the given ID is declared under, or ""
@@ -236,8 +253,8 @@ func formatList() string {
 // Completions API, in ID order. Each holds its own copy of the input
 // schema.
 func (s *Toolset) OpenAI() []OpenAITool {
-	out := make([]OpenAITool, 0, len(s.tools))
-	for _, t := range s.tools {
+	out := make([]OpenAITool, 0, len(s.decl))
+	for _, t := range s.decl {
 		out = append(out, OpenAITool{Type: "function", Function: OpenAIFunction{
 			Name: s.names[t.ID], Description: t.Description, Parameters: inputSchema(t),
 		}})
@@ -247,8 +264,8 @@ func (s *Toolset) OpenAI() []OpenAITool {
 
 // OpenAIStrict returns the declarations of [OpenAIStrict], in ID order.
 func (s *Toolset) OpenAIStrict() []OpenAITool {
-	out := make([]OpenAITool, 0, len(s.tools))
-	for _, t := range s.tools {
+	out := make([]OpenAITool, 0, len(s.decl))
+	for _, t := range s.decl {
 		params, strict := converted(t, dialect.OpenAIStrict)
 		out = append(out, OpenAITool{Type: "function", Function: OpenAIFunction{
 			Name: s.names[t.ID], Description: t.Description, Parameters: params, Strict: &strict,
@@ -261,8 +278,8 @@ func (s *Toolset) OpenAIStrict() []OpenAITool {
 // OpenAI's Responses API, strict ([OpenAIResponsesStrict]) or not, in ID
 // order.
 func (s *Toolset) OpenAIResponses(strict bool) []OpenAIResponsesTool {
-	out := make([]OpenAIResponsesTool, 0, len(s.tools))
-	for _, t := range s.tools {
+	out := make([]OpenAIResponsesTool, 0, len(s.decl))
+	for _, t := range s.decl {
 		params, ok := inputSchema(t), false
 		if strict {
 			params, ok = converted(t, dialect.OpenAIStrict)
@@ -277,8 +294,8 @@ func (s *Toolset) OpenAIResponses(strict bool) []OpenAIResponsesTool {
 // Anthropic returns the declarations of the Toolset's tools for Anthropic,
 // in ID order. Each holds its own copy of the input schema.
 func (s *Toolset) Anthropic() []AnthropicTool {
-	out := make([]AnthropicTool, 0, len(s.tools))
-	for _, t := range s.tools {
+	out := make([]AnthropicTool, 0, len(s.decl))
+	for _, t := range s.decl {
 		out = append(out, AnthropicTool{Name: s.names[t.ID], Description: t.Description, InputSchema: inputSchema(t)})
 	}
 	return out
@@ -287,8 +304,8 @@ func (s *Toolset) Anthropic() []AnthropicTool {
 // AnthropicStrict returns the declarations of [AnthropicStrict], in ID
 // order.
 func (s *Toolset) AnthropicStrict() []AnthropicTool {
-	out := make([]AnthropicTool, 0, len(s.tools))
-	for _, t := range s.tools {
+	out := make([]AnthropicTool, 0, len(s.decl))
+	for _, t := range s.decl {
 		params, strict := converted(t, dialect.AnthropicStrict)
 		out = append(out, AnthropicTool{Name: s.names[t.ID], Description: t.Description, InputSchema: params, Strict: strict})
 	}
@@ -297,8 +314,8 @@ func (s *Toolset) AnthropicStrict() []AnthropicTool {
 
 // Gemini returns the declarations of [Gemini], in ID order.
 func (s *Toolset) Gemini() []GeminiFunction {
-	out := make([]GeminiFunction, 0, len(s.tools))
-	for _, t := range s.tools {
+	out := make([]GeminiFunction, 0, len(s.decl))
+	for _, t := range s.decl {
 		params, _ := converted(t, dialect.Gemini)
 		out = append(out, GeminiFunction{Name: s.names[t.ID], Description: t.Description, Parameters: params})
 	}

@@ -155,6 +155,13 @@ type Options struct {
 	// prompts and resources to [Server.MCPServer]. Nil means the SDK's
 	// defaults.
 	SDK *mcp.ServerOptions
+
+	// Listed, when set, chooses the tools tools/list shows among those the
+	// account may run: a core set and the search tool of package
+	// toolsearch, say, so that a catalog of thousands fits in an agent's
+	// context. The tools it leaves out stay callable by name or ID, for an
+	// agent that found them by searching. Nil lists them all.
+	Listed func(t *tool.Tool) bool
 }
 
 // A Server serves the tools of a registry over MCP. Create one with [New];
@@ -408,7 +415,7 @@ func (s *Server) filterList(next mcp.MethodHandler) mcp.MethodHandler {
 		acct := accountOf(ctx, req.GetExtra())
 		kept := make([]*mcp.Tool, 0, len(lr.Tools))
 		for i, mt := range lr.Tools {
-			if t := tools[i]; t == nil || t.Allowed(acct) {
+			if t := tools[i]; t == nil || t.Allowed(acct) && (s.opts.Listed == nil || s.opts.Listed(t)) {
 				kept = append(kept, mt)
 			}
 		}

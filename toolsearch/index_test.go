@@ -127,8 +127,8 @@ func TestSearchTool(t *testing.T) {
 		t.Fatalf("%d items, want 3", len(items))
 	}
 	first := items[0].(map[string]any)
-	if first["id"] != "billing.approve_invoice" {
-		t.Errorf("first hit %v, want billing.approve_invoice (hr.* needs a permission the reader lacks)", first["id"])
+	if first["id"] != "billing.approve_invoice" || first["name"] != "billing__approve_invoice" {
+		t.Errorf("first hit %v (%v), want billing.approve_invoice named billing__approve_invoice (hr.* needs a permission the reader lacks)", first["id"], first["name"])
 	}
 	schema, _ := json.Marshal(first["input_schema"])
 	if want := `"required":["id"]`; !json.Valid(schema) || !strings.Contains(string(schema), want) {

@@ -34,6 +34,7 @@ func (ix *Index) Tool() *tool.Tool {
 			Name: "result", Type: "list", Required: true,
 			Description: "The tools found, best first.",
 			Items: &tool.Definition{Type: "map", Required: true, Properties: []*tool.Definition{
+				{Name: "name", Type: "string", Required: true, Description: "The tool's name, to call it by in MCP and function calling."},
 				{Name: "id", Type: "string", Required: true, Description: "The tool's ID."},
 				{Name: "label", Type: "string", Required: true, Description: "The tool's short name."},
 				{Name: "description", Type: "string", Required: true, Description: "What the tool does."},
@@ -46,6 +47,7 @@ func (ix *Index) Tool() *tool.Tool {
 			found := make([]any, 0, len(hits))
 			for _, h := range hits {
 				found = append(found, map[string]any{
+					"name":         ix.reg.Name(h.Tool.ID),
 					"id":           h.Tool.ID,
 					"label":        h.Tool.Label,
 					"description":  h.Tool.Description,
