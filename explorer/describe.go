@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/toolapi/toolapi/funcall"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -138,18 +137,10 @@ func accessLines(t *tool.Tool, permission string) []string {
 	return lines
 }
 
-// functionName returns t's name in function calling for acct, as
-// [funcall.New] names the tools acct may call.
-func (e *server) functionName(t *tool.Tool, acct tool.Account) string {
-	tools := e.reg.List(&tool.Filter{Account: acct})
-	ids := make([]string, len(tools))
-	for i, x := range tools {
-		ids[i] = x.ID
-	}
-	if len(ids) == 0 || !t.Allowed(acct) {
-		ids = append(ids, t.ID)
-	}
-	return funcall.Names(ids)[t.ID]
+// functionName returns t's name in function calling, the registry's name
+// for it, under which function calling declares it for every account.
+func (e *server) functionName(t *tool.Tool, _ tool.Account) string {
+	return e.reg.Name(t.ID)
 }
 
 // cliLine returns a command line that runs t, with an example value for

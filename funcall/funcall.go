@@ -8,12 +8,12 @@
 //	resp := set.Dispatch(ctx, call.Name, []byte(call.Arguments))
 //	// send resp (JSON) back to the model as the tool's result
 //
-// A [Toolset] holds the tools the account may call when it is made. Their
-// names are the tool IDs made acceptable to both APIs (letters, digits, "_"
-// and "-", at most 64 characters): "." becomes "__" ("album.search" is
-// "album__search"), any other character "_", and a name that is still too
-// long, or that two IDs would share, is cut and given a suffix derived from
-// the ID ("..._3f2a9c1d"), the same on every run.
+// A [Toolset] holds the tools the account may call when it is made, under
+// their registry names ([tool.Registry.Name]), which every model API
+// accepts: letters, digits, "_" and "-", at most 64 characters
+// ("album.search" is "album__search"). The names are the registry's, the
+// same for every account and the same that MCP lists, and adding a tool
+// renames no other.
 //
 // Every call runs through [tool.Registry.RunJSON] for the Toolset's
 // account. Its [Response] is {"success","message","outputs"}; a failure
@@ -23,11 +23,7 @@ package funcall
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"slices"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -49,15 +45,17 @@ func New(reg *tool.Registry, acct tool.Account) *Toolset {
 	if acct == nil {
 		acct = tool.Anonymous
 	}
-	s := &Toolset{reg: reg, acct: acct, tools: reg.List(&tool.Filter{Account: acct})}
-	ids := make([]string, len(s.tools))
-	for i, t := range s.tools {
-		ids[i] = t.ID
-	}
-	s.names = Names(ids)
-	s.ids = make(map[string]string, len(s.names))
-	for id, name := range s.names {
-		s.ids[name] = id
+	s := &Toolset{reg: reg, acct: acct}
+	s.names = make(map[string]string)
+	s.ids = make(map[string]string)
+	for _, t := range reg.List(&tool.Filter{Account: acct}) {
+		name := reg.Name(t.ID)
+		if name == "" {
+			continue // removed since the listing
+		}
+		s.tools = append(s.tools, t)
+		s.names[t.ID] = name
+		s.ids[name] = t.ID
 	}
 	return s
 }
@@ -66,8 +64,19 @@ func New(reg *tool.Registry, acct tool.Account) *Toolset {
 // when the Toolset does not hold it.
 func (s *Toolset) Name(id string) string { return s.names[id] }
 
-// ID returns the ID of the tool declared under name, or "".
-func (s *Toolset) ID(name string) string { return s.ids[name] }
+// ID returns the ID of the tool declared under name, or "". A tool's ID
+// itself is accepted as a name too.
+func (s *Toolset) ID(name string) string {
+	if id, ok := s.ids[name]; ok {
+		return id
+	}
+	if t, ok := s.reg.ToolByName(name); ok {
+		if _, held := s.names[t.ID]; held {
+			return t.ID
+		}
+	}
+	return ""
+}
 
 // An OpenAITool declares a tool in OpenAI's function-calling format.
 type OpenAITool struct {
@@ -153,8 +162,8 @@ const (
 // A panic in the run (the registry recovers and logs it) is an
 // execution_failed response whose message does not carry it.
 func (s *Toolset) Dispatch(ctx context.Context, name string, arguments []byte) *Response {
-	id, ok := s.ids[name]
-	if !ok {
+	id := s.ID(name)
+	if id == "" {
 		return &Response{Message: "There is no tool named " + name + ".", ErrorType: ToolNotFound}
 	}
 	res, err := s.reg.RunJSON(tool.WithAccount(ctx, s.acct), id, arguments)
@@ -181,70 +190,4 @@ func (s *Toolset) Dispatch(ctx context.Context, name string, arguments []byte) *
 		r.ErrorType = ExecutionFailed
 	}
 	return r
-}
-
-// maxName is the longest name both APIs accept.
-const maxName = 64
-
-// Names returns the function-calling name of each ID: "." becomes "__",
-// any character but letters, digits, "_" and "-" becomes "_", and a name
-// longer than 64 characters or shared by several IDs is cut and suffixed
-// with a hash of its ID. The names are unique and depend only on the set of
-// IDs.
-func Names(ids []string) map[string]string {
-	ids = slices.Clone(ids)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	plain := make(map[string]string, len(ids))
-	count := make(map[string]int, len(ids))
-	for _, id := range ids {
-		n := plainName(id)
-		plain[id] = n
-		count[n]++
-	}
-	names := make(map[string]string, len(ids))
-	taken := make(map[string]bool, len(ids))
-	var hashed []string
-	for _, id := range ids {
-		if n := plain[id]; n != "" && len(n) <= maxName && count[n] == 1 {
-			names[id] = n
-			taken[n] = true
-		} else {
-			hashed = append(hashed, id)
-		}
-	}
-	for _, id := range hashed {
-		sum := sha256.Sum256([]byte(id))
-		digest := hex.EncodeToString(sum[:])
-		for size := 8; ; size += 4 {
-			suffix := "_" + digest[:min(size, len(digest))]
-			base := plain[id]
-			if len(base) > maxName-len(suffix) {
-				base = base[:maxName-len(suffix)]
-			}
-			if n := base + suffix; !taken[n] || size >= len(digest) {
-				names[id] = n
-				taken[n] = true
-				break
-			}
-		}
-	}
-	return names
-}
-
-// plainName is id with "." as "__" and any other character outside
-// [a-zA-Z0-9_-] as "_".
-func plainName(id string) string {
-	var b strings.Builder
-	for _, r := range id {
-		switch {
-		case r == '.':
-			b.WriteString("__")
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
 }

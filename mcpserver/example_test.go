@@ -43,12 +43,12 @@ func Example() {
 	for _, t := range list.Tools {
 		fmt.Println(t.Name, "-", t.Title, "- read only:", t.Annotations.ReadOnlyHint, "- idempotent:", t.Annotations.IdempotentHint)
 	}
-	res, _ := cs.CallTool(ctx, &mcp.CallToolParams{Name: "text.upper", Arguments: map[string]any{"text": "hello"}})
+	res, _ := cs.CallTool(ctx, &mcp.CallToolParams{Name: "text__upper", Arguments: map[string]any{"text": "hello"}})
 	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	res, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "text.upper", Arguments: map[string]any{}})
 	fmt.Println(res.IsError, res.Content[0].(*mcp.TextContent).Text)
 	// Output:
-	// text.upper - Upper - read only: false - idempotent: true
+	// text__upper - Upper - read only: false - idempotent: true
 	// {"result":"HELLO"}
 	// true Invalid input for Upper: text: is required
 }

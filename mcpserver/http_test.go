@@ -130,9 +130,9 @@ func TestHTTPAuthentication(t *testing.T) {
 		url, token string
 		want       []string
 	}{
-		{open.URL, "", []string{"test.ask", "test.panic", "test.report", "test.wait"}},
-		{closed.URL, "editor-token", []string{"album.cover", "album.search", "test.ask", "test.panic", "test.report", "test.wait"}},
-		{closed.URL, "admin-token", []string{"album.cover", "album.search", "site.publish", "test.ask", "test.panic", "test.report", "test.wait"}},
+		{open.URL, "", []string{"test__ask", "test__panic", "test__report", "test__wait"}},
+		{closed.URL, "editor-token", []string{"album__cover", "album__search", "test__ask", "test__panic", "test__report", "test__wait"}},
+		{closed.URL, "admin-token", []string{"album__cover", "album__search", "site__publish", "test__ask", "test__panic", "test__report", "test__wait"}},
 	} {
 		cs, err := connectHTTP(t, tc.url, tc.token, nil, legacy)
 		if err != nil {
@@ -311,7 +311,7 @@ func TestHTTPStateless(t *testing.T) {
 			if got := cs.InitializeResult().ProtocolVersion; got != version {
 				t.Fatalf("negotiated %s, want %s", got, version)
 			}
-			if names := toolNames(t, cs); !slices.Contains(names, "album.search") || slices.Contains(names, "site.publish") {
+			if names := toolNames(t, cs); !slices.Contains(names, "album__search") || slices.Contains(names, "site__publish") {
 				t.Errorf("tools/list = %v", names)
 			}
 			for i := range 10 {
@@ -377,7 +377,7 @@ func TestHTTPCookieAuthentication(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	if names := toolNames(t, cs); !slices.Contains(names, "site.publish") {
+	if names := toolNames(t, cs); !slices.Contains(names, "site__publish") {
 		t.Errorf("the admin's tools/list = %v", names)
 	}
 }

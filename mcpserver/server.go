@@ -8,7 +8,11 @@
 //	// or, for a local agent over stdin and stdout:
 //	err := srv.RunStdio(ctx, account)
 //
-// Each tool is listed under its ID with its label as title, its description,
+// Each tool is listed under its name, [tool.Registry.Name] ("album.add_track"
+// is "album__add_track"), which every model API accepts as a function name,
+// so clients that hand MCP tools to a model need not rename them
+// ([Options.RawIDs] lists IDs instead); tools/call takes the name or the ID.
+// A tool is listed with its label as title, its description,
 // the input and output schemas of its definitions and the hints its
 // operation implies (readOnlyHint for read and explain, idempotentHint for
 // read, explain and transform, destructiveHint as the tool says). A client
@@ -118,6 +122,13 @@ type Options struct {
 	// header naming anything but a loopback host is refused 403.
 	DisableLocalhostProtection bool
 
+	// RawIDs lists each tool under its ID ("album.add_track") rather than
+	// its name ("album__add_track", see [tool.Registry.Name]). Model APIs
+	// refuse tool names with "." or characters outside [a-zA-Z0-9_-], so
+	// clients that pass MCP tools on to a model unchanged fail on IDs;
+	// tools/call takes either form whatever this says. False lists names.
+	RawIDs bool
+
 	// Advertise, when set, adjusts the MCP description of each tool before
 	// it is listed: icons, _meta, or an equivalent form of its schemas (the
 	// run path validates against the tool's definitions, so a schema must
@@ -142,6 +153,7 @@ type Server struct {
 
 	mu     sync.Mutex
 	listed map[string]*entry // registry tools added to mcp, by ID
+	named  map[string]*entry // the same, by the name they are listed under
 
 	httpOnce sync.Once
 	http     http.Handler
@@ -152,7 +164,7 @@ const schemaDialect = "https://json-schema.org/draft/2020-12/schema"
 
 // New returns a Server for the tools of reg. opts may be nil.
 func New(reg *tool.Registry, opts *Options) *Server {
-	s := &Server{reg: reg, listed: make(map[string]*entry)}
+	s := &Server{reg: reg, listed: make(map[string]*entry), named: make(map[string]*entry)}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -187,7 +199,7 @@ func New(reg *tool.Registry, opts *Options) *Server {
 			Tools:   &mcp.ToolCapabilities{ListChanged: true},
 		},
 	})
-	s.mcp.AddReceivingMiddleware(s.filterList)
+	s.mcp.AddReceivingMiddleware(s.filterList, s.resolveName)
 	reg.OnChange(s.sync)
 	s.sync()
 	return s
@@ -223,20 +235,23 @@ func (s *Server) sync() {
 		e, err := s.describe(t)
 		if err != nil {
 			s.logger.Error("tool not served over MCP", "tool", t.ID, "reason", err.Error())
-			if s.listed[t.ID] != nil {
-				s.mcp.RemoveTools(t.ID)
+			if old := s.listed[t.ID]; old != nil {
+				s.mcp.RemoveTools(old.mt.Name)
 				delete(s.listed, t.ID)
+				delete(s.named, old.mt.Name)
 			}
 			continue
 		}
 		s.mcp.AddTool(e.mt, s.callHandler(t.ID))
 		s.listed[t.ID] = e
+		s.named[e.mt.Name] = e
 	}
 	var gone []string
-	for id := range s.listed {
+	for id, e := range s.listed {
 		if !seen[id] {
-			gone = append(gone, id)
+			gone = append(gone, e.mt.Name)
 			delete(s.listed, id)
+			delete(s.named, e.mt.Name)
 		}
 	}
 	if len(gone) > 0 {
@@ -264,10 +279,16 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 	if in == nil || in.Type != "object" {
 		return nil, fmt.Errorf("no object input schema")
 	}
+	name := t.ID
+	if !s.opts.RawIDs {
+		if name = s.reg.Name(t.ID); name == "" {
+			return nil, fmt.Errorf("no longer in the registry")
+		}
+	}
 	op := t.Op()
 	destructive := t.Destructive
 	mt := &mcp.Tool{
-		Name:        t.ID,
+		Name:        name,
 		Title:       t.Label,
 		Description: t.Description,
 		InputSchema: withDialect(in),
@@ -283,7 +304,7 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 	}
 	if s.opts.Advertise != nil {
 		s.opts.Advertise(t, mt)
-		if mt.Name != t.ID {
+		if mt.Name != name {
 			return nil, fmt.Errorf("Advertise renamed the tool to %q", mt.Name)
 		}
 		if sch, ok := mt.InputSchema.(*jsonschema.Schema); !ok || sch == nil || sch.Type != "object" {
@@ -323,7 +344,7 @@ func (s *Server) filterList(next mcp.MethodHandler) mcp.MethodHandler {
 		tools := make([]*tool.Tool, len(lr.Tools))
 		s.mu.Lock()
 		for i, mt := range lr.Tools {
-			if e := s.listed[mt.Name]; e != nil {
+			if e := s.named[mt.Name]; e != nil {
 				tools[i] = e.tool
 			}
 		}
@@ -340,6 +361,31 @@ func (s *Server) filterList(next mcp.MethodHandler) mcp.MethodHandler {
 		// from a cache.
 		lr.Cacheable.CacheScope = "private"
 		return lr, nil
+	}
+}
+
+// resolveName is receiving middleware that lets tools/call name a tool by
+// its ID or its name, whichever the Server does not list it under.
+func (s *Server) resolveName(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		cr, ok := req.(*mcp.CallToolRequest)
+		if !ok || cr.Params == nil {
+			return next(ctx, method, req)
+		}
+		s.mu.Lock()
+		_, listed := s.named[cr.Params.Name]
+		s.mu.Unlock()
+		if !listed {
+			if t, ok := s.reg.ToolByName(cr.Params.Name); ok {
+				if e := s.entry(t.ID); e != nil {
+					cr.Params.Name = e.mt.Name
+				}
+			}
+		}
+		return next(ctx, method, req)
 	}
 }
 

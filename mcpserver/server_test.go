@@ -222,9 +222,9 @@ func TestListFilteredByAccount(t *testing.T) {
 		acct tool.Account
 		want []string
 	}{
-		{tool.Anonymous, []string{"test.ask", "test.panic", "test.report", "test.wait"}},
-		{editor, []string{"album.cover", "album.search", "test.ask", "test.panic", "test.report", "test.wait"}},
-		{admin, []string{"album.cover", "album.search", "site.publish", "test.ask", "test.panic", "test.report", "test.wait"}},
+		{tool.Anonymous, []string{"test__ask", "test__panic", "test__report", "test__wait"}},
+		{editor, []string{"album__cover", "album__search", "test__ask", "test__panic", "test__report", "test__wait"}},
+		{admin, []string{"album__cover", "album__search", "site__publish", "test__ask", "test__panic", "test__report", "test__wait"}},
 		{&tool.User{ID: "blocked", Permissions: admin.Permissions, IsBlocked: true}, nil},
 	}
 	for _, tc := range tests {
@@ -297,7 +297,7 @@ func TestListChecksPermissionsUnlocked(t *testing.T) {
 		t.Errorf("tools/call: %s", mustJSON(t, res))
 	}
 	release()
-	if names := waitFor(t, listed, "answer to tools/list"); !slices.Contains(names, "album.search") || slices.Contains(names, "site.publish") {
+	if names := waitFor(t, listed, "answer to tools/list"); !slices.Contains(names, "album__search") || slices.Contains(names, "site__publish") {
 		t.Errorf("tools/list = %v", names)
 	}
 }
@@ -319,8 +319,8 @@ func TestListDescribesTools(t *testing.T) {
 		ReadOnly, Destructive, Idempotent bool
 	}
 	for name, want := range map[string]hints{
-		"album.search": {"Search", true, false, true},
-		"site.publish": {"Publish", false, true, false},
+		"album__search": {"Search", true, false, true},
+		"site__publish": {"Publish", false, true, false},
 	} {
 		mt := byName[name]
 		a := mt.Annotations
@@ -329,7 +329,7 @@ func TestListDescribesTools(t *testing.T) {
 			t.Errorf("%s: hints %+v (annotation title %q), want %+v", name, got, a.Title, want)
 		}
 	}
-	search := byName["album.search"]
+	search := byName["album__search"]
 	if search.Description != "Finds albums whose title contains a word." {
 		t.Errorf("description %q", search.Description)
 	}
@@ -364,7 +364,7 @@ func TestListChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, changed, "tools/list_changed after Add")
-	if names := toolNames(t, cs); !slices.Contains(names, "album.count") {
+	if names := toolNames(t, cs); !slices.Contains(names, "album__count") {
 		t.Errorf("after Add, tools/list = %v, want album.count in it", names)
 	}
 	res := callTool(t, cs, "album.count", nil)
@@ -373,7 +373,7 @@ func TestListChanges(t *testing.T) {
 	}
 	f.reg.Remove("album.search")
 	waitFor(t, changed, "tools/list_changed after Remove")
-	if names := toolNames(t, cs); slices.Contains(names, "album.search") {
+	if names := toolNames(t, cs); slices.Contains(names, "album__search") {
 		t.Errorf("after Remove, tools/list = %v", names)
 	}
 	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "album.search", Arguments: map[string]any{"word": "so"}})
@@ -454,7 +454,7 @@ func TestCallSuccess(t *testing.T) {
 	}
 	var search *mcp.Tool
 	for _, mt := range list.Tools {
-		if mt.Name == "album.search" {
+		if mt.Name == "album__search" {
 			search = mt
 		}
 	}

@@ -40,7 +40,7 @@ func TestMCPStdio(t *testing.T) {
 		t.Fatalf("connect: %v; stderr:\n%s", err, cmd.Stderr)
 	}
 	defer cs.Close()
-	if got := toolNames(t, cs); !slices.Contains(got, "album.publish") || slices.Contains(got, "site.update_info") {
+	if got := toolNames(t, cs); !slices.Contains(got, "album__publish") || slices.Contains(got, "site__update_info") {
 		t.Errorf("editor's tools over stdio = %v", got)
 	}
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "album.add_track",

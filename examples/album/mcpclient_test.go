@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolapi/toolapi/tool"
 )
 
 // The end-to-end test of this file drives /mcp with the client of the MCP
@@ -341,7 +343,12 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 	for _, u := range users {
 		ps := tsPlanSession{User: u.name, Token: u.token}
 		for _, c := range u.cases {
-			ps.Calls = append(ps.Calls, tsCall{Tool: c.tool, Arguments: c.args})
+			// A client calls a tool by the name it was listed under.
+			name := app.Registry.Name(c.tool)
+			if name == "" {
+				name = c.tool
+			}
+			ps.Calls = append(ps.Calls, tsCall{Tool: name, Arguments: c.args})
 		}
 		plan.Sessions = append(plan.Sessions, ps)
 	}
@@ -369,9 +376,12 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 			var names []string
 			tools := map[string]*mcp.Tool{}
 			for _, tl := range got.Tools {
-				names = append(names, tl.Name)
-				tools[tl.Name] = tl
-				checkListedTool(t, app, tl)
+				def := checkListedTool(t, app, tl)
+				if def == nil {
+					continue
+				}
+				names = append(names, def.ID)
+				tools[def.ID] = tl
 			}
 			if !slices.Equal(names, u.tools) {
 				t.Errorf("tools listed = %v, want %v", names, u.tools)
@@ -483,13 +493,13 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 }
 
 // checkListedTool compares a tool as the client listed it with its
-// definition in the registry.
-func checkListedTool(t *testing.T, app *App, tl *mcp.Tool) {
+// definition in the registry, and returns the definition.
+func checkListedTool(t *testing.T, app *App, tl *mcp.Tool) *tool.Tool {
 	t.Helper()
-	def, ok := app.Registry.Tool(tl.Name)
-	if !ok {
-		t.Errorf("%s is listed but not in the registry", tl.Name)
-		return
+	def, ok := app.Registry.ToolByName(tl.Name)
+	if !ok || app.Registry.Name(def.ID) != tl.Name {
+		t.Errorf("%s is listed but not in the registry under that name", tl.Name)
+		return nil
 	}
 	if tl.Title != def.Label || tl.Description != def.Description {
 		t.Errorf("%s: title %q, description %q; want %q, %q", tl.Name, tl.Title, tl.Description, def.Label, def.Description)
@@ -497,7 +507,7 @@ func checkListedTool(t *testing.T, app *App, tl *mcp.Tool) {
 	a := tl.Annotations
 	if a == nil {
 		t.Errorf("%s: no annotations", tl.Name)
-		return
+		return def
 	}
 	op := def.Op()
 	readOnly := op == "read" || op == "explain"
@@ -509,6 +519,7 @@ func checkListedTool(t *testing.T, app *App, tl *mcp.Tool) {
 	if tl.OutputSchema == nil && len(def.Outputs) > 0 {
 		t.Errorf("%s has outputs but no output schema", tl.Name)
 	}
+	return def
 }
 
 // checkSuccessContent checks that a success's first block is text holding

@@ -155,8 +155,8 @@ func TestServeStateless(t *testing.T) {
 		token string
 		tools []string
 	}{
-		{"", []string{"album.list", "album.search", "album.summarize", "site.info"}},
-		{tokens["editor"], []string{"album.add_track", "album.list", "album.publish", "album.search", "album.summarize", "site.info", "translation.export"}},
+		{"", []string{"album__list", "album__search", "album__summarize", "site__info"}},
+		{tokens["editor"], []string{"album__add_track", "album__list", "album__publish", "album__search", "album__summarize", "site__info", "translation__export"}},
 	} {
 		cs := connectStateless(t, base+"/mcp", c.token)
 		if got := toolNames(t, cs); !slices.Equal(got, c.tools) {

@@ -111,7 +111,7 @@ func TestServeCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer editor.Close()
-	want := []string{"album.add_track", "album.list", "album.publish", "album.search", "album.summarize", "site.info", "translation.export"}
+	want := []string{"album__add_track", "album__list", "album__publish", "album__search", "album__summarize", "site__info", "translation__export"}
 	if got := toolNames(t, editor); !slices.Equal(got, want) {
 		t.Errorf("editor's tools = %v, want %v", got, want)
 	}
@@ -129,7 +129,7 @@ func TestServeCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer anon.Close()
-	if got := toolNames(t, anon); !slices.Equal(got, []string{"album.list", "album.search", "album.summarize", "site.info"}) {
+	if got := toolNames(t, anon); !slices.Equal(got, []string{"album__list", "album__search", "album__summarize", "site__info"}) {
 		t.Errorf("anonymous tools = %v", got)
 	}
 	res, err = anon.CallTool(t.Context(), &mcp.CallToolParams{Name: "album.summarize", Arguments: map[string]any{"album": "2"}})
