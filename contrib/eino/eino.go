@@ -35,9 +35,9 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/eino-contrib/jsonschema"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
+	"github.com/eino-contrib/jsonschema"
 
 	"github.com/toolapi/toolapi/funcall"
 	toolapi "github.com/toolapi/toolapi/tool"
@@ -151,7 +151,6 @@ type answer bool
 func (a answer) Confirm(context.Context, *toolapi.Tool, *toolapi.Values) (bool, error) {
 	return bool(a), nil
 }
-
 
 func encode(resp *funcall.Response) string {
 	b, err := json.Marshal(resp)
