@@ -211,10 +211,9 @@ func TestResponses(t *testing.T) {
 	tools := toolopenai.New(reg, agent, nil)
 
 	output := []any{map[string]any{"type": "reasoning", "id": "rs_1", "summary": []any{}}}
-	for i, c := range calls {
+	for _, c := range calls {
 		output = append(output, map[string]any{"type": "function_call", "id": "fc_" + c.id, "call_id": c.id,
 			"name": c.name, "arguments": c.args, "status": "completed"})
-		_ = i
 	}
 	first, _ := json.Marshal(map[string]any{"id": "resp_1", "object": "response", "created_at": 1, "model": "gpt-test",
 		"status": "completed", "output": output})
