@@ -19,9 +19,11 @@
 //
 // Genkit itself checks a tool's input against its declared schema before
 // the tool runs, and a call that fails that check ends Generate with an
-// error ("data did not match expected schema"); what the schema cannot say (an entity
-// that does not exist, a rule a tool checks itself) reaches the model as
-// an input failure it can correct. Genkit likewise ends Generate with a
+// error ("data did not match expected schema"); what the schema cannot say
+// (an entity that does not exist, a rule a tool checks itself) reaches the
+// model as an input failure it can correct. Genkit infers the output
+// schema a tool declares from its Go output type, so the tools declare
+// that of [Result]. Genkit likewise ends Generate with a
 // NOT_FOUND error when a model calls a tool it was not given, such as one
 // the account may not run.
 //
