@@ -68,9 +68,9 @@ type Result struct {
 	Success bool `json:"success"`
 	// Message is a sentence about the outcome.
 	Message string `json:"message"`
-	// Outputs holds the tool's outputs by name on success ({} when it
-	// has none); nil on failure.
-	Outputs map[string]any `json:"outputs,omitzero"`
+	// Outputs holds the tool's outputs by name on success; it is left out
+	// when the tool has none, and on failure.
+	Outputs map[string]any `json:"outputs,omitempty"`
 	// ErrorType is set on failure: tool_not_found, invalid_input,
 	// access_denied or execution_failed.
 	ErrorType string `json:"error_type,omitempty"`

@@ -161,6 +161,11 @@ func TestGenerate(t *testing.T) {
 			if diff := cmp.Diff(want, schemas["text__upper"]); diff != "" {
 				t.Errorf("input schema of text.upper (-want +got):\n%s", diff)
 			}
+			for _, d := range req.Tools {
+				if diff := cmp.Diff([]any{"success", "message"}, d.OutputSchema["required"]); diff != "" {
+					t.Errorf("output schema of %s: required (-want +got):\n%s", d.Name, diff)
+				}
+			}
 			return calls(&ai.ToolRequest{Name: "word__define", Ref: "1", Input: map[string]any{"word": "helo"}},
 				&ai.ToolRequest{Name: "db__query", Ref: "2", Input: map[string]any{}})
 		},
@@ -236,7 +241,7 @@ func TestConfirmInterrupt(t *testing.T) {
 		confirm bool
 		want    map[string]any
 	}{
-		{true, map[string]any{"success": true, "message": "Launched.", "outputs": map[string]any{}}},
+		{true, map[string]any{"success": true, "message": "Launched."}},
 		{false, map[string]any{"success": false, "message": "Launch was not confirmed, so it did not run.", "error_type": "access_denied"}},
 	} {
 		s := &script{}
