@@ -55,7 +55,6 @@ type Options struct {
 // tools. They are safe for concurrent use.
 type Tools struct {
 	set       *funcall.Toolset
-	reg       *toolapi.Registry
 	confirmer toolapi.Confirmer
 	tools     []*Tool
 }
@@ -63,7 +62,7 @@ type Tools struct {
 // New returns the tools of reg that acct may run (a nil acct is
 // [toolapi.Anonymous]). opts may be nil.
 func New(reg *toolapi.Registry, acct toolapi.Account, opts *Options) *Tools {
-	t := &Tools{set: funcall.New(reg, acct), reg: reg}
+	t := &Tools{set: funcall.New(reg, acct)}
 	if opts != nil {
 		t.confirmer = opts.Confirmer
 	}
