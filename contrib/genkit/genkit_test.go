@@ -286,3 +286,30 @@ func TestConfirmInterrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestConfirmer runs a tool marked Confirm with a Confirmer that decides:
+// Generate is not interrupted.
+func TestConfirmer(t *testing.T) {
+	s := &script{}
+	g, m, set, _ := setup(t, s, &toolgenkit.Options{Confirmer: tool.Confirmed})
+	var got map[string]any
+	s.turns = append(s.turns,
+		func(req *ai.ModelRequest) *ai.Message {
+			return calls(&ai.ToolRequest{Name: "rocket__launch", Ref: "1", Input: map[string]any{}})
+		},
+		func(req *ai.ModelRequest) *ai.Message {
+			got = outputs(t, req)["1"]
+			return ai.NewModelTextMessage("Done.")
+		},
+	)
+	resp, err := genkit.Generate(context.Background(), g, ai.WithModel(m), ai.WithPrompt("Launch."), ai.WithTools(set.Refs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.FinishReason == ai.FinishReasonInterrupted {
+		t.Errorf("Generate was interrupted")
+	}
+	if diff := cmp.Diff(map[string]any{"success": true, "message": "Launched."}, got); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+}
