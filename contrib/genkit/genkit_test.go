@@ -1,0 +1,315 @@
+package toolgenkit_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/firebase/genkit/go/ai"
+	"github.com/firebase/genkit/go/core"
+	"github.com/firebase/genkit/go/genkit"
+	"github.com/google/go-cmp/cmp"
+
+	toolgenkit "github.com/toolapi/toolapi/contrib/genkit"
+	"github.com/toolapi/toolapi/tool"
+)
+
+// agent may use tools but not read secrets.
+var agent = &tool.User{ID: "agent", Permissions: []string{"use tools"}}
+
+// newRegistry returns a registry of four small tools and a count of the
+// runs of the secret one, which agent may not run.
+func newRegistry(t *testing.T) (*tool.Registry, *int) {
+	t.Helper()
+	secretRuns := new(int)
+	reg := tool.NewRegistry(nil)
+	err := reg.Add(
+		&tool.Tool{
+			ID: "text.upper", Label: "Upper", Description: "Upper-cases a text.",
+			Operation: tool.OpTransform, Permission: "use tools",
+			Inputs: []*tool.Definition{{Name: "text", Type: "string", Required: true,
+				Constraints: tool.Constraints{Length: &tool.Bounds{Max: tool.Ptr(10)}}}},
+			Outputs: []*tool.Definition{{Name: "result", Type: "string", Required: true}},
+			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+				return tool.Succeeded("", map[string]any{"result": strings.ToUpper(in.String("text"))}), nil
+			},
+		},
+		&tool.Tool{
+			ID: "vault.secret", Label: "Secret", Description: "Reads the secret.",
+			Operation: tool.OpRead, Permission: "read secrets",
+			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+				*secretRuns++
+				return tool.Succeeded("", nil), nil
+			},
+		},
+		&tool.Tool{
+			ID: "rocket.launch", Label: "Launch", Description: "Launches the rocket.",
+			Operation: tool.OpTrigger, Permission: "use tools", Confirm: true,
+			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+				return tool.Succeeded("Launched.", nil), nil
+			},
+		},
+		&tool.Tool{
+			ID: "db.query", Label: "Query", Description: "Queries the database.",
+			Operation: tool.OpRead, Permission: "use tools",
+			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+				return nil, errors.New("dial tcp 10.0.0.7:5432: password authentication failed")
+			},
+		},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg, secretRuns
+}
+
+// define is a tool whose input the schema cannot check: only words of its
+// dictionary are accepted.
+func define() *tool.Tool {
+	return &tool.Tool{
+		ID: "word.define", Label: "Define", Description: "Defines a word.",
+		Operation: tool.OpRead, Permission: "use tools",
+		Inputs:  []*tool.Definition{{Name: "word", Type: "string", Required: true}},
+		Outputs: []*tool.Definition{{Name: "result", Type: "string", Required: true}},
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			if in.String("word") != "hello" {
+				return nil, tool.InputErrorf("word", "is not in the dictionary; it knows: hello")
+			}
+			return tool.Succeeded("", map[string]any{"result": "a greeting"}), nil
+		},
+	}
+}
+
+// script is a scripted model: each turn reads the request and answers.
+type script struct {
+	mu    sync.Mutex
+	turns []func(req *ai.ModelRequest) *ai.Message
+	sent  []*ai.ModelRequest
+}
+
+func (s *script) generate(ctx context.Context, req *ai.ModelRequest, cb ai.ModelStreamCallback) (*ai.ModelResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sent = append(s.sent, req)
+	if len(s.sent) > len(s.turns) {
+		return nil, errors.New("the script has no more turns")
+	}
+	return &ai.ModelResponse{Message: s.turns[len(s.sent)-1](req), FinishReason: ai.FinishReasonStop, Request: req}, nil
+}
+
+// setup returns a Genkit with the scripted model, and the tools.
+func setup(t *testing.T, s *script, opts *toolgenkit.Options) (*genkit.Genkit, ai.Model, *toolgenkit.Tools, *int) {
+	t.Helper()
+	reg, secretRuns := newRegistry(t)
+	if err := reg.Add(define()); err != nil {
+		t.Fatal(err)
+	}
+	g := genkit.Init(context.Background())
+	m := genkit.DefineModel(g, "test/scripted", &ai.ModelOptions{Supports: &ai.ModelSupports{Tools: true, Multiturn: true}}, s.generate)
+	return g, m, toolgenkit.New(reg, agent, opts), secretRuns
+}
+
+func calls(reqs ...*ai.ToolRequest) *ai.Message {
+	msg := &ai.Message{Role: ai.RoleModel}
+	for _, r := range reqs {
+		msg.Content = append(msg.Content, ai.NewToolRequestPart(r))
+	}
+	return msg
+}
+
+// outputs returns the outputs of the tool responses in req by ref.
+func outputs(t *testing.T, req *ai.ModelRequest) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, m := range req.Messages {
+		for _, p := range m.Content {
+			if p.ToolResponse != nil {
+				b, _ := json.Marshal(p.ToolResponse.Output)
+				var o map[string]any
+				if err := json.Unmarshal(b, &o); err != nil {
+					t.Fatalf("output of %s: %v", p.ToolResponse.Ref, err)
+				}
+				out[p.ToolResponse.Ref] = o
+			}
+		}
+	}
+	return out
+}
+
+func TestGenerate(t *testing.T) {
+	s := &script{}
+	g, m, set, _ := setup(t, s, nil)
+	s.turns = append(s.turns,
+		// The model asks for a word the dictionary lacks and for a tool
+		// that fails inside.
+		func(req *ai.ModelRequest) *ai.Message {
+			var names []string
+			schemas := map[string]map[string]any{}
+			for _, d := range req.Tools {
+				names = append(names, d.Name)
+				schemas[d.Name] = d.InputSchema
+			}
+			slices.Sort(names)
+			if diff := cmp.Diff([]string{"db__query", "rocket__launch", "text__upper", "word__define"}, names); diff != "" {
+				t.Errorf("tools declared to the model (-want +got):\n%s", diff)
+			}
+			want := map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string", "maxLength": 10.0}},
+				"required": []any{"text"}, "additionalProperties": false}
+			if diff := cmp.Diff(want, schemas["text__upper"]); diff != "" {
+				t.Errorf("input schema of text.upper (-want +got):\n%s", diff)
+			}
+			for _, d := range req.Tools {
+				if diff := cmp.Diff([]any{"success", "message"}, d.OutputSchema["required"]); diff != "" {
+					t.Errorf("output schema of %s: required (-want +got):\n%s", d.Name, diff)
+				}
+			}
+			return calls(&ai.ToolRequest{Name: "word__define", Ref: "1", Input: map[string]any{"word": "helo"}},
+				&ai.ToolRequest{Name: "db__query", Ref: "2", Input: map[string]any{}})
+		},
+		// It reads the violations and calls again with a known word.
+		func(req *ai.ModelRequest) *ai.Message {
+			got := outputs(t, req)
+			want := map[string]any{"success": false, "message": "Invalid input for Define: word: is not in the dictionary; it knows: hello",
+				"error_type": "invalid_input", "violations": []any{map[string]any{"path": "word", "message": "is not in the dictionary; it knows: hello"}},
+				"input_schema": map[string]any{"type": "object", "properties": map[string]any{"word": map[string]any{"type": "string"}},
+					"required": []any{"word"}, "additionalProperties": false}}
+			if diff := cmp.Diff(want, got["1"]); diff != "" {
+				t.Errorf("output for the unknown word (-want +got):\n%s", diff)
+			}
+			want = map[string]any{"success": false, "message": "Query failed.", "error_type": "execution_failed"}
+			if diff := cmp.Diff(want, got["2"]); diff != "" {
+				t.Errorf("output of the failing tool (-want +got):\n%s", diff)
+			}
+			return calls(&ai.ToolRequest{Name: "word__define", Ref: "3", Input: map[string]any{"word": "hello"}})
+		},
+		// It answers from the result.
+		func(req *ai.ModelRequest) *ai.Message {
+			out := outputs(t, req)["3"]
+			result, _ := out["outputs"].(map[string]any)["result"].(string)
+			return ai.NewModelTextMessage(result)
+		},
+	)
+	resp, err := genkit.Generate(context.Background(), g, ai.WithModel(m), ai.WithPrompt("Define hello."), ai.WithTools(set.Refs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text() != "a greeting" {
+		t.Errorf("answer %q, want %q", resp.Text(), "a greeting")
+	}
+	if len(s.sent) != 3 {
+		t.Errorf("the model was called %d times, want 3", len(s.sent))
+	}
+	if b, _ := json.Marshal(resp.History()); strings.Contains(string(b), "password") {
+		t.Errorf("the history leaks internal error text: %s", b)
+	}
+}
+
+// TestGenerateRefused covers the calls Genkit refuses itself: arguments
+// outside the declared schema, and a tool the account may not run, which
+// was never declared.
+func TestGenerateRefused(t *testing.T) {
+	for _, tt := range []struct {
+		call   *ai.ToolRequest
+		status core.StatusName
+		says   string
+	}{
+		{&ai.ToolRequest{Name: "text__upper", Ref: "1", Input: map[string]any{"text": "far too long a text"}}, core.INTERNAL, "did not match expected schema"},
+		{&ai.ToolRequest{Name: "vault__secret", Ref: "1", Input: map[string]any{}}, core.NOT_FOUND, `tool "vault__secret" not found`},
+	} {
+		s := &script{}
+		g, m, set, secretRuns := setup(t, s, nil)
+		s.turns = append(s.turns, func(req *ai.ModelRequest) *ai.Message { return calls(tt.call) })
+		_, err := genkit.Generate(context.Background(), g, ai.WithModel(m), ai.WithPrompt("Go."), ai.WithTools(set.Refs()...))
+		var ge *core.GenkitError
+		if !errors.As(err, &ge) || ge.Status != tt.status || !strings.Contains(err.Error(), tt.says) {
+			t.Errorf("%s: error %v, want status %s saying %q", tt.call.Name, err, tt.status, tt.says)
+		}
+		if *secretRuns != 0 {
+			t.Errorf("the secret tool ran %d times", *secretRuns)
+		}
+	}
+}
+
+// TestConfirmInterrupt runs a tool marked Confirm: Generate is
+// interrupted, and restarted to run the tool or to refuse it as a person
+// decided.
+func TestConfirmInterrupt(t *testing.T) {
+	for _, tt := range []struct {
+		confirm bool
+		want    map[string]any
+	}{
+		{true, map[string]any{"success": true, "message": "Launched."}},
+		{false, map[string]any{"success": false, "message": "Launch was not confirmed, so it did not run.", "error_type": "access_denied"}},
+	} {
+		s := &script{}
+		g, m, set, _ := setup(t, s, nil)
+		var got map[string]any
+		s.turns = append(s.turns,
+			func(req *ai.ModelRequest) *ai.Message {
+				return calls(&ai.ToolRequest{Name: "rocket__launch", Ref: "1", Input: map[string]any{}})
+			},
+			func(req *ai.ModelRequest) *ai.Message {
+				got = outputs(t, req)["1"]
+				return ai.NewModelTextMessage("Done.")
+			},
+		)
+		ctx := context.Background()
+		resp, err := genkit.Generate(ctx, g, ai.WithModel(m), ai.WithPrompt("Launch."), ai.WithTools(set.Refs()...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		interrupts := resp.Interrupts()
+		if resp.FinishReason != ai.FinishReasonInterrupted || len(interrupts) != 1 {
+			t.Fatalf("finish reason %q with %d interrupts, want interrupted with 1", resp.FinishReason, len(interrupts))
+		}
+		info, ok := ai.InterruptAs[toolgenkit.Confirmation](interrupts[0])
+		if want := (toolgenkit.Confirmation{Tool: "rocket__launch", Label: "Launch", Input: map[string]any{}}); !ok || !cmp.Equal(want, info) {
+			t.Errorf("interrupt metadata %+v, want %+v", info, want)
+		}
+		restart := set.Decline(interrupts[0])
+		if tt.confirm {
+			restart = set.Confirm(interrupts[0])
+		}
+		resp, err = genkit.Generate(ctx, g, ai.WithModel(m), ai.WithMessages(resp.History()...),
+			ai.WithTools(set.Refs()...), ai.WithToolRestarts(restart))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Text() != "Done." {
+			t.Errorf("answer %q, want Done.", resp.Text())
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("confirm %v: output (-want +got):\n%s", tt.confirm, diff)
+		}
+	}
+}
+
+// TestConfirmer runs a tool marked Confirm with a Confirmer that decides:
+// Generate is not interrupted.
+func TestConfirmer(t *testing.T) {
+	s := &script{}
+	g, m, set, _ := setup(t, s, &toolgenkit.Options{Confirmer: tool.Confirmed})
+	var got map[string]any
+	s.turns = append(s.turns,
+		func(req *ai.ModelRequest) *ai.Message {
+			return calls(&ai.ToolRequest{Name: "rocket__launch", Ref: "1", Input: map[string]any{}})
+		},
+		func(req *ai.ModelRequest) *ai.Message {
+			got = outputs(t, req)["1"]
+			return ai.NewModelTextMessage("Done.")
+		},
+	)
+	resp, err := genkit.Generate(context.Background(), g, ai.WithModel(m), ai.WithPrompt("Launch."), ai.WithTools(set.Refs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.FinishReason == ai.FinishReasonInterrupted {
+		t.Errorf("Generate was interrupted")
+	}
+	if diff := cmp.Diff(map[string]any{"success": true, "message": "Launched."}, got); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+}
