@@ -31,9 +31,9 @@ func (e errArgs) Error() string { return e.v.Message }
 
 // decodeJSONInputs decodes a JSON arguments document by t's inputs. A
 // document that is not a JSON object gives one violation about it.
-func decodeJSONInputs(t *Tool, data []byte) (*Values, []Violation) {
-	p := t.prep
-	in := newValues(t)
+func decodeJSONInputs(e *entry, data []byte) (*Values, []Violation) {
+	t, p := e.tool, e
+	in := newValues(e)
 	data = trimSpace(data)
 	if len(data) == 0 || string(data) == "null" {
 		var vs violations
@@ -199,7 +199,7 @@ func (n *node) takesString() bool {
 }
 
 // addExtra reports the names sent that are not inputs, or are locked.
-func addExtra(p *prepared, extra []string, vs *violations) {
+func addExtra(p *entry, extra []string, vs *violations) {
 	slices.Sort(extra)
 	for _, k := range extra {
 		seg := pathSeg{name: k}
@@ -214,7 +214,7 @@ func addExtra(p *prepared, extra []string, vs *violations) {
 // sortViolations orders violations by input, in definition order, and
 // those about names that are not inputs last; within an input they keep
 // the order they were found in.
-func sortViolations(p *prepared, vs violations) []Violation {
+func sortViolations(p *entry, vs violations) []Violation {
 	if len(vs) < 2 {
 		return vs
 	}

@@ -9,8 +9,11 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// prepared is what a tool's definitions compile to.
-type prepared struct {
+// An entry is a tool as a registry holds it: the tool as it was added and
+// what its definitions compiled to for that registry. The tool itself is
+// never written: one Tool may be added to several registries.
+type entry struct {
+	tool       *Tool
 	permission Permission
 	searchText string
 	inputs     []*node
@@ -25,22 +28,9 @@ type prepared struct {
 	dropped sync.Map // undeclared output names already logged
 }
 
-var prepMu sync.Mutex
-
-// prepare returns t's compiled definitions: those of the registry it was
-// added to, or else a compilation with the built-in types only, kept
-// until a registry takes the tool.
-func (t *Tool) prepare() (*prepared, error) {
-	prepMu.Lock()
-	defer prepMu.Unlock()
-	if t.prep != nil || t.prepEr != nil {
-		return t.prep, t.prepEr
-	}
-	t.prep, t.prepEr = t.compile(nil)
-	return t.prep, t.prepEr
-}
-
-func (t *Tool) compile(r *Registry) (*prepared, error) {
+// compileTool compiles t's definitions for r; a nil r knows the built-in
+// data types only and checks no entity type.
+func compileTool(r *Registry, t *Tool) (*entry, error) {
 	if t.ID == "" {
 		return nil, errors.New("a tool needs an ID")
 	}
@@ -62,7 +52,7 @@ func (t *Tool) compile(r *Registry) (*prepared, error) {
 			return r.types[name]
 		}
 	}
-	p := &prepared{permission: perm, inputIndex: make(map[string]int, len(t.Inputs))}
+	p := &entry{tool: t, permission: perm, inputIndex: make(map[string]int, len(t.Inputs))}
 	entityCheck := false
 	for i, def := range t.Inputs {
 		if def == nil || def.Name == "" {

@@ -354,7 +354,7 @@ func TestCustomDataType(t *testing.T) {
 	if diff := cmp.Diff([]Violation{{"c", "must be a color such as #ff8800"}}, res.Violations); diff != "" {
 		t.Errorf("invalid color (-want +got):\n%s", diff)
 	}
-	if f := tl.InputSchema().Properties["c"].Format; f != "color" {
+	if f := r.InputSchema(tl.ID).Properties["c"].Format; f != "color" {
 		t.Errorf("format = %q, want color", f)
 	}
 }

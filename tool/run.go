@@ -12,13 +12,14 @@ import (
 // run is the one path every run takes. A panic anywhere in it (a
 // handler, an access method, a refiner, an entity type, a data type
 // check) is logged and fails the run.
-func (r *Registry) run(ctx context.Context, t *Tool, decode func() (*Values, []Violation)) (res *Result) {
+func (r *Registry) run(ctx context.Context, e *entry, decode func() (*Values, []Violation)) (res *Result) {
+	t := e.tool
 	defer func() {
 		if v := recover(); v != nil {
 			res = r.runtimeFailure(t, "tool panicked", fmt.Errorf("panic: %v\n%s", v, debug.Stack()))
 		}
 	}()
-	p := t.prep
+	p := e
 	acct := AccountFrom(ctx)
 	if acct.Blocked() {
 		return accessFailure("The account " + acct.AccountID() + " is blocked and may run no tool.")
@@ -30,7 +31,7 @@ func (r *Registry) run(ctx context.Context, t *Tool, decode func() (*Values, []V
 	if len(vs) > 0 {
 		return inputFailure(t, vs)
 	}
-	if res := r.loadEntities(ctx, t, acct, in); res != nil {
+	if res := r.loadEntities(ctx, e, acct, in); res != nil {
 		return res
 	}
 	if t.Access != nil {
@@ -70,7 +71,7 @@ func (r *Registry) run(ctx context.Context, t *Tool, decode func() (*Values, []V
 		}
 		return r.runtimeFailure(t, "tool failed", err)
 	}
-	return r.finish(t, res)
+	return r.finish(e, res)
 }
 
 // call calls the handler, turning a panic into an error.
@@ -84,8 +85,8 @@ func (r *Registry) call(ctx context.Context, t *Tool, in *Values) (res *Result, 
 }
 
 // finish publishes and checks the outputs of a handler's result.
-func (r *Registry) finish(t *Tool, res *Result) *Result {
-	p := t.prep
+func (r *Registry) finish(e *entry, res *Result) *Result {
+	t, p := e.tool, e
 	if res == nil {
 		res = &Result{Success: true}
 	}
@@ -180,10 +181,10 @@ func (r *Registry) runtimeFailure(t *Tool, what string, err error) *Result {
 }
 
 // decodeInputs decodes and validates args by the tool's (refined) inputs.
-func (r *Registry) decodeInputs(ctx context.Context, t *Tool, args map[string]any) (*Values, []Violation) {
-	p := t.prep
+func (r *Registry) decodeInputs(ctx context.Context, e *entry, args map[string]any) (*Values, []Violation) {
+	t, p := e.tool, e
 	var vs violations
-	in := newValues(t)
+	in := newValues(e)
 	for i, n := range p.inputs {
 		if p.refined[n.def.Name] {
 			continue
@@ -200,7 +201,7 @@ func (r *Registry) decodeInputs(ctx context.Context, t *Tool, args map[string]an
 		addExtra(p, extra, &vs)
 	}
 	if p.refined != nil {
-		known := in.Map()
+		known := in.byName()
 		for i, n := range p.inputs {
 			if !p.refined[n.def.Name] {
 				continue
@@ -295,19 +296,19 @@ func (r *Registry) refine(ctx context.Context, t *Tool, n *node, values map[stri
 // its refiner makes them for these arguments (the explorer re-renders its
 // form from them). Tools without a refiner return their inputs.
 func (r *Registry) Refine(ctx context.Context, id string, args map[string]any) ([]*Definition, error) {
-	t, ok := r.Tool(id)
-	if !ok {
+	e := r.entry(id)
+	if e == nil {
 		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
-	p := t.prep
+	t, p := e.tool, e
 	if !p.permission.Allows(AccountFrom(ctx)) {
 		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
 	if p.refined == nil {
 		return cloneDefinitions(t.Inputs), nil
 	}
-	in, _ := r.decodeInputs(ctx, t, args)
-	known := in.Map()
+	in, _ := r.decodeInputs(ctx, e, args)
+	known := in.byName()
 	defs := make([]*Definition, len(t.Inputs))
 	for i, n := range p.inputs {
 		defs[i] = n.def
@@ -335,9 +336,10 @@ func cloneDefinitions(defs []*Definition) []*Definition {
 
 // loadEntities replaces entity references by loaded entities and checks
 // the declared op on each for acct. It returns a failure, or nil.
-func (r *Registry) loadEntities(ctx context.Context, t *Tool, acct Account, in *Values) *Result {
+func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in *Values) *Result {
+	t := e.tool
 	var vs violations
-	for i, n := range t.prep.inputs {
+	for i, n := range e.inputs {
 		op := entityOp(n)
 		if op == "" || in.values[i] == nil {
 			continue
@@ -345,11 +347,11 @@ func (r *Registry) loadEntities(ctx context.Context, t *Tool, acct Account, in *
 		seg := pathSeg{name: n.def.Name}
 		switch v := in.values[i].(type) {
 		case entityRef:
-			e, res := r.loadEntity(ctx, t, acct, v, op, &seg, &vs)
+			ent, res := r.loadEntity(ctx, t, acct, v, op, &seg, &vs)
 			if res != nil {
 				return res
 			}
-			in.values[i] = e
+			in.values[i] = ent
 		case []any:
 			v = slices.Clone(v) // never load into what the caller or a default holds
 			in.values[i] = v
@@ -359,11 +361,11 @@ func (r *Registry) loadEntities(ctx context.Context, t *Tool, acct Account, in *
 					return r.runtimeFailure(t, "entity load failed", fmt.Errorf("input %s: item %d is %T, not an entity reference", n.def.Name, j, item))
 				}
 				is := seg.item(j)
-				e, res := r.loadEntity(ctx, t, acct, ref, op, &is, &vs)
+				ent, res := r.loadEntity(ctx, t, acct, ref, op, &is, &vs)
 				if res != nil {
 					return res
 				}
-				v[j] = e
+				v[j] = ent
 			}
 		}
 	}
