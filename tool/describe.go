@@ -57,17 +57,3 @@ func (t *Tool) Check() error {
 	_, err := compileTool(nil, t)
 	return err
 }
-
-// ErrorType returns the name callers give the failure category in JSON
-// ("invalid_input", "access_denied", "execution_failed").
-func (f Failure) ErrorType() string {
-	switch f {
-	case FailureInput:
-		return "invalid_input"
-	case FailureAccess:
-		return "access_denied"
-	case FailureRuntime:
-		return "execution_failed"
-	}
-	return ""
-}

@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -280,38 +279,4 @@ func (e *entry) matches(words []string, all bool) bool {
 func (t *Tool) Allowed(acct Account) bool {
 	p, err := ParsePermission(t.Permission)
 	return err == nil && p.Allows(acct)
-}
-
-// Run runs the tool with the given ID for the account in ctx (see
-// [WithAccount]) with arguments by input name. Values are JSON values
-// (string, float64 or any Go integer, bool, nil, []any, map[string]any), or
-// [Text] typed by a person, which is coerced to the input's type. It
-// returns [ErrNotFound] for an unknown ID; every other outcome, failures
-// included, is a Result.
-func (r *Registry) Run(ctx context.Context, id string, args map[string]any) (*Result, error) {
-	e := r.entry(id)
-	if e == nil {
-		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
-	}
-	return r.run(ctx, e, func() (*Values, []Violation) { return r.decodeInputs(ctx, e, args) }), nil
-}
-
-// RunJSON is [Registry.Run] with the arguments as a JSON object (an empty
-// or null document means no arguments).
-func (r *Registry) RunJSON(ctx context.Context, id string, args []byte) (*Result, error) {
-	e := r.entry(id)
-	if e == nil {
-		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
-	}
-	if e.tool.Refiner != nil {
-		// Refiners need every value at once: decode the tree.
-		return r.run(ctx, e, func() (*Values, []Violation) {
-			m, vs := decodeArgs(args)
-			if vs != nil {
-				return nil, vs
-			}
-			return r.decodeInputs(ctx, e, m)
-		}), nil
-	}
-	return r.run(ctx, e, func() (*Values, []Violation) { return decodeJSONInputs(e, args) }), nil
 }

@@ -9,6 +9,40 @@ import (
 	"strings"
 )
 
+// Run runs the tool with the given ID for the account in ctx (see
+// [WithAccount]) with arguments by input name. Values are JSON values
+// (string, float64 or any Go integer, bool, nil, []any, map[string]any), or
+// [Text] typed by a person, which is coerced to the input's type. It
+// returns [ErrNotFound] for an unknown ID; every other outcome, failures
+// included, is a Result.
+func (r *Registry) Run(ctx context.Context, id string, args map[string]any) (*Result, error) {
+	e := r.entry(id)
+	if e == nil {
+		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	return r.run(ctx, e, func() (*Values, []Violation) { return r.decodeInputs(ctx, e, args) }), nil
+}
+
+// RunJSON is [Registry.Run] with the arguments as a JSON object (an empty
+// or null document means no arguments).
+func (r *Registry) RunJSON(ctx context.Context, id string, args []byte) (*Result, error) {
+	e := r.entry(id)
+	if e == nil {
+		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	if e.tool.Refiner != nil {
+		// Refiners need every value at once: decode the tree.
+		return r.run(ctx, e, func() (*Values, []Violation) {
+			m, vs := decodeArgs(args)
+			if vs != nil {
+				return nil, vs
+			}
+			return r.decodeInputs(ctx, e, m)
+		}), nil
+	}
+	return r.run(ctx, e, func() (*Values, []Violation) { return decodeJSONInputs(e, args) }), nil
+}
+
 // run is the one path every run takes. A panic anywhere in it (a
 // handler, an access method, a refiner, an entity type, a data type
 // check) is logged and fails the run.
@@ -19,13 +53,12 @@ func (r *Registry) run(ctx context.Context, e *entry, decode func() (*Values, []
 			res = r.runtimeFailure(t, "tool panicked", fmt.Errorf("panic: %v\n%s", v, debug.Stack()))
 		}
 	}()
-	p := e
 	acct := AccountFrom(ctx)
 	if acct.Blocked() {
 		return accessFailure("The account " + acct.AccountID() + " is blocked and may run no tool.")
 	}
-	if !p.permission.Allows(acct) {
-		return accessFailure("You may not run " + t.label() + ": it needs the permission " + quotePermission(p.permission) + ".")
+	if !e.permission.Allows(acct) {
+		return accessFailure("You may not run " + t.label() + ": it needs the permission " + quotePermission(e.permission) + ".")
 	}
 	in, vs := decode()
 	if len(vs) > 0 {
@@ -86,7 +119,7 @@ func (r *Registry) call(ctx context.Context, t *Tool, in *Values) (res *Result, 
 
 // finish publishes and checks the outputs of a handler's result.
 func (r *Registry) finish(e *entry, res *Result) *Result {
-	t, p := e.tool, e
+	t := e.tool
 	if res == nil {
 		res = &Result{Success: true}
 	}
@@ -105,18 +138,18 @@ func (r *Registry) finish(e *entry, res *Result) *Result {
 	}
 	for name := range res.Outputs {
 		if !t.hasOutput(name) {
-			if _, logged := p.dropped.LoadOrStore(name, true); !logged {
+			if _, logged := e.dropped.LoadOrStore(name, true); !logged {
 				r.logger.Warn("undeclared output dropped", "tool", t.ID, "output", name)
 			}
 		}
 	}
-	if len(p.outputs) == 0 {
+	if len(e.outputs) == 0 {
 		return out
 	}
 	var vs violations
 	pub := &publisher{r: r}
-	outputs := make(map[string]any, len(p.outputs))
-	for _, n := range p.outputs {
+	outputs := make(map[string]any, len(e.outputs))
+	for _, n := range e.outputs {
 		name := n.def.Name
 		v, present := res.Outputs[name]
 		seg := pathSeg{name: name}
@@ -178,160 +211,6 @@ func inputFailure(t *Tool, vs []Violation) *Result {
 func (r *Registry) runtimeFailure(t *Tool, what string, err error) *Result {
 	r.logger.Error(what, "tool", t.ID, "error", err.Error())
 	return &Result{Message: t.label() + " failed.", Failure: FailureRuntime}
-}
-
-// decodeInputs decodes and validates args by the tool's (refined) inputs.
-func (r *Registry) decodeInputs(ctx context.Context, e *entry, args map[string]any) (*Values, []Violation) {
-	t, p := e.tool, e
-	var vs violations
-	in := newValues(e)
-	for i, n := range p.inputs {
-		if p.refined[n.def.Name] {
-			continue
-		}
-		decodeInput(n, i, args, in, &vs)
-	}
-	if len(args) > 0 {
-		var extra []string
-		for k := range args {
-			if i, ok := p.inputIndex[k]; !ok || t.Inputs[i].Locked {
-				extra = append(extra, k)
-			}
-		}
-		addExtra(p, extra, &vs)
-	}
-	if p.refined != nil {
-		known := in.byName()
-		for i, n := range p.inputs {
-			if !p.refined[n.def.Name] {
-				continue
-			}
-			rn, err := r.refine(ctx, t, n, known)
-			if err != nil {
-				seg := pathSeg{name: n.def.Name}
-				vs.add(&seg, "cannot be checked now; try again")
-				r.logger.Error("refiner failed", "tool", t.ID, "input", n.def.Name, "error", err.Error())
-				continue
-			}
-			decodeInput(rn, i, args, in, &vs)
-		}
-	}
-	return in, sortViolations(p, vs)
-}
-
-func decodeInput(n *node, i int, args map[string]any, in *Values, vs *violations) {
-	d := n.def
-	if d.Locked {
-		in.values[i] = n.deflt
-		return
-	}
-	raw, present := args[d.Name]
-	if !present || raw == nil {
-		decodeAbsent(n, i, present, in, vs)
-		return
-	}
-	seg := pathSeg{name: d.Name}
-	in.values[i] = n.decode(raw, &seg, vs)
-	in.set[i] = true
-}
-
-// decodeAbsent gives input i its value when it is absent, or null
-// (present): the default, or a violation when it is required or NotNull.
-func decodeAbsent(n *node, i int, present bool, in *Values, vs *violations) {
-	d := n.def
-	switch {
-	case d.Locked:
-		in.values[i] = cloneDefault(n.deflt)
-	case d.Required:
-		seg := pathSeg{name: d.Name}
-		vs.add(&seg, "is required")
-	case present && d.Constraints.NotNull:
-		seg := pathSeg{name: d.Name}
-		vs.add(&seg, "must not be null")
-	default:
-		in.values[i] = cloneDefault(n.deflt)
-	}
-}
-
-// cloneDefault returns a copy of a list or map default, so that no run
-// sees what another run (or its entity loading) did to it.
-func cloneDefault(v any) any {
-	switch x := v.(type) {
-	case []any:
-		c := make([]any, len(x))
-		for i, item := range x {
-			c[i] = cloneDefault(item)
-		}
-		return c
-	case map[string]any:
-		c := make(map[string]any, len(x))
-		for k, item := range x {
-			c[k] = cloneDefault(item)
-		}
-		return c
-	}
-	return v
-}
-
-// refine returns the refined, compiled definition of input n.
-func (r *Registry) refine(ctx context.Context, t *Tool, n *node, values map[string]any) (*node, error) {
-	def, err := t.Refiner.Refine(ctx, n.def, values)
-	if err != nil {
-		return nil, err
-	}
-	if def == nil || def == n.def {
-		return n, nil
-	}
-	if def.Name != n.def.Name {
-		return nil, fmt.Errorf("refined definition renames %q to %q", n.def.Name, def.Name)
-	}
-	return compile(def, func(name string) *DataType {
-		r.mu.RLock()
-		defer r.mu.RUnlock()
-		return r.types[name]
-	}, def.Name)
-}
-
-// Refine returns the input definitions of the tool with the given ID as
-// its refiner makes them for these arguments (the explorer re-renders its
-// form from them). Tools without a refiner return their inputs.
-func (r *Registry) Refine(ctx context.Context, id string, args map[string]any) ([]*Definition, error) {
-	e := r.entry(id)
-	if e == nil {
-		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
-	}
-	t, p := e.tool, e
-	if !p.permission.Allows(AccountFrom(ctx)) {
-		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
-	}
-	if p.refined == nil {
-		return cloneDefinitions(t.Inputs), nil
-	}
-	in, _ := r.decodeInputs(ctx, e, args)
-	known := in.byName()
-	defs := make([]*Definition, len(t.Inputs))
-	for i, n := range p.inputs {
-		defs[i] = n.def
-		if p.refined[n.def.Name] {
-			rn, err := r.refine(ctx, t, n, known)
-			if err != nil {
-				return nil, err
-			}
-			defs[i] = rn.def
-		}
-	}
-	return cloneDefinitions(defs), nil
-}
-
-// cloneDefinitions returns shallow copies of defs, so that callers may
-// change them without changing the tool.
-func cloneDefinitions(defs []*Definition) []*Definition {
-	out := make([]*Definition, len(defs))
-	for i, d := range defs {
-		c := *d
-		out[i] = &c
-	}
-	return out
 }
 
 // loadEntities replaces entity references by loaded entities and checks

@@ -91,14 +91,3 @@ func (t *Tool) IsDestructive() bool {
 	op := t.Op()
 	return op == OpWrite || op == OpTrigger
 }
-
-// A Refiner refines the definitions of some inputs from the values of the
-// others, as a choice list that depends on another input.
-type Refiner struct {
-	// Inputs names the inputs it refines.
-	Inputs []string
-	// Refine returns the definition of input def.Name given the values of
-	// the other inputs (by name, decoded, possibly invalid or absent). It
-	// returns def itself when there is nothing to refine.
-	Refine func(ctx context.Context, def *Definition, values map[string]any) (*Definition, error)
-}
