@@ -1,8 +1,7 @@
 package tool
 
 import (
-	"errors"
-	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -29,20 +28,22 @@ type entry struct {
 }
 
 // compileTool compiles t's definitions for r; a nil r knows the built-in
-// data types only and checks no entity type.
+// data types only and checks no entity type. It reports every problem, each
+// a *DefinitionError.
 func compileTool(r *Registry, t *Tool) (*entry, error) {
+	var errs definitionErrors
 	if t.ID == "" {
-		return nil, errors.New("a tool needs an ID")
+		errs.add("", "id", "a tool needs an ID")
 	}
 	if strings.TrimSpace(t.Description) == "" {
-		return nil, errors.New("a tool needs a description")
+		errs.add("", "description", "a tool needs a description")
 	}
 	if t.Operation != "" && !t.Operation.Valid() {
-		return nil, fmt.Errorf("operation %q is not one of read, write, trigger, transform, explain", t.Operation)
+		errs.add("", "op", "operation %q is not one of read, write, trigger, transform, explain", t.Operation)
 	}
 	perm, err := ParsePermission(t.Permission)
 	if err != nil {
-		return nil, err
+		errs.add("", "permission", "%v", err)
 	}
 	var types func(string) *DataType
 	if r != nil {
@@ -52,112 +53,110 @@ func compileTool(r *Registry, t *Tool) (*entry, error) {
 			return r.types[name]
 		}
 	}
-	p := &entry{tool: t, permission: perm, inputIndex: make(map[string]int, len(t.Inputs))}
+	e := &entry{tool: t, permission: perm, inputIndex: make(map[string]int, len(t.Inputs))}
 	entityCheck := false
 	for i, def := range t.Inputs {
 		if def == nil || def.Name == "" {
-			return nil, fmt.Errorf("input %d has no name", i)
+			errs.add("inputs["+strconv.Itoa(i)+"]", "name", "input %d has no name", i)
+			continue
 		}
-		if _, dup := p.inputIndex[def.Name]; dup {
-			return nil, fmt.Errorf("input %q is defined twice", def.Name)
+		path := "inputs." + def.Name
+		if _, dup := e.inputIndex[def.Name]; dup {
+			errs.add(path, "name", "input %q is defined twice", def.Name)
+			continue
 		}
-		n, err := compile(def, types, def.Name)
-		if err != nil {
-			return nil, fmt.Errorf("input %s", err)
-		}
+		e.inputIndex[def.Name] = i
 		if def.Nullable {
-			return nil, fmt.Errorf("input %s: an input cannot be nullable (an optional input sent as null takes its default)", def.Name)
+			errs.add(path, "nullable", "an input cannot be nullable (an optional input sent as null takes its default)")
 		}
-		if err := checkEntities(r, n, def.Name, true); err != nil {
-			return nil, err
+		n := compileNode(def, types, path, &errs)
+		if n == nil {
+			continue
 		}
+		checkEntities(r, n, path, true, &errs)
 		if n.kind == kEntity && def.Required && def.EntityOp != "" {
 			entityCheck = true
 		}
-		p.inputIndex[def.Name] = i
-		p.inputs = append(p.inputs, n)
+		e.inputs = append(e.inputs, n)
 	}
-	if len(perm.Names) == 0 && !entityCheck && t.Access == nil {
-		return nil, errors.New("no access check: declare a permission, an entity op on a required single entity input, or an access method")
+	if strings.TrimSpace(t.Permission) == "" && !entityCheck && t.Access == nil {
+		errs.add("", "access", "no access check: declare a permission, an entity op on a required single entity input, or an access method")
 	}
 	seen := map[string]bool{}
 	for i, def := range t.Outputs {
 		if def == nil || def.Name == "" {
-			return nil, fmt.Errorf("output %d has no name", i)
+			errs.add("outputs["+strconv.Itoa(i)+"]", "name", "output %d has no name", i)
+			continue
 		}
+		path := "outputs." + def.Name
 		if seen[def.Name] {
-			return nil, fmt.Errorf("output %q is defined twice", def.Name)
+			errs.add(path, "name", "output %q is defined twice", def.Name)
+			continue
 		}
 		seen[def.Name] = true
-		n, err := compile(def, types, def.Name)
-		if err != nil {
-			return nil, fmt.Errorf("output %s", err)
+		n := compileNode(def, types, path, &errs)
+		if n == nil {
+			continue
 		}
-		if err := checkEntities(r, n, def.Name, false); err != nil {
-			return nil, err
-		}
-		p.outputs = append(p.outputs, n)
+		checkEntities(r, n, path, false, &errs)
+		e.outputs = append(e.outputs, n)
 	}
 	if t.Refiner != nil {
 		if t.Refiner.Refine == nil {
-			return nil, errors.New("refiner has no Refine function")
+			errs.add("", "refine", "the refiner has no Refine function")
 		}
-		p.refined = make(map[string]bool, len(t.Refiner.Inputs))
+		e.refined = make(map[string]bool, len(t.Refiner.Inputs))
 		for _, name := range t.Refiner.Inputs {
-			if _, ok := p.inputIndex[name]; !ok {
-				return nil, fmt.Errorf("refiner names %q, which is not an input", name)
+			if _, ok := e.inputIndex[name]; !ok {
+				errs.add("", "refine", "the refiner names %q, which is not an input", name)
 			}
-			p.refined[name] = true
+			e.refined[name] = true
 		}
 	}
-	p.searchText = strings.ToLower(t.ID + "\n" + t.Label + "\n" + t.Description)
-	p.inSchema = objectSchema(p.inputs, false)
-	p.outSchema = objectSchema(p.outputs, true)
-	return p, nil
+	if len(errs) > 0 {
+		return nil, errs.err()
+	}
+	e.searchText = strings.ToLower(t.ID + "\n" + t.Label + "\n" + t.Description)
+	e.inSchema = objectSchema(e.inputs, false)
+	e.outSchema = objectSchema(e.outputs, true)
+	return e, nil
 }
 
 // checkEntities checks where entities sit in a definition: an entity input
 // must declare its op and may sit only at the top or as the item of a
 // top-level list (inside a map no access check is possible); with a
 // registry, the entity type must be known.
-func checkEntities(r *Registry, n *node, path string, input bool) error {
-	var walk func(n *node, path string, top bool) error
-	walk = func(n *node, path string, top bool) error {
+func checkEntities(r *Registry, n *node, path string, input bool, errs *definitionErrors) {
+	var walk func(n *node, path string, top bool)
+	walk = func(n *node, path string, top bool) {
 		switch n.kind {
 		case kEntity:
-			if input {
-				if !top {
-					return fmt.Errorf("input %s: an entity inside a map cannot be access-checked", path)
-				}
+			if input && !top {
+				errs.add(path, "type", "an entity inside a map cannot be access-checked; take its ID as a string, or make it an input of its own")
 			}
 			if r != nil && n.entityType != "" {
 				et, ok := r.EntityType(n.entityType)
 				if !ok {
-					return fmt.Errorf("%s: unknown entity type %q", path, n.entityType)
+					errs.add(path, "type", "unknown entity type %q; add it to the registry first", n.entityType)
+					return
 				}
 				n.et = et
 			}
 		case kList:
-			return walk(n.items, path+"[]", top)
+			walk(n.items, path+".items", top)
 		case kMap:
 			for _, pn := range n.props {
-				if err := walk(pn, path+"."+pn.def.Name, false); err != nil {
-					return err
-				}
+				walk(pn, childPath(path, pn.def.Name), false)
 			}
 			if n.values != nil {
-				return walk(n.values, path+"{}", false)
+				walk(n.values, path+".values", false)
 			}
 		}
-		return nil
 	}
-	if err := walk(n, path, true); err != nil {
-		return err
-	}
+	walk(n, path, true)
 	if input && entityOp(n) == "" && (n.kind == kEntity || (n.kind == kList && n.items.kind == kEntity)) {
-		return fmt.Errorf("input %s: an entity input needs an op (view, update, delete, ...)", path)
+		errs.add(path, "op", "an entity input needs an op (view, update, delete, ...)")
 	}
-	return nil
 }
 
 // entityOp returns the op declared on an entity input or its list.

@@ -56,8 +56,9 @@ func (r *Registry) Logger() *slog.Logger { return r.logger }
 
 // Add adds tools. A tool that cannot be added (invalid definitions, an
 // unknown data type or entity type, an ID already taken) is left out and
-// logged, and the rest are added; the returned error joins the reasons, nil
-// when every tool was added. Add the entity types and data types the tools
+// logged, and the rest are added; the returned error joins the reasons,
+// each problem a *[DefinitionError] (see [Tool.Check]), nil when every
+// tool was added. Add the entity types and data types the tools
 // use first. r never writes a tool: the same Tool may be added to several
 // registries, and must not change once added.
 func (r *Registry) Add(tools ...*Tool) error {
@@ -85,17 +86,19 @@ func (r *Registry) add(t *Tool) error {
 	if t == nil {
 		return errors.New("nil tool")
 	}
+	var errs definitionErrors
 	if t.Handler == nil {
-		return errors.New("a tool needs a handler (is its service missing?)")
+		errs.add("", "handler", "a tool needs a handler (is its service missing?)")
 	}
 	e, err := compileTool(r, t)
-	if err != nil {
-		return err
+	if err != nil || len(errs) > 0 {
+		return errors.Join(errs.err(), err)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.entries[t.ID]; ok {
-		return fmt.Errorf("ID %q is already taken", t.ID)
+		errs.add("", "id", "ID %q is already taken", t.ID)
+		return errs.err()
 	}
 	r.entries[t.ID] = e
 	r.sorted = nil // rebuilt by the next List
