@@ -629,3 +629,57 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 	}
 	return out
 }
+
+// canonical returns x, a value decoded by n (see [Values]), in the JSON
+// form a run accepts for it: times in RFC 3339, durations in ISO 8601,
+// entities by their references.
+func (n *node) canonical(x any, noSensitive bool) any {
+	switch v := x.(type) {
+	case nil:
+		return nil
+	case time.Time:
+		if n.def.Constraints.DateOnly && n.kind == kDateTime {
+			return v.UTC().Format("2006-01-02")
+		}
+		return v.UTC().Format(time.RFC3339Nano)
+	case time.Duration:
+		return formatDuration(v)
+	case entityRef:
+		if n.entityType != "" {
+			return v.id
+		}
+		return v.typ + ":" + v.id
+	case []any:
+		if n.kind != kList {
+			return plainJSON(v)
+		}
+		out := make([]any, len(v))
+		for i, item := range v {
+			out[i] = n.items.canonical(item, noSensitive)
+		}
+		return out
+	case map[string]any:
+		if n.kind != kMap || (n.props == nil && n.values == nil) {
+			return v
+		}
+		out := make(map[string]any, len(v))
+		for k, item := range v {
+			if n.props == nil {
+				out[k] = n.values.canonical(item, noSensitive)
+				continue
+			}
+			i, ok := n.propIndex[k]
+			if !ok || (noSensitive && n.props[i].def.Sensitive) {
+				continue
+			}
+			out[k] = n.props[i].canonical(item, noSensitive)
+		}
+		return out
+	}
+	if n.kind == kEntity && n.et != nil {
+		if id, _, ok := n.et.Describe(x); ok {
+			return id
+		}
+	}
+	return x
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -27,6 +28,8 @@ type Registry struct {
 	types       map[string]*DataType
 	entityTypes map[string]*EntityType
 	listeners   []func()
+	middleware  []Middleware
+	chain       atomic.Pointer[RunFunc] // the middleware around run; nil when there is none
 }
 
 // Options configure a [Registry].

@@ -14,13 +14,14 @@ import (
 // (string, float64 or any Go integer, bool, nil, []any, map[string]any), or
 // [Text] typed by a person, which is coerced to the input's type. It
 // returns [ErrNotFound] for an unknown ID; every other outcome, failures
-// included, is a Result.
+// included, is a Result. The registry's middleware (see [Registry.Use])
+// wraps the run.
 func (r *Registry) Run(ctx context.Context, id string, args map[string]any) (*Result, error) {
 	e := r.entry(id)
 	if e == nil {
 		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
-	return r.run(ctx, e, func() (*Values, []Violation) { return r.decodeInputs(ctx, e, args) }), nil
+	return r.start(ctx, e, arguments{tree: args}), nil
 }
 
 // RunJSON is [Registry.Run] with the arguments as a JSON object (an empty
@@ -30,23 +31,58 @@ func (r *Registry) RunJSON(ctx context.Context, id string, args []byte) (*Result
 	if e == nil {
 		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
+	return r.start(ctx, e, arguments{doc: args, isDoc: true}), nil
+}
+
+// arguments are a run's arguments as a caller sent them: a tree of Go
+// values (Run) or a JSON document (RunJSON).
+type arguments struct {
+	tree  map[string]any
+	doc   []byte
+	isDoc bool
+}
+
+// decode decodes and validates args by e's inputs.
+func (r *Registry) decode(ctx context.Context, e *entry, args arguments) (*Values, []Violation) {
+	if !args.isDoc {
+		return r.decodeInputs(ctx, e, args.tree)
+	}
 	if e.tool.Refiner != nil {
 		// Refiners need every value at once: decode the tree.
-		return r.run(ctx, e, func() (*Values, []Violation) {
-			m, vs := decodeArgs(args)
-			if vs != nil {
-				return nil, vs
-			}
-			return r.decodeInputs(ctx, e, m)
-		}), nil
+		m, vs := decodeArgs(args.doc)
+		if vs != nil {
+			return nil, vs
+		}
+		return r.decodeInputs(ctx, e, m)
 	}
-	return r.run(ctx, e, func() (*Values, []Violation) { return decodeJSONInputs(e, args) }), nil
+	return decodeJSONInputs(e, args.doc)
+}
+
+// start runs e through the registry's middleware, if any, and the run
+// path.
+func (r *Registry) start(ctx context.Context, e *entry, args arguments) (res *Result) {
+	chain := r.chain.Load()
+	if chain == nil {
+		return r.run(ctx, e, args, nil)
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			res = r.runtimeFailure(e.tool, "middleware panicked", fmt.Errorf("panic: %v\n%s", v, debug.Stack()))
+		}
+	}()
+	c := &Call{Tool: e.tool, Account: AccountFrom(ctx), e: e, args: args}
+	res = (*chain)(ctx, c)
+	if res == nil {
+		return r.runtimeFailure(e.tool, "middleware returned no result", errors.New("nil result"))
+	}
+	return res
 }
 
 // run is the one path every run takes. A panic anywhere in it (a
 // handler, an access method, a refiner, an entity type, a data type
-// check) is logged and fails the run.
-func (r *Registry) run(ctx context.Context, e *entry, decode func() (*Values, []Violation)) (res *Result) {
+// check) is logged and fails the run. c, when middleware wraps the run,
+// receives the decoded inputs.
+func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (res *Result) {
 	t := e.tool
 	defer func() {
 		if v := recover(); v != nil {
@@ -60,9 +96,12 @@ func (r *Registry) run(ctx context.Context, e *entry, decode func() (*Values, []
 	if !e.permission.Allows(acct) {
 		return accessFailure("You may not run " + t.label() + ": it needs the permission " + quotePermission(e.permission) + ".")
 	}
-	in, vs := decode()
+	in, vs := r.decode(ctx, e, args)
 	if len(vs) > 0 {
 		return inputFailure(t, vs)
+	}
+	if c != nil {
+		c.Inputs = in
 	}
 	if res := r.loadEntities(ctx, e, acct, in); res != nil {
 		return res
@@ -226,12 +265,14 @@ func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in 
 		seg := pathSeg{name: n.def.Name}
 		switch v := in.values[i].(type) {
 		case entityRef:
+			in.keepRef(i, v)
 			ent, res := r.loadEntity(ctx, t, acct, v, op, &seg, &vs)
 			if res != nil {
 				return res
 			}
 			in.values[i] = ent
 		case []any:
+			in.keepRef(i, v)
 			v = slices.Clone(v) // never load into what the caller or a default holds
 			in.values[i] = v
 			for j, item := range v {

@@ -24,6 +24,7 @@ type Values struct {
 	e      *entry
 	values []any
 	set    []bool
+	refs   []any // the references entity inputs were given by, once loaded; nil when none
 
 	// Room for the inputs of most tools, so that one allocation holds
 	// them.
@@ -118,3 +119,30 @@ func ListOf[T any](v any) []T {
 // run's outputs. Generated code publishes value objects as Objects; a map
 // the handler keeps or shares must stay a plain map[string]any.
 type Object map[string]any
+
+// keepRef records ref, the reference the i-th input was given by, before
+// the input is replaced by what it refers to.
+func (v *Values) keepRef(i int, ref any) {
+	if v.refs == nil {
+		v.refs = make([]any, len(v.values))
+	}
+	v.refs[i] = ref
+}
+
+// canonical returns the inputs the caller set (not those that took their
+// default, nor locked ones) in their JSON form, by name; without
+// sensitive inputs when noSensitive is set.
+func (v *Values) canonical(noSensitive bool) map[string]any {
+	m := make(map[string]any, len(v.values))
+	for i, n := range v.e.inputs {
+		if !v.set[i] || n.def.Locked || (noSensitive && n.def.Sensitive) {
+			continue
+		}
+		x := v.values[i]
+		if v.refs != nil && v.refs[i] != nil {
+			x = v.refs[i]
+		}
+		m[n.def.Name] = n.canonical(x, noSensitive)
+	}
+	return m
+}
