@@ -30,13 +30,13 @@ func (r *Registry) decodeInputs(ctx context.Context, e *entry, args map[string]a
 		decodeInput(n, i, args, in, &vs)
 	}
 	if len(args) > 0 {
-		var extra []string
+		var extra extraNames
 		for k := range args {
 			if i, ok := e.inputIndex[k]; !ok || t.Inputs[i].Locked {
-				extra = append(extra, k)
+				extra.add(k)
 			}
 		}
-		addExtra(e, extra, &vs)
+		extra.report(e, &vs)
 	}
 	if e.refined != nil {
 		known := in.byName()
@@ -54,7 +54,7 @@ func (r *Registry) decodeInputs(ctx context.Context, e *entry, args map[string]a
 			decodeInput(rn, i, args, in, &vs)
 		}
 	}
-	return in, sortViolations(e, vs)
+	return in, sortedViolations(e, &vs)
 }
 
 func decodeInput(n *node, i int, args map[string]any, in *Values, vs *violations) {
@@ -564,6 +564,17 @@ func (n *node) checkCount(size int, word string, p *pathSeg, vs *violations) {
 	}
 }
 
+// pluralWord returns word, in the plural unless n is 1.
+func pluralWord(n int, word string) string {
+	switch {
+	case n == 1:
+		return word
+	case word == "property":
+		return "properties"
+	}
+	return word + "s"
+}
+
 func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
@@ -605,9 +616,14 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 		return out
 	}
 	var extra []string
+	extraMore := 0
 	for k := range in {
 		if _, ok := n.propIndex[k]; !ok {
-			extra = append(extra, k)
+			if len(extra) < maxViolations {
+				extra = append(extra, k)
+			} else {
+				extraMore++
+			}
 		}
 	}
 	for _, pn := range n.props {
@@ -627,6 +643,7 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 		kp := p.prop(k)
 		vs.add(&kp, "is not a known property")
 	}
+	vs.more += extraMore
 	return out
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -40,7 +41,7 @@ func decodeJSONInputs(e *entry, data []byte) (*Values, []Violation) {
 		for i, n := range e.inputs {
 			decodeAbsent(n, i, false, in, &vs)
 		}
-		return in, sortViolations(e, vs)
+		return in, sortedViolations(e, &vs)
 	}
 	if data[0] != '{' {
 		return nil, []Violation{{Message: "arguments must be a JSON object"}}
@@ -48,10 +49,14 @@ func decodeJSONInputs(e *entry, data []byte) (*Values, []Violation) {
 	jr := jsonReaders.Get().(*jsonReader)
 	defer jsonReaders.Put(jr)
 	jr.rd.Reset(data)
-	jr.dec.Reset(&jr.rd)
+	// Duplicate names are found below, where they matter: a name sent
+	// twice among the inputs, and within each map or any value (decoded
+	// strictly). The decoder's own check would keep every name of the
+	// document, however many unknown names a caller sends.
+	jr.dec.Reset(&jr.rd, jsontext.AllowDuplicateNames(true))
 	dec := &jr.dec
 	var vs violations
-	var extra []string
+	var extra extraNames
 	var present uint64
 	var presentMore []bool
 	if len(e.inputs) > 64 {
@@ -61,18 +66,31 @@ func decodeJSONInputs(e *entry, data []byte) (*Values, []Violation) {
 		if _, err := dec.ReadToken(); err != nil { // '{'
 			return err
 		}
+		var unquoted []byte
 		for dec.PeekKind() == '"' {
-			tok, err := dec.ReadToken()
+			name, err := dec.ReadValue()
 			if err != nil {
 				return err
 			}
-			i, ok := e.inputIndex[tok.String()]
+			// Look the name up without allocating: a document may hold
+			// very many names no input has.
+			key := name[1 : len(name)-1]
+			if bytes.IndexByte(key, '\\') >= 0 {
+				if unquoted, err = jsontext.AppendUnquote(unquoted[:0], name); err != nil {
+					return err
+				}
+				key = unquoted
+			}
+			i, ok := e.inputIndex[string(key)]
 			if !ok || t.Inputs[i].Locked {
-				extra = append(extra, tok.String())
+				extra.add(string(key))
 				if err := dec.SkipValue(); err != nil {
 					return err
 				}
 				continue
+			}
+			if (i < 64 && present&(1<<i) != 0) || (i >= 64 && presentMore[i]) {
+				return fmt.Errorf("duplicate object member name %s", name)
 			}
 			if i < 64 {
 				present |= 1 << i
@@ -111,8 +129,8 @@ func decodeJSONInputs(e *entry, data []byte) (*Values, []Violation) {
 			decodeAbsent(n, i, false, in, &vs)
 		}
 	}
-	addExtra(e, extra, &vs)
-	return in, sortViolations(e, vs)
+	extra.report(e, &vs)
+	return in, sortedViolations(e, &vs)
 }
 
 // decodeJSON decodes the next value of dec by n.
@@ -182,8 +200,12 @@ func (n *node) decodeJSON(dec *jsontext.Decoder, p *pathSeg, vs *violations) (an
 	}
 	// Anything else (maps, any, and every value of the wrong type) is read
 	// as a tree and decoded by the general path, which says what is wrong.
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return nil, err
+	}
 	var v any
-	if err := jsonv2.UnmarshalDecode(dec, &v, exactNumbers); err != nil {
+	if err := jsonv2.Unmarshal(raw, &v, exactNumbers); err != nil {
 		return nil, err
 	}
 	return n.decode(v, p, vs), nil

@@ -187,8 +187,8 @@ func compileNode(def *Definition, types func(string) *DataType, path string, err
 		for _, ch := range c.Choice {
 			var vs violations
 			v, _ := n.decodeScalar(ch, nil, &vs)
-			if len(vs) > 0 {
-				errs.add(path, "choice", "choice %v: %s", ch, vs[0].Message)
+			if !vs.empty() {
+				errs.add(path, "choice", "choice %v: %s", ch, vs.first())
 				continue
 			}
 			n.choice = append(n.choice, v)
@@ -197,8 +197,8 @@ func compileNode(def *Definition, types func(string) *DataType, path string, err
 	if def.Default != nil {
 		var vs violations
 		v := n.decode(def.Default, nil, &vs)
-		if len(vs) > 0 {
-			errs.add(path, "default", "default %v: %s", def.Default, vs[0].Message)
+		if !vs.empty() {
+			errs.add(path, "default", "default %v: %s", def.Default, vs.first())
 		}
 		n.deflt = v
 	}

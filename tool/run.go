@@ -200,8 +200,8 @@ func (r *Registry) finish(e *entry, res *Result) *Result {
 		}
 		outputs[name] = n.publish(pub, v, &seg, &vs)
 	}
-	if len(vs) > 0 {
-		r.logger.Error("tool returned invalid outputs", "tool", t.ID, "violations", joinViolations(vs))
+	if !vs.empty() {
+		r.logger.Error("tool returned invalid outputs", "tool", t.ID, "violations", joinViolations(vs.result()))
 		return &Result{Message: t.label() + " failed.", Failure: FailureRuntime}
 	}
 	out.Outputs = outputs
@@ -289,8 +289,8 @@ func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in 
 			}
 		}
 	}
-	if len(vs) > 0 {
-		return inputFailure(t, vs)
+	if !vs.empty() {
+		return inputFailure(t, vs.result())
 	}
 	return nil
 }
