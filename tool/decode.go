@@ -427,6 +427,10 @@ func (n *node) check(v any, p *pathSeg, vs *violations) {
 			vs.add(p, "must not be blank")
 			return
 		}
+		if n.noNUL && strings.IndexByte(x, 0) >= 0 {
+			vs.add(p, "must not contain the NUL character (U+0000)")
+			return
+		}
 		if n.minLen >= 0 || n.maxLen >= 0 {
 			l := utf8.RuneCountInString(x)
 			if n.minLen >= 0 && l < n.minLen {
@@ -538,8 +542,13 @@ func (n *node) decodeList(raw any, p *pathSeg, vs *violations) any {
 		vs.add(p, "must be a list")
 		return nil
 	}
-	out := make([]any, len(in))
-	for i, item := range in {
+	// Items past the list's maximum are counted, not decoded.
+	kept := in
+	if n.maxCount >= 0 && len(kept) > n.maxCount {
+		kept = kept[:n.maxCount]
+	}
+	out := make([]any, len(kept))
+	for i, item := range kept {
 		ip := p.item(i)
 		if item == nil && !n.items.def.Nullable {
 			vs.add(&ip, "must not be null")

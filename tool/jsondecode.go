@@ -170,10 +170,18 @@ func (n *node) decodeJSON(dec *jsontext.Decoder, p *pathSeg, vs *violations) (an
 			return nil, err
 		}
 		out := make([]any, 0, 4)
+		past := 0 // items past the list's maximum, counted, not decoded
 		for i := 0; dec.PeekKind() != ']'; i++ {
 			if dec.PeekKind() == 0 {
 				_, err := dec.ReadToken()
 				return nil, err
+			}
+			if n.maxCount >= 0 && i >= n.maxCount {
+				if err := dec.SkipValue(); err != nil {
+					return nil, err
+				}
+				past++
+				continue
 			}
 			ip := p.item(i)
 			if dec.PeekKind() == 'n' {
@@ -195,7 +203,7 @@ func (n *node) decodeJSON(dec *jsontext.Decoder, p *pathSeg, vs *violations) (an
 		if _, err := dec.ReadToken(); err != nil {
 			return nil, err
 		}
-		n.checkCount(len(out), "item", p, vs)
+		n.checkCount(len(out)+past, "item", p, vs)
 		return out, nil
 	}
 	// Anything else (maps, any, and every value of the wrong type) is read

@@ -135,3 +135,13 @@ func sortedViolations(e *entry, vs *violations) []Violation {
 	}
 	return vs.result()
 }
+
+// withArticle returns noun with its indefinite article: "an album", "a
+// photo". It goes by the first letter, which suits the nouns of entity
+// types and data types.
+func withArticle(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiouAEIOU", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
+}
