@@ -93,7 +93,9 @@ func TestListInputsAreCapped(t *testing.T) {
 		&Definition{Name: "many", Type: "list", Items: &Definition{Type: "integer"}, Constraints: Constraints{Count: &Bounds{Max: Ptr(5000)}}},
 	))
 	ctx := WithAccount(context.Background(), editor)
-	items := func(n int, item string) string { return "[" + strings.TrimSuffix(strings.Repeat(item+",", n), ",") + "]" }
+	items := func(n int, item string) string {
+		return "[" + strings.TrimSuffix(strings.Repeat(item+",", n), ",") + "]"
+	}
 	res, _ := r.RunJSON(ctx, "test.echo", []byte(`{"tags":`+items(1001, `"a"`)+`,"many":`+items(1001, "1")+`}`))
 	if diff := cmp.Diff([]Violation{{"tags", "must have at most 1000 items"}}, res.Violations); diff != "" {
 		t.Errorf("violations (-want +got):\n%s", diff)
