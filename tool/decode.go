@@ -20,14 +20,21 @@ type entityRef struct {
 
 // decodeInputs decodes and validates args by the tool's (refined) inputs.
 func (r *Registry) decodeInputs(ctx context.Context, e *entry, args map[string]any) (*Values, []Violation) {
-	t := e.tool
 	var vs violations
+	in := r.decodeInputsInto(ctx, e, args, &vs)
+	return in, sortedViolations(e, &vs)
+}
+
+// decodeInputsInto decodes and validates args by the tool's (refined)
+// inputs, adding the violations to vs.
+func (r *Registry) decodeInputsInto(ctx context.Context, e *entry, args map[string]any, vs *violations) *Values {
+	t := e.tool
 	in := newValues(e)
 	for i, n := range e.inputs {
 		if e.refined[n.def.Name] {
 			continue
 		}
-		decodeInput(n, i, args, in, &vs)
+		decodeInput(n, i, args, in, vs)
 	}
 	if len(args) > 0 {
 		var extra extraNames
@@ -36,7 +43,7 @@ func (r *Registry) decodeInputs(ctx context.Context, e *entry, args map[string]a
 				extra.add(k)
 			}
 		}
-		extra.report(e, &vs)
+		extra.report(e, vs)
 	}
 	if e.refined != nil {
 		known := in.byName()
@@ -51,10 +58,10 @@ func (r *Registry) decodeInputs(ctx context.Context, e *entry, args map[string]a
 				r.logger.Error("refiner failed", "tool", t.ID, "input", n.def.Name, "error", err.Error())
 				continue
 			}
-			decodeInput(rn, i, args, in, &vs)
+			decodeInput(rn, i, args, in, vs)
 		}
 	}
-	return in, sortedViolations(e, &vs)
+	return in
 }
 
 func decodeInput(n *node, i int, args map[string]any, in *Values, vs *violations) {
@@ -288,16 +295,26 @@ func (n *node) decodeScalar(raw any, p *pathSeg, vs *violations) (any, bool) {
 		vs.add(p, n.timeRule())
 		return nil, false
 	case kDuration:
-		if x, ok := raw.(time.Duration); ok {
-			return x, true
-		}
+		d, isDuration := raw.(time.Duration)
 		s, isText, ok := stringOf(raw)
 		if isText {
-			if d, err := time.ParseDuration(s); err == nil {
-				return d, true // Go's form, typed by a person: 1h30m
+			// Go's form, typed by a person: 1h30m.
+			if pd, err := time.ParseDuration(s); err == nil {
+				d, isDuration = pd, true
 			}
 		}
-		d, ok := parseDuration(s)
+		if isDuration {
+			// The JSON form (an ISO 8601 duration in whole units, as
+			// JSON Schema's format) has no sign and no fraction: a
+			// duration it cannot hold is refused here too, so that every
+			// accepted duration has one canonical JSON.
+			if d < 0 || d%time.Second != 0 {
+				vs.add(p, "must be a whole, non-negative number of seconds such as 1h30m or PT1H30M")
+				return nil, false
+			}
+			return d, true
+		}
+		d, ok = parseDuration(s)
 		if !ok {
 			vs.add(p, "must be an ISO 8601 duration such as PT1H30M")
 			return nil, false

@@ -30,21 +30,31 @@ type errArgs struct{ v Violation }
 
 func (e errArgs) Error() string { return e.v.Message }
 
-// decodeJSONInputs decodes a JSON arguments document by t's inputs. A
-// document that is not a JSON object gives one violation about it.
+// decodeJSONInputs decodes a JSON arguments document by e's inputs. A
+// document that is not a JSON object gives one violation about it, and no
+// Values.
 func decodeJSONInputs(e *entry, data []byte) (*Values, []Violation) {
+	var vs violations
+	in := decodeJSONInputsInto(e, data, &vs)
+	return in, sortedViolations(e, &vs)
+}
+
+// decodeJSONInputsInto decodes a JSON arguments document by e's inputs,
+// adding the violations to vs; it returns nil when data is not a JSON
+// object.
+func decodeJSONInputsInto(e *entry, data []byte, vs *violations) *Values {
 	t := e.tool
 	in := newValues(e)
 	data = trimSpace(data)
 	if len(data) == 0 || string(data) == "null" {
-		var vs violations
 		for i, n := range e.inputs {
-			decodeAbsent(n, i, false, in, &vs)
+			decodeAbsent(n, i, false, in, vs)
 		}
-		return in, sortedViolations(e, &vs)
+		return in
 	}
 	if data[0] != '{' {
-		return nil, []Violation{{Message: "arguments must be a JSON object"}}
+		vs.add(nil, "arguments must be a JSON object")
+		return nil
 	}
 	jr := jsonReaders.Get().(*jsonReader)
 	defer jsonReaders.Put(jr)
@@ -55,7 +65,6 @@ func decodeJSONInputs(e *entry, data []byte) (*Values, []Violation) {
 	// document, however many unknown names a caller sends.
 	jr.dec.Reset(&jr.rd, jsontext.AllowDuplicateNames(true))
 	dec := &jr.dec
-	var vs violations
 	var extra extraNames
 	var present uint64
 	var presentMore []bool
@@ -102,11 +111,11 @@ func decodeJSONInputs(e *entry, data []byte) (*Values, []Violation) {
 				if _, err := dec.ReadToken(); err != nil {
 					return err
 				}
-				decodeAbsent(n, i, true, in, &vs)
+				decodeAbsent(n, i, true, in, vs)
 				continue
 			}
 			seg := pathSeg{name: n.def.Name}
-			v, err := n.decodeJSON(dec, &seg, &vs)
+			v, err := n.decodeJSON(dec, &seg, vs)
 			if err != nil {
 				return err
 			}
@@ -122,15 +131,17 @@ func decodeJSONInputs(e *entry, data []byte) (*Values, []Violation) {
 		return nil
 	}()
 	if err != nil {
-		return nil, []Violation{{Message: "arguments are not valid JSON: " + jsonProblem(err)}}
+		*vs = violations{}
+		vs.add(nil, "arguments are not valid JSON: "+jsonProblem(err))
+		return nil
 	}
 	for i, n := range e.inputs {
 		if (i < 64 && present&(1<<i) == 0) || (i >= 64 && !presentMore[i]) {
-			decodeAbsent(n, i, false, in, &vs)
+			decodeAbsent(n, i, false, in, vs)
 		}
 	}
-	extra.report(e, &vs)
-	return in, sortedViolations(e, &vs)
+	extra.report(e, vs)
+	return in
 }
 
 // decodeJSON decodes the next value of dec by n.

@@ -44,18 +44,27 @@ type arguments struct {
 
 // decode decodes and validates args by e's inputs.
 func (r *Registry) decode(ctx context.Context, e *entry, args arguments) (*Values, []Violation) {
+	var vs violations
+	in := r.decodeInto(ctx, e, args, &vs)
+	return in, sortedViolations(e, &vs)
+}
+
+// decodeInto decodes and validates args by e's inputs, adding the
+// violations to vs. It returns nil when the arguments are no object.
+func (r *Registry) decodeInto(ctx context.Context, e *entry, args arguments, vs *violations) *Values {
 	if !args.isDoc {
-		return r.decodeInputs(ctx, e, args.tree)
+		return r.decodeInputsInto(ctx, e, args.tree, vs)
 	}
 	if e.tool.Refiner != nil {
 		// Refiners need every value at once: decode the tree.
-		m, vs := decodeArgs(args.doc)
-		if vs != nil {
-			return nil, vs
+		m, docVs := decodeArgs(args.doc)
+		if docVs != nil {
+			vs.list = append(vs.list, docVs...)
+			return nil
 		}
-		return r.decodeInputs(ctx, e, m)
+		return r.decodeInputsInto(ctx, e, m, vs)
 	}
-	return decodeJSONInputs(e, args.doc)
+	return decodeJSONInputsInto(e, args.doc, vs)
 }
 
 // start runs e through the registry's middleware, if any, and the run
@@ -344,6 +353,19 @@ func (l *entityLoader) load(ctx context.Context, ref entityRef, p *pathSeg) (any
 		return nil, accessFailure("You may not " + l.op + " " + what + " (input " + p.String() + ").")
 	}
 	return e, nil
+}
+
+// exists reports whether the entity ref refers to exists.
+func (l *entityLoader) exists(ctx context.Context, ref entityRef) (bool, error) {
+	et, ok := l.r.EntityType(ref.typ)
+	if !ok {
+		return false, nil
+	}
+	_, err := et.Load(ctx, ref.id)
+	if errors.Is(err, ErrEntityNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // notFound adds the violation of a reference to no entity.
