@@ -366,7 +366,7 @@ func (n *node) timeRule() string {
 
 func (n *node) entityRule() string {
 	if n.entityType != "" {
-		return "must be the ID of a " + n.entityType + " as a string"
+		return "must be the ID of " + withArticle(n.entityTypeName()) + " as a string"
 	}
 	return `must be an entity reference of the form "type:id"`
 }
@@ -625,7 +625,7 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 		vs.add(p, "must be a map (a JSON object)")
 		return nil
 	}
-	n.checkCount(len(in), "property", p, vs)
+	n.checkCount(len(in)-n.nullsReadAsAbsent(in), "property", p, vs)
 	out := make(map[string]any, len(in))
 	if n.props == nil {
 		for k, v := range in {
@@ -656,9 +656,16 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 		name := pn.def.Name
 		v, present := in[name]
 		pp := p.prop(name)
-		if !present {
-			if pn.def.Required {
+		if !present || (v == nil && !pn.def.Nullable) {
+			// Absent, or null where null is no value: as for an input,
+			// the default (left out when there is none).
+			switch {
+			case pn.def.Required:
 				vs.add(&pp, "is required")
+			case present && pn.def.Constraints.NotNull:
+				vs.add(&pp, "must not be null")
+			case pn.deflt != nil:
+				out[name] = cloneDefault(pn.deflt)
 			}
 			continue
 		}
@@ -725,4 +732,19 @@ func (n *node) canonical(x any, noSensitive bool) any {
 		}
 	}
 	return x
+}
+
+// nullsReadAsAbsent counts the properties of in that are null where null
+// reads as absent (optional, not nullable, not NotNull): they count as
+// absent for the map's Count and NotBlank too, as the schema, which does
+// not allow them, sees the map without them.
+func (n *node) nullsReadAsAbsent(in map[string]any) int {
+	count := 0
+	for _, pn := range n.props {
+		d := pn.def
+		if v, present := in[d.Name]; present && v == nil && !d.Required && !d.Nullable && !d.Constraints.NotNull {
+			count++
+		}
+	}
+	return count
 }

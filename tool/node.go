@@ -292,3 +292,13 @@ func (n *node) checkConstraintKinds(path string, errs *definitionErrors) {
 // JSON Schema's pattern would (Go's decoder also skips newlines; the
 // advertised schema does not, so neither does the check).
 var base64Pattern = regexp.MustCompile(`^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$`)
+
+// entityTypeName returns the name of n's entity type for messages: its
+// label in lower case once the registry's type is known ("album"), else
+// its ID.
+func (n *node) entityTypeName() string {
+	if n.et != nil {
+		return typeName(n.et)
+	}
+	return n.entityType
+}

@@ -2,6 +2,7 @@ package tool
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -70,6 +71,9 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 	case kBoolean:
 		typ = "boolean"
 	case kEntity:
+		if !output {
+			s.Description = joinSentences(d.Description, n.entityHint())
+		}
 		if output {
 			typ = "object"
 			s.Properties = map[string]*jsonschema.Schema{
@@ -90,7 +94,14 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 	case kList:
 		typ = "array"
 		s.Items = n.items.schema(output)
-		if len(d.Examples) > 0 {
+		if n.items.kind == kEntity && !output {
+			// The list says what its items take.
+			s.Items.Description = n.items.def.Description
+			s.Description = joinSentences(d.Description, "Each item is "+lowerFirst(n.items.entityHint()))
+		}
+		if len(d.Examples) > 0 && len(s.Items.Examples) == 0 {
+			// The list's examples are its items'; an item's own
+			// examples stay.
 			s.Items.Examples = d.Examples
 		}
 		s.MinItems, s.MaxItems = sizeBounds(c.NotBlank, n.minCount, n.maxCount)
@@ -148,7 +159,9 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 			}
 		}
 	}
-	if c.Media != "" {
+	if c.Media != "" && typ == "string" {
+		// A media type describes the content of a string; on any other
+		// type JSON Schema gives it no meaning.
 		s.ContentMediaType = c.Media
 	}
 	if d.Default != nil && !output {
@@ -185,3 +198,33 @@ func sizeBounds(notBlank bool, lo, hi int) (minSize, maxSize *int) {
 // noNULPattern matches the strings without the NUL character (U+0000), in
 // the syntax both RE2 and ECMA-262 read.
 const noNULPattern = `^[^\x00]*$`
+
+// entityHint says what an entity input takes: "The ID of an album." or,
+// for an input of any entity type, "An entity reference TYPE:ID, such as
+// node:12.".
+func (n *node) entityHint() string {
+	if n.entityType == "" {
+		return "An entity reference TYPE:ID, such as node:12."
+	}
+	return "The ID of " + withArticle(n.entityTypeName()) + "."
+}
+
+// joinSentences joins a description and a sentence that follows it.
+func joinSentences(description, sentence string) string {
+	description = strings.TrimSpace(description)
+	if description == "" {
+		return sentence
+	}
+	if !strings.HasSuffix(description, ".") && !strings.HasSuffix(description, "!") && !strings.HasSuffix(description, "?") {
+		description += "."
+	}
+	return description + " " + sentence
+}
+
+// lowerFirst returns s with its first letter in lower case.
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
