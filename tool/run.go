@@ -272,12 +272,12 @@ func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in 
 		if op == "" || in.values[i] == nil {
 			continue
 		}
-		l := entityLoader{r: r, t: t, acct: acct, op: op, sensitive: n.def.Sensitive, vs: &vs}
+		l := entityLoader{r: r, t: t, acct: acct, op: op, sensitive: n.def.Sensitive}
 		seg := pathSeg{name: n.def.Name}
 		switch v := in.values[i].(type) {
 		case entityRef:
 			in.keepRef(i, v)
-			ent, res := l.load(ctx, v, &seg)
+			ent, res := l.load(ctx, v, &seg, &vs)
 			if res != nil {
 				return res
 			}
@@ -296,12 +296,12 @@ func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in 
 				ent, seen := loaded[ref]
 				if !seen {
 					var res *Result
-					if ent, res = l.load(ctx, ref, &is); res != nil {
+					if ent, res = l.load(ctx, ref, &is, &vs); res != nil {
 						return res
 					}
 					loaded[ref] = ent
 				} else if ent == nil {
-					l.notFound(ref, &is)
+					l.notFound(ref, &is, &vs)
 				}
 				v[j] = ent
 			}
@@ -321,21 +321,20 @@ type entityLoader struct {
 	acct      Account
 	op        string
 	sensitive bool // the input is sensitive: messages do not quote it
-	vs        *violations
 }
 
 // load loads the entity ref refers to and checks the op on it. A missing
 // entity adds a violation and gives nil; a refusal or an error gives a
 // failure.
-func (l *entityLoader) load(ctx context.Context, ref entityRef, p *pathSeg) (any, *Result) {
+func (l *entityLoader) load(ctx context.Context, ref entityRef, p *pathSeg, vs *violations) (any, *Result) {
 	et, ok := l.r.EntityType(ref.typ)
 	if !ok {
-		l.notFound(ref, p)
+		l.notFound(ref, p, vs)
 		return nil, nil
 	}
 	e, err := et.Load(ctx, ref.id)
 	if errors.Is(err, ErrEntityNotFound) {
-		l.notFound(ref, p)
+		l.notFound(ref, p, vs)
 		return nil, nil
 	}
 	if err != nil {
@@ -369,17 +368,17 @@ func (l *entityLoader) exists(ctx context.Context, ref entityRef) (bool, error) 
 }
 
 // notFound adds the violation of a reference to no entity.
-func (l *entityLoader) notFound(ref entityRef, p *pathSeg) {
+func (l *entityLoader) notFound(ref entityRef, p *pathSeg, vs *violations) {
 	et, ok := l.r.EntityType(ref.typ)
 	switch {
 	case !ok && l.sensitive:
-		l.vs.add(p, "names an unknown entity type")
+		vs.add(p, "names an unknown entity type")
 	case !ok:
-		l.vs.add(p, "names an unknown entity type \""+ref.typ+"\"")
+		vs.add(p, "names an unknown entity type \""+ref.typ+"\"")
 	case l.sensitive:
-		l.vs.add(p, withArticle(typeName(et))+" with this ID does not exist")
+		vs.add(p, withArticle(typeName(et))+" with this ID does not exist")
 	default:
-		l.vs.add(p, "no "+typeName(et)+" has the ID \""+ref.id+"\"")
+		vs.add(p, "no "+typeName(et)+" has the ID \""+ref.id+"\"")
 	}
 }
 
