@@ -121,6 +121,9 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 		if errors.As(err, &ie) {
 			return inputFailure(t, []Violation{{Path: ie.Input, Message: ie.Message}})
 		}
+		if res := refusal(t, err); res != nil {
+			return res
+		}
 		if err != nil {
 			return r.runtimeFailure(t, "access check failed", err)
 		}
@@ -146,6 +149,9 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 		var ie *InputError
 		if errors.As(err, &ie) {
 			return inputFailure(t, []Violation{{Path: ie.Input, Message: ie.Message}})
+		}
+		if res := refusal(t, err); res != nil {
+			return res
 		}
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return &Result{Message: t.label() + " was cancelled.", Failure: FailureRuntime}
@@ -242,6 +248,25 @@ func quotePermission(p Permission) string {
 		return strings.Join(q, " or ")
 	}
 	return strings.Join(q, " and ")
+}
+
+// refusal returns the access failure of err when it is (or wraps) an
+// *AccessError, else nil.
+func refusal(t *Tool, err error) *Result {
+	var ae *AccessError
+	if err == nil || !errors.As(err, &ae) {
+		return nil
+	}
+	return accessFailure("You may not run " + t.label() + ": " + sentence(ae.Reason))
+}
+
+// sentence returns s ending with a full stop (or its own ! or ?).
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?") {
+		return s
+	}
+	return s + "."
 }
 
 func accessFailure(msg string) *Result {
@@ -341,6 +366,9 @@ func (l *entityLoader) load(ctx context.Context, ref entityRef, p *pathSeg, vs *
 		return nil, l.r.runtimeFailure(l.t, "entity load failed", err)
 	}
 	ok, err = et.Access(ctx, l.acct, e, l.op)
+	if res := refusal(l.t, err); res != nil {
+		return nil, res
+	}
 	if err != nil {
 		return nil, l.r.runtimeFailure(l.t, "entity access check failed", err)
 	}
