@@ -44,6 +44,38 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 	d := n.def
 	s := &jsonschema.Schema{Title: d.Label, Description: d.Description}
 	c := &d.Constraints
+	typ := n.typeSchema(s, output)
+	if n.custom != nil && n.custom.Format != "" {
+		s.Format = n.custom.Format
+	}
+	if n.kind != kList {
+		n.scalarSchema(s, output)
+	}
+	if c.Media != "" && typ == "string" {
+		// A media type describes the content of a string; on any other
+		// type JSON Schema gives it no meaning.
+		s.ContentMediaType = c.Media
+	}
+	if d.Default != nil && !output {
+		if b, err := json.Marshal(d.Default); err == nil {
+			s.Default = b
+		}
+	}
+	if typ != "" {
+		if d.Nullable {
+			s.Types = []string{typ, "null"}
+		} else {
+			s.Type = typ
+		}
+	}
+	return s
+}
+
+// typeSchema fills in s what n's data type says (its format, items,
+// properties) and returns the JSON type, "" for any.
+func (n *node) typeSchema(s *jsonschema.Schema, output bool) string {
+	d := n.def
+	c := &d.Constraints
 	typ := ""
 	switch n.kind {
 	case kString:
@@ -120,63 +152,48 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 			s.Not = &jsonschema.Schema{Type: "null"}
 		}
 	}
-	if n.custom != nil && n.custom.Format != "" {
-		s.Format = n.custom.Format
+	return typ
+}
+
+// scalarSchema fills in s the annotations and constraints of a value that
+// is not a list (a list's move to its items).
+func (n *node) scalarSchema(s *jsonschema.Schema, output bool) {
+	d := n.def
+	c := &d.Constraints
+	if len(d.Examples) > 0 {
+		s.Examples = d.Examples
 	}
-	if n.kind != kList {
-		if len(d.Examples) > 0 {
-			s.Examples = d.Examples
-		}
-		plainString := n.kind == kString || n.kind == kEmail || n.kind == kURI
-		if lo, hi := sizeBounds(c.NotBlank && plainString, n.minLen, n.maxLen); lo != nil || hi != nil {
-			s.MinLength, s.MaxLength = lo, hi
-		}
-		if n.hasMin {
-			s.Minimum = Ptr(n.min)
-		}
-		if n.hasMax {
-			s.Maximum = Ptr(n.max)
-		}
-		if n.pattern != nil {
-			s.Pattern = n.pattern.String()
-		}
-		if n.noNUL && !output && len(c.Choice) == 0 && n.pattern != base64Pattern {
-			// Strings reject NUL: said with a pattern, or beside the
-			// definition's own pattern, as the pattern no value may match.
-			if s.Pattern == "" {
-				s.Pattern = noNULPattern
-			} else {
-				s.Not = &jsonschema.Schema{Pattern: `\x00`}
-			}
-		}
-		if c.Encoding != "" {
-			s.ContentEncoding = c.Encoding
-		}
-		if len(c.Choice) > 0 {
-			s.Enum = append([]any(nil), c.Choice...)
-			if d.Nullable {
-				s.Enum = append(s.Enum, nil)
-			}
-		}
+	plainString := n.kind == kString || n.kind == kEmail || n.kind == kURI
+	if lo, hi := sizeBounds(c.NotBlank && plainString, n.minLen, n.maxLen); lo != nil || hi != nil {
+		s.MinLength, s.MaxLength = lo, hi
 	}
-	if c.Media != "" && typ == "string" {
-		// A media type describes the content of a string; on any other
-		// type JSON Schema gives it no meaning.
-		s.ContentMediaType = c.Media
+	if n.hasMin {
+		s.Minimum = Ptr(n.min)
 	}
-	if d.Default != nil && !output {
-		if b, err := json.Marshal(d.Default); err == nil {
-			s.Default = b
-		}
+	if n.hasMax {
+		s.Maximum = Ptr(n.max)
 	}
-	if typ != "" {
-		if d.Nullable {
-			s.Types = []string{typ, "null"}
+	if n.pattern != nil {
+		s.Pattern = n.pattern.String()
+	}
+	if n.noNUL && !output && len(c.Choice) == 0 && n.pattern != base64Pattern {
+		// Strings reject NUL: said with a pattern, or beside the
+		// definition's own pattern, as the pattern no value may match.
+		if s.Pattern == "" {
+			s.Pattern = noNULPattern
 		} else {
-			s.Type = typ
+			s.Not = &jsonschema.Schema{Pattern: `\x00`}
 		}
 	}
-	return s
+	if c.Encoding != "" {
+		s.ContentEncoding = c.Encoding
+	}
+	if len(c.Choice) > 0 {
+		s.Enum = append([]any(nil), c.Choice...)
+		if d.Nullable {
+			s.Enum = append(s.Enum, nil)
+		}
+	}
 }
 
 // sizeBounds returns the least and greatest size (items, properties or
