@@ -47,7 +47,6 @@ func decodeJSONInputs(e *entry, data []byte) (*Values, []Violation) {
 // adding the violations to vs; it returns nil when data is not a JSON
 // object.
 func decodeJSONInputsInto(e *entry, data []byte, vs *violations) *Values {
-	t := e.tool
 	in := newValues(e)
 	data = trimSpace(data)
 	if len(data) == 0 || string(data) == "null" {
@@ -68,84 +67,116 @@ func decodeJSONInputsInto(e *entry, data []byte, vs *violations) *Values {
 	// strictly). The decoder's own check would keep every name of the
 	// document, however many unknown names a caller sends.
 	jr.dec.Reset(&jr.rd, allowDuplicateNames)
-	dec := &jr.dec
 	var extra extraNames
-	var present uint64
-	var presentMore []bool
-	if len(e.inputs) > 64 {
-		presentMore = make([]bool, len(e.inputs))
-	}
-	err := func() error {
-		if _, err := dec.ReadToken(); err != nil { // '{'
-			return err
-		}
-		var unquoted []byte
-		for dec.PeekKind() == '"' {
-			name, err := dec.ReadValue()
-			if err != nil {
-				return err
-			}
-			// Look the name up without allocating: a document may hold
-			// very many names no input has.
-			key := name[1 : len(name)-1]
-			if bytes.IndexByte(key, '\\') >= 0 {
-				if unquoted, err = jsontext.AppendUnquote(unquoted[:0], name); err != nil {
-					return err
-				}
-				key = unquoted
-			}
-			i, ok := e.inputIndex[string(key)]
-			if !ok || t.Inputs[i].Locked {
-				extra.add(string(key))
-				if err := dec.SkipValue(); err != nil {
-					return err
-				}
-				continue
-			}
-			if (i < 64 && present&(1<<i) != 0) || (i >= 64 && presentMore[i]) {
-				return fmt.Errorf("duplicate object member name %s", name)
-			}
-			if i < 64 {
-				present |= 1 << i
-			} else {
-				presentMore[i] = true
-			}
-			n := e.inputs[i]
-			if dec.PeekKind() == 'n' {
-				if _, err := dec.ReadToken(); err != nil {
-					return err
-				}
-				decodeAbsent(n, i, true, in, vs)
-				continue
-			}
-			seg := pathSeg{name: n.def.Name}
-			v, err := n.decodeJSON(dec, &seg, vs)
-			if err != nil {
-				return err
-			}
-			in.values[i] = v
-			in.set[i] = true
-		}
-		if _, err := dec.ReadToken(); err != nil { // '}'
-			return err
-		}
-		if _, err := dec.ReadToken(); err != io.EOF {
-			return errors.New("unexpected data after the top-level value")
-		}
-		return nil
-	}()
-	if err != nil {
+	sent := newPresence(len(e.inputs))
+	if err := decodeJSONObject(e, &jr.dec, in, &sent, &extra, vs); err != nil {
 		*vs = violations{}
 		vs.add(nil, "arguments are not valid JSON: "+jsonProblem(err))
 		return nil
 	}
 	for i, n := range e.inputs {
-		if (i < 64 && present&(1<<i) == 0) || (i >= 64 && !presentMore[i]) {
+		if !sent.has(i) {
 			decodeAbsent(n, i, false, in, vs)
 		}
 	}
 	extra.report(e, vs)
 	return in
+}
+
+// decodeJSONObject decodes the arguments object dec holds into in,
+// recording the inputs sent and the names that are none.
+func decodeJSONObject(e *entry, dec *jsontext.Decoder, in *Values, sent *presence, extra *extraNames, vs *violations) error {
+	if _, err := dec.ReadToken(); err != nil { // '{'
+		return err
+	}
+	var buf []byte
+	for dec.PeekKind() == '"' {
+		name, err := readName(dec, &buf)
+		if err != nil {
+			return err
+		}
+		i, ok := e.inputIndex[string(name)] // no allocation
+		if !ok || e.tool.Inputs[i].Locked {
+			extra.add(string(name))
+			if err := dec.SkipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		if sent.mark(i) {
+			return fmt.Errorf("duplicate object member name %q", name)
+		}
+		n := e.inputs[i]
+		if dec.PeekKind() == 'n' {
+			if _, err := dec.ReadToken(); err != nil {
+				return err
+			}
+			decodeAbsent(n, i, true, in, vs)
+			continue
+		}
+		seg := pathSeg{name: n.def.Name}
+		v, err := n.decodeJSON(dec, &seg, vs)
+		if err != nil {
+			return err
+		}
+		in.values[i] = v
+		in.set[i] = true
+	}
+	if _, err := dec.ReadToken(); err != nil { // '}'
+		return err
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return errors.New("unexpected data after the top-level value")
+	}
+	return nil
+}
+
+// readName reads an object member name without allocating, unquoting it
+// into *buf only when it has escapes: a document may hold very many names
+// no input has. The name is valid until the next read.
+func readName(dec *jsontext.Decoder, buf *[]byte) ([]byte, error) {
+	quoted, err := dec.ReadValue()
+	if err != nil {
+		return nil, err
+	}
+	name := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(name, '\\') < 0 {
+		return name, nil
+	}
+	*buf, err = jsontext.AppendUnquote((*buf)[:0], quoted)
+	return *buf, err
+}
+
+// presence records which inputs a document sent, without allocating for
+// tools of up to 64 inputs.
+type presence struct {
+	bits uint64
+	more []bool // for tools of more inputs
+}
+
+func newPresence(inputs int) presence {
+	if inputs > 64 {
+		return presence{more: make([]bool, inputs)}
+	}
+	return presence{}
+}
+
+// mark records input i, reporting whether it was already recorded.
+func (p *presence) mark(i int) (again bool) {
+	if p.more != nil {
+		again, p.more[i] = p.more[i], true
+		return again
+	}
+	again = p.bits&(1<<i) != 0
+	p.bits |= 1 << i
+	return again
+}
+
+func (p *presence) has(i int) bool {
+	if p.more != nil {
+		return p.more[i]
+	}
+	return p.bits&(1<<i) != 0
 }
 
 // decodeJSON decodes the next value of dec by n.
