@@ -8,7 +8,7 @@ import (
 )
 
 // The JSON Schema (2020-12) of definitions, as advertised to MCP clients
-// and language models. See DESIGN section 5 for the mapping.
+// and language models. TestSchema shows the mapping, row by row.
 
 // schemaFalse is the schema no value satisfies, shared by every object
 // schema's additionalProperties: schemas are never modified once built.
