@@ -201,7 +201,7 @@ func TestDispatchEveryFormat(t *testing.T) {
 				t.Fatalf("%s: the plain sample fails: %+v", id, want)
 			}
 			var orig map[string]any
-			json.Unmarshal(tl.InputSchemaJSON(), &orig)
+			json.Unmarshal(reg.InputSchemaJSON(tl.ID), &orig)
 			args := sample
 			if d.schema != nil {
 				args = asDialect(sample, orig, d.schema, f, d.strict).(map[string]any)

@@ -32,9 +32,9 @@ func Example() {
 	resp, _ = json.Marshal(set.Dispatch(context.Background(), "text__upper", []byte(`{}`)))
 	fmt.Println(string(resp))
 	// Output:
-	// [{"name":"text__upper","description":"Upper-cases a text.","input_schema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}}]
+	// [{"name":"text__upper","description":"Upper-cases a text.","input_schema":{"type":"object","properties":{"text":{"type":"string","pattern":"^[^\\x00]*$"}},"required":["text"],"additionalProperties":false}}]
 	// {"success":true,"message":"Upper completed.","outputs":{"result":"HELLO"}}
-	// {"success":false,"message":"Invalid input for Upper: text: is required","error_type":"invalid_input","violations":[{"path":"text","message":"is required"}],"input_schema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}}
+	// {"success":false,"message":"Invalid input for Upper: text: is required","error_type":"invalid_input","violations":[{"path":"text","message":"is required"}],"input_schema":{"type":"object","properties":{"text":{"type":"string","pattern":"^[^\\x00]*$"}},"required":["text"],"additionalProperties":false}}
 }
 
 // A Gemini model gets its declarations in the OpenAPI subset Gemini takes,
@@ -60,6 +60,6 @@ func ExampleToolset_DispatchCall() {
 	resp, _ := json.Marshal(set.DispatchCall(context.Background(), funcall.Gemini, call))
 	fmt.Println(string(resp))
 	// Output:
-	// [{"name":"text__count","description":"Counts the words of a text.","parameters":{"type":"object","properties":{"text":{"type":"string","description":"Example: \"two words\".","maxLength":1000}},"required":["text"]}}]
+	// [{"name":"text__count","description":"Counts the words of a text.","parameters":{"type":"object","properties":{"text":{"type":"string","description":"Example: \"two words\".","maxLength":1000,"pattern":"^[^\\x00]*$"}},"required":["text"]}}]
 	// {"success":true,"message":"Count completed.","outputs":{"result":3}}
 }

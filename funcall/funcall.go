@@ -256,7 +256,7 @@ func (s *Toolset) OpenAI() []OpenAITool {
 	out := make([]OpenAITool, 0, len(s.decl))
 	for _, t := range s.decl {
 		out = append(out, OpenAITool{Type: "function", Function: OpenAIFunction{
-			Name: s.names[t.ID], Description: t.Description, Parameters: inputSchema(t),
+			Name: s.names[t.ID], Description: t.Description, Parameters: s.inputSchema(t),
 		}})
 	}
 	return out
@@ -266,7 +266,7 @@ func (s *Toolset) OpenAI() []OpenAITool {
 func (s *Toolset) OpenAIStrict() []OpenAITool {
 	out := make([]OpenAITool, 0, len(s.decl))
 	for _, t := range s.decl {
-		params, strict := converted(t, dialect.OpenAIStrict)
+		params, strict := s.converted(t, dialect.OpenAIStrict)
 		out = append(out, OpenAITool{Type: "function", Function: OpenAIFunction{
 			Name: s.names[t.ID], Description: t.Description, Parameters: params, Strict: &strict,
 		}})
@@ -280,9 +280,9 @@ func (s *Toolset) OpenAIStrict() []OpenAITool {
 func (s *Toolset) OpenAIResponses(strict bool) []OpenAIResponsesTool {
 	out := make([]OpenAIResponsesTool, 0, len(s.decl))
 	for _, t := range s.decl {
-		params, ok := inputSchema(t), false
+		params, ok := s.inputSchema(t), false
 		if strict {
-			params, ok = converted(t, dialect.OpenAIStrict)
+			params, ok = s.converted(t, dialect.OpenAIStrict)
 		}
 		out = append(out, OpenAIResponsesTool{
 			Type: "function", Name: s.names[t.ID], Description: t.Description, Parameters: params, Strict: ok,
@@ -296,7 +296,7 @@ func (s *Toolset) OpenAIResponses(strict bool) []OpenAIResponsesTool {
 func (s *Toolset) Anthropic() []AnthropicTool {
 	out := make([]AnthropicTool, 0, len(s.decl))
 	for _, t := range s.decl {
-		out = append(out, AnthropicTool{Name: s.names[t.ID], Description: t.Description, InputSchema: inputSchema(t)})
+		out = append(out, AnthropicTool{Name: s.names[t.ID], Description: t.Description, InputSchema: s.inputSchema(t)})
 	}
 	return out
 }
@@ -306,7 +306,7 @@ func (s *Toolset) Anthropic() []AnthropicTool {
 func (s *Toolset) AnthropicStrict() []AnthropicTool {
 	out := make([]AnthropicTool, 0, len(s.decl))
 	for _, t := range s.decl {
-		params, strict := converted(t, dialect.AnthropicStrict)
+		params, strict := s.converted(t, dialect.AnthropicStrict)
 		out = append(out, AnthropicTool{Name: s.names[t.ID], Description: t.Description, InputSchema: params, Strict: strict})
 	}
 	return out
@@ -316,14 +316,14 @@ func (s *Toolset) AnthropicStrict() []AnthropicTool {
 func (s *Toolset) Gemini() []GeminiFunction {
 	out := make([]GeminiFunction, 0, len(s.decl))
 	for _, t := range s.decl {
-		params, _ := converted(t, dialect.Gemini)
+		params, _ := s.converted(t, dialect.Gemini)
 		out = append(out, GeminiFunction{Name: s.names[t.ID], Description: t.Description, Parameters: params})
 	}
 	return out
 }
 
-func inputSchema(t *tool.Tool) *jsonschema.Schema {
-	if sch := t.InputSchema(); sch != nil {
+func (s *Toolset) inputSchema(t *tool.Tool) *jsonschema.Schema {
+	if sch := s.reg.InputSchema(t.ID); sch != nil {
 		return sch.CloneSchemas()
 	}
 	return &jsonschema.Schema{Type: "object"}
@@ -332,8 +332,8 @@ func inputSchema(t *tool.Tool) *jsonschema.Schema {
 // converted returns t's input schema in dialect d, and whether d could
 // express it; when it could not, the schema as it is. Gemini expresses
 // every schema, and a tool without inputs has nil parameters there.
-func converted(t *tool.Tool, d dialect.Dialect) (*jsonschema.Schema, bool) {
-	plain := inputSchema(t)
+func (s *Toolset) converted(t *tool.Tool, d dialect.Dialect) (*jsonschema.Schema, bool) {
+	plain := s.inputSchema(t)
 	b, err := json.Marshal(plain)
 	if err != nil {
 		return plain, false
@@ -415,7 +415,7 @@ func (s *Toolset) Dispatch(ctx context.Context, name string, arguments []byte) *
 		r.ErrorType = InvalidInput
 		r.Violations = res.Violations
 		if t, ok := s.reg.Tool(id); ok {
-			r.InputSchema = inputSchema(t)
+			r.InputSchema = s.inputSchema(t)
 		}
 	case tool.FailureAccess:
 		r.ErrorType = AccessDenied
@@ -444,7 +444,7 @@ func (s *Toolset) DispatchFormat(ctx context.Context, f Format, name string, arg
 	if !ok {
 		return s.Dispatch(ctx, name, arguments)
 	}
-	sch, err := dialect.Decode(t.InputSchemaJSON())
+	sch, err := dialect.Decode(s.reg.InputSchemaJSON(t.ID))
 	if err != nil {
 		return s.Dispatch(ctx, name, arguments)
 	}

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"slices"
@@ -10,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // entityRef is an entity input before it is loaded.
@@ -18,42 +18,105 @@ type entityRef struct {
 	typ, id string
 }
 
-// violations collects violations as a value is decoded.
-type violations []Violation
-
-func (vs *violations) add(p *pathSeg, msg string) {
-	*vs = append(*vs, Violation{Path: p.String(), Message: msg})
+// decodeInputs decodes and validates args by the tool's (refined) inputs.
+func (r *Registry) decodeInputs(ctx context.Context, e *entry, args map[string]any) (*Values, []Violation) {
+	var vs violations
+	in := r.decodeInputsInto(ctx, e, args, &vs)
+	return in, sortedViolations(e, &vs)
 }
 
-// decodeArgs parses a JSON arguments document into a map.
-func decodeArgs(data []byte) (map[string]any, []Violation) {
-	data = trimSpace(data)
-	if len(data) == 0 || string(data) == "null" {
-		return nil, nil
+// decodeInputsInto decodes and validates args by the tool's (refined)
+// inputs, adding the violations to vs.
+func (r *Registry) decodeInputsInto(ctx context.Context, e *entry, args map[string]any, vs *violations) *Values {
+	t := e.tool
+	in := newValues(e)
+	for i, n := range e.inputs {
+		if e.refined[n.def.Name] {
+			continue
+		}
+		decodeInput(n, i, args, in, vs)
 	}
-	if data[0] != '{' {
-		return nil, []Violation{{Message: "arguments must be a JSON object"}}
+	if len(args) > 0 {
+		var extra extraNames
+		for k := range args {
+			if i, ok := e.inputIndex[k]; !ok || t.Inputs[i].Locked {
+				extra.add(k)
+			}
+		}
+		extra.report(e, vs)
 	}
-	var m map[string]any
-	if err := jsonv2.Unmarshal(data, &m, exactNumbers); err != nil {
-		return nil, []Violation{{Message: "arguments are not valid JSON: " + jsonProblem(err)}}
+	if e.refined != nil {
+		known := in.byName()
+		for i, n := range e.inputs {
+			if !e.refined[n.def.Name] {
+				continue
+			}
+			rn, err := r.refine(ctx, t, n, known)
+			if err != nil {
+				seg := pathSeg{name: n.def.Name}
+				vs.add(&seg, "cannot be checked now; try again")
+				r.logger.Error("refiner failed", "tool", t.ID, "input", n.def.Name, "error", err.Error())
+				continue
+			}
+			decodeInput(rn, i, args, in, vs)
+		}
 	}
-	return m, nil
+	return in
 }
 
-// exactNumbers makes numbers decoded into any values json.Numbers, so that
-// integers keep every digit until an integer definition reads them.
-var exactNumbers = jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, v *any) error {
-	if dec.PeekKind() != '0' {
-		return jsonv2.SkipFunc
+func decodeInput(n *node, i int, args map[string]any, in *Values, vs *violations) {
+	d := n.def
+	if d.Locked {
+		in.values[i] = n.deflt
+		return
 	}
-	tok, err := dec.ReadToken()
-	if err != nil {
-		return err
+	raw, present := args[d.Name]
+	if !present || raw == nil {
+		decodeAbsent(n, i, present, in, vs)
+		return
 	}
-	*v = json.Number(tok.String())
-	return nil
-}))
+	seg := pathSeg{name: d.Name}
+	in.values[i] = n.decode(raw, &seg, vs)
+	in.set[i] = true
+}
+
+// decodeAbsent gives input i its value when it is absent, or null
+// (present): the default, or a violation when it is required or NotNull.
+func decodeAbsent(n *node, i int, present bool, in *Values, vs *violations) {
+	d := n.def
+	switch {
+	case d.Locked:
+		in.values[i] = cloneDefault(n.deflt)
+	case d.Required:
+		seg := pathSeg{name: d.Name}
+		vs.add(&seg, "is required")
+	case present && d.Constraints.NotNull:
+		seg := pathSeg{name: d.Name}
+		vs.add(&seg, "must not be null")
+	default:
+		in.values[i] = cloneDefault(n.deflt)
+	}
+}
+
+// cloneDefault returns a copy of a list or map default, so that no run
+// sees what another run (or its entity loading) did to it.
+func cloneDefault(v any) any {
+	switch x := v.(type) {
+	case []any:
+		c := make([]any, len(x))
+		for i, item := range x {
+			c[i] = cloneDefault(item)
+		}
+		return c
+	case map[string]any:
+		c := make(map[string]any, len(x))
+		for k, item := range x {
+			c[k] = cloneDefault(item)
+		}
+		return c
+	}
+	return v
+}
 
 // plainJSON returns v with every json.Number made a float64: values of
 // type any, and of maps without definitions, reach handlers as the
@@ -76,29 +139,6 @@ func plainJSON(v any) any {
 		}
 	}
 	return v
-}
-
-// jsonProblem says what is wrong with a JSON document without echoing
-// library internals: the first line of the parser's message, which names
-// the problem and its offset.
-func jsonProblem(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "jsontext: ")
-	msg = strings.TrimPrefix(msg, "json: ")
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	return msg
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
 }
 
 // decode decodes raw (a JSON value, a Go value of a JSON-like type, or
@@ -134,164 +174,190 @@ func (n *node) decode(raw any, p *pathSeg, vs *violations) any {
 // decodeScalar converts a scalar; it reports false (and adds a violation)
 // when raw is not of n's type.
 func (n *node) decodeScalar(raw any, p *pathSeg, vs *violations) (any, bool) {
-	text, isText := raw.(Text)
+	var v any
+	var problem string
 	switch n.kind {
 	case kString, kEmail, kURI:
-		var s string
-		switch x := raw.(type) {
-		case string:
-			s = x
-		case Text:
-			s = string(x)
-		default:
-			vs.add(p, "must be a string")
-			return nil, false
-		}
-		switch n.kind {
-		case kEmail:
-			if !validEmail(s) {
-				vs.add(p, "must be an email address")
-				return nil, false
-			}
-		case kURI:
-			if !validURI(s) {
-				vs.add(p, "must be an absolute URI")
-				return nil, false
-			}
-		}
-		if _, ok := raw.(string); ok {
-			return raw, true // already boxed: no new allocation
-		}
-		return s, true
+		v, problem = n.decodeString(raw)
 	case kInteger:
-		if isText {
-			i, err := strconv.ParseInt(strings.TrimSpace(string(text)), 10, 64)
-			if err != nil {
-				vs.add(p, "must be an integer")
-				return nil, false
-			}
-			return i, true
-		}
-		if _, ok := raw.(int64); ok {
-			return raw, true // already boxed
-		}
-		i, ok := toInt(raw)
-		if !ok {
-			if f, isNum := toFloat(raw); isNum && f == math.Trunc(f) {
-				vs.add(p, "must be an integer between -9223372036854775808 and 9223372036854775807")
-			} else {
-				vs.add(p, "must be an integer")
-			}
-			return nil, false
-		}
-		return i, true
+		v, problem = decodeInteger(raw)
 	case kFloat:
-		if isText {
-			f, err := strconv.ParseFloat(strings.TrimSpace(string(text)), 64)
-			if err != nil || !finite(f) {
-				vs.add(p, "must be a number")
-				return nil, false
-			}
-			return f, true
-		}
-		f, ok := toFloat(raw)
-		if !ok {
-			vs.add(p, "must be a number")
-			return nil, false
-		}
-		if _, ok := raw.(float64); ok {
-			return raw, true
-		}
-		return f, true
+		v, problem = decodeFloat(raw)
 	case kBoolean:
-		if isText {
-			switch strings.ToLower(strings.TrimSpace(string(text))) {
-			case "true", "1", "yes", "on":
-				return true, true
-			case "false", "0", "no", "off", "":
-				return false, true
-			}
-			vs.add(p, "must be true or false")
-			return nil, false
-		}
-		b, ok := raw.(bool)
-		if !ok {
-			vs.add(p, "must be true or false")
-			return nil, false
-		}
-		return b, true
+		v, problem = decodeBoolean(raw)
 	case kDateTime, kTimestamp:
-		if x, ok := raw.(time.Time); ok {
-			if n.def.Constraints.DateOnly {
-				y, m, d := x.Date()
-				return time.Date(y, m, d, 0, 0, 0, 0, time.UTC), true
-			}
-			return x.UTC(), true
+		v, problem = n.decodeTime(raw)
+	case kDuration:
+		v, problem = decodeDuration(raw)
+	case kEntity:
+		v, problem = n.decodeEntityRef(raw)
+	default:
+		problem = "has a type that cannot be decoded"
+	}
+	if problem != "" {
+		vs.add(p, problem)
+		return nil, false
+	}
+	return v, true
+}
+
+// The decoders of scalars below return the value, or the problem with raw.
+
+func (n *node) decodeString(raw any) (any, string) {
+	var s string
+	switch x := raw.(type) {
+	case string:
+		s = x
+	case Text:
+		s = string(x)
+	default:
+		return nil, "must be a string"
+	}
+	switch {
+	case n.kind == kEmail && !validEmail(s):
+		return nil, "must be an email address"
+	case n.kind == kURI && !validURI(s):
+		return nil, "must be an absolute URI"
+	}
+	if _, ok := raw.(string); ok {
+		return raw, "" // already boxed: no new allocation
+	}
+	return s, ""
+}
+
+func decodeInteger(raw any) (any, string) {
+	if text, isText := raw.(Text); isText {
+		i, err := strconv.ParseInt(strings.TrimSpace(string(text)), 10, 64)
+		if err != nil {
+			return nil, "must be an integer"
 		}
-		s, isText, ok := stringOf(raw)
-		if !ok {
-			vs.add(p, n.timeRule())
-			return nil, false
+		return i, ""
+	}
+	if _, ok := raw.(int64); ok {
+		return raw, "" // already boxed
+	}
+	i, ok := toInt(raw)
+	if !ok {
+		if f, isNum := toFloat(raw); isNum && f == math.Trunc(f) {
+			return nil, "must be an integer between -9223372036854775808 and 9223372036854775807"
 		}
-		if n.def.Constraints.DateOnly && n.kind == kDateTime {
-			if t, ok := parseDate(s); ok {
-				return t, true
-			}
-			vs.add(p, n.timeRule())
-			return nil, false
+		return nil, "must be an integer"
+	}
+	return i, ""
+}
+
+func decodeFloat(raw any) (any, string) {
+	if text, isText := raw.(Text); isText {
+		f, err := strconv.ParseFloat(strings.TrimSpace(string(text)), 64)
+		if err != nil || !finite(f) {
+			return nil, "must be a number"
 		}
+		return f, ""
+	}
+	f, ok := toFloat(raw)
+	if !ok {
+		return nil, "must be a number"
+	}
+	if _, ok := raw.(float64); ok {
+		return raw, ""
+	}
+	return f, ""
+}
+
+func decodeBoolean(raw any) (any, string) {
+	if text, isText := raw.(Text); isText {
+		switch strings.ToLower(strings.TrimSpace(string(text))) {
+		case "true", "1", "yes", "on":
+			return true, ""
+		case "false", "0", "no", "off", "":
+			return false, ""
+		}
+		return nil, "must be true or false"
+	}
+	b, ok := raw.(bool)
+	if !ok {
+		return nil, "must be true or false"
+	}
+	return b, ""
+}
+
+// localLayouts are the local forms people type for a time (an HTML
+// datetime-local field, a date alone), read as UTC.
+var localLayouts = []string{"2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02 15:04:05", "2006-01-02"}
+
+func (n *node) decodeTime(raw any) (any, string) {
+	dateOnly := n.def.Constraints.DateOnly && n.kind == kDateTime
+	if x, ok := raw.(time.Time); ok {
+		if n.def.Constraints.DateOnly {
+			y, m, d := x.Date()
+			return time.Date(y, m, d, 0, 0, 0, 0, time.UTC), ""
+		}
+		return x.UTC(), ""
+	}
+	s, isText, ok := stringOf(raw)
+	switch {
+	case !ok:
+	case dateOnly:
+		if t, ok := parseDate(s); ok {
+			return t, ""
+		}
+	default:
 		if t, ok := parseDateTime(s); ok {
-			return t, true
+			return t, ""
 		}
 		if isText {
-			// People type local forms (an HTML datetime-local field, a
-			// date alone); read them as UTC.
-			for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02 15:04:05", "2006-01-02"} {
+			for _, layout := range localLayouts {
 				if t, err := time.Parse(layout, s); err == nil {
-					return t, true
+					return t, ""
 				}
 			}
 		}
-		vs.add(p, n.timeRule())
-		return nil, false
-	case kDuration:
-		if x, ok := raw.(time.Duration); ok {
-			return x, true
-		}
-		s, isText, ok := stringOf(raw)
-		if isText {
-			if d, err := time.ParseDuration(s); err == nil {
-				return d, true // Go's form, typed by a person: 1h30m
-			}
-		}
-		d, ok := parseDuration(s)
-		if !ok {
-			vs.add(p, "must be an ISO 8601 duration such as PT1H30M")
-			return nil, false
-		}
-		return d, true
-	case kEntity:
-		s, _, ok := stringOf(raw)
-		if !ok {
-			vs.add(p, n.entityRule())
-			return nil, false
-		}
-		if n.entityType != "" {
-			if s == "" {
-				vs.add(p, n.entityRule())
-				return nil, false
-			}
-			return entityRef{n.entityType, s}, true
-		}
-		typ, id, ok := strings.Cut(s, ":")
-		if !ok || typ == "" || id == "" || strings.ContainsRune(typ, '\n') {
-			vs.add(p, n.entityRule())
-			return nil, false
-		}
-		return entityRef{typ, id}, true
 	}
-	vs.add(p, "has a type that cannot be decoded")
-	return nil, false
+	return nil, n.timeRule()
+}
+
+func decodeDuration(raw any) (any, string) {
+	d, isDuration := raw.(time.Duration)
+	s, isText, _ := stringOf(raw)
+	if isText {
+		// Go's form, typed by a person: 1h30m.
+		if pd, err := time.ParseDuration(s); err == nil {
+			d, isDuration = pd, true
+		}
+	}
+	if isDuration {
+		// The JSON form (an ISO 8601 duration in whole units, as JSON
+		// Schema's format) has no sign and no fraction: a duration it
+		// cannot hold is refused here too, so that every accepted
+		// duration has one canonical JSON.
+		if d < 0 || d%time.Second != 0 {
+			return nil, "must be a whole, non-negative number of seconds such as 1h30m or PT1H30M"
+		}
+		return d, ""
+	}
+	d, ok := parseDuration(s)
+	if !ok {
+		return nil, "must be an ISO 8601 duration such as PT1H30M"
+	}
+	return d, ""
+}
+
+func (n *node) decodeEntityRef(raw any) (any, string) {
+	s, _, ok := stringOf(raw)
+	if !ok {
+		return nil, n.entityRule()
+	}
+	if n.entityType != "" {
+		if s == "" {
+			return nil, n.entityRule()
+		}
+		return entityRef{n.entityType, s}, ""
+	}
+	typ, id, ok := strings.Cut(s, ":")
+	if !ok || typ == "" || id == "" || strings.ContainsRune(typ, '\n') {
+		return nil, n.entityRule()
+	}
+	return entityRef{typ, id}, ""
 }
 
 // stringOf returns raw as a string: a JSON string as it is, text a person
@@ -316,7 +382,7 @@ func (n *node) timeRule() string {
 
 func (n *node) entityRule() string {
 	if n.entityType != "" {
-		return "must be the ID of a " + n.entityType + " as a string"
+		return "must be the ID of " + withArticle(n.entityTypeName()) + " as a string"
 	}
 	return `must be an entity reference of the form "type:id"`
 }
@@ -392,6 +458,10 @@ func (n *node) check(v any, p *pathSeg, vs *violations) {
 	case string:
 		if c.NotBlank && x == "" {
 			vs.add(p, "must not be blank")
+			return
+		}
+		if n.noNUL && strings.IndexByte(x, 0) >= 0 {
+			vs.add(p, "must not contain the NUL character (U+0000)")
 			return
 		}
 		if n.minLen >= 0 || n.maxLen >= 0 {
@@ -505,8 +575,13 @@ func (n *node) decodeList(raw any, p *pathSeg, vs *violations) any {
 		vs.add(p, "must be a list")
 		return nil
 	}
-	out := make([]any, len(in))
-	for i, item := range in {
+	// Items past the list's maximum are counted, not decoded.
+	kept := in
+	if n.maxCount >= 0 && len(kept) > n.maxCount {
+		kept = kept[:n.maxCount]
+	}
+	out := make([]any, len(kept))
+	for i, item := range kept {
 		ip := p.item(i)
 		if item == nil && !n.items.def.Nullable {
 			vs.add(&ip, "must not be null")
@@ -529,6 +604,17 @@ func (n *node) checkCount(size int, word string, p *pathSeg, vs *violations) {
 	if n.maxCount >= 0 && size > n.maxCount {
 		vs.add(p, "must have at most "+plural(n.maxCount, word))
 	}
+}
+
+// pluralWord returns word, in the plural unless n is 1.
+func pluralWord(n int, word string) string {
+	switch {
+	case n == 1:
+		return word
+	case word == "property":
+		return "properties"
+	}
+	return word + "s"
 }
 
 func plural(n int, word string) string {
@@ -555,7 +641,7 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 		vs.add(p, "must be a map (a JSON object)")
 		return nil
 	}
-	n.checkCount(len(in), "property", p, vs)
+	n.checkCount(len(in)-n.nullsReadAsAbsent(in), "property", p, vs)
 	out := make(map[string]any, len(in))
 	if n.props == nil {
 		for k, v := range in {
@@ -572,18 +658,30 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 		return out
 	}
 	var extra []string
+	extraMore := 0
 	for k := range in {
 		if _, ok := n.propIndex[k]; !ok {
-			extra = append(extra, k)
+			if len(extra) < maxViolations {
+				extra = append(extra, k)
+			} else {
+				extraMore++
+			}
 		}
 	}
 	for _, pn := range n.props {
 		name := pn.def.Name
 		v, present := in[name]
 		pp := p.prop(name)
-		if !present {
-			if pn.def.Required {
+		if !present || (v == nil && !pn.def.Nullable) {
+			// Absent, or null where null is no value: as for an input,
+			// the default (left out when there is none).
+			switch {
+			case pn.def.Required:
 				vs.add(&pp, "is required")
+			case present && pn.def.Constraints.NotNull:
+				vs.add(&pp, "must not be null")
+			case pn.deflt != nil:
+				out[name] = cloneDefault(pn.deflt)
 			}
 			continue
 		}
@@ -594,5 +692,75 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 		kp := p.prop(k)
 		vs.add(&kp, "is not a known property")
 	}
+	vs.more += extraMore
 	return out
+}
+
+// canonical returns x, a value decoded by n (see [Values]), in the JSON
+// form a run accepts for it: times in RFC 3339, durations in ISO 8601,
+// entities by their references.
+func (n *node) canonical(x any, noSensitive bool) any {
+	switch v := x.(type) {
+	case nil:
+		return nil
+	case time.Time:
+		if n.def.Constraints.DateOnly && n.kind == kDateTime {
+			return v.UTC().Format("2006-01-02")
+		}
+		return v.UTC().Format(time.RFC3339Nano)
+	case time.Duration:
+		return formatDuration(v)
+	case entityRef:
+		if n.entityType != "" {
+			return v.id
+		}
+		return v.typ + ":" + v.id
+	case []any:
+		if n.kind != kList {
+			return plainJSON(v)
+		}
+		out := make([]any, len(v))
+		for i, item := range v {
+			out[i] = n.items.canonical(item, noSensitive)
+		}
+		return out
+	case map[string]any:
+		if n.kind != kMap || (n.props == nil && n.values == nil) {
+			return v
+		}
+		out := make(map[string]any, len(v))
+		for k, item := range v {
+			if n.props == nil {
+				out[k] = n.values.canonical(item, noSensitive)
+				continue
+			}
+			i, ok := n.propIndex[k]
+			if !ok || (noSensitive && n.props[i].def.Sensitive) {
+				continue
+			}
+			out[k] = n.props[i].canonical(item, noSensitive)
+		}
+		return out
+	}
+	if n.kind == kEntity && n.et != nil {
+		if id, _, ok := n.et.Describe(x); ok {
+			return id
+		}
+	}
+	return x
+}
+
+// nullsReadAsAbsent counts the properties of in that are null where null
+// reads as absent (optional, not nullable, not NotNull): they count as
+// absent for the map's Count and NotBlank too, as the schema, which does
+// not allow them, sees the map without them.
+func (n *node) nullsReadAsAbsent(in map[string]any) int {
+	count := 0
+	for _, pn := range n.props {
+		d := pn.def
+		if v, present := in[d.Name]; present && v == nil && !d.Required && !d.Nullable && !d.Constraints.NotNull {
+			count++
+		}
+	}
+	return count
 }

@@ -28,8 +28,22 @@
 // declared outputs reach the caller.
 //
 // A run ends in a [Result]: success with outputs, or a failure of category
-// [FailureInput] (with [Violation]s naming each input path and rule),
-// [FailureAccess] or [FailureRuntime]. A handler's [InputError] reaches the
-// caller; any other error or panic is logged with the tool ID and the
-// caller learns only that the run failed.
+// [FailureInput] (with [Violation]s naming each input path and rule, at
+// most 50 and a last one counting the rest), [FailureAccess] or
+// [FailureRuntime]. A handler's [InputError] reaches the caller, and an
+// [AccessError] (see [Refuse]) says why a run was refused; any other error
+// or panic is logged with the tool ID and the caller learns only that the
+// run failed.
+//
+// A [Tool] is a plain value: a [Registry] compiles it when it is added
+// ([Tool.Check] and [Registry.Add] report every problem as a
+// [DefinitionError]), and one Tool may be added to several registries.
+// [Registry.Use] adds [Middleware] around every run, from every caller;
+// [Registry.Validate] checks arguments as a run would without running
+// anything, and returns their canonical JSON.
+//
+// Inputs have limits by default: a list input takes at most
+// [DefaultMaxItems] items unless its definition says otherwise, a string
+// input rejects the NUL character unless [Constraints].AllowNUL, and a
+// [Definition] marked Sensitive is never quoted in a message.
 package tool

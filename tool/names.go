@@ -3,11 +3,9 @@ package tool
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
-	"weak"
 )
 
 // MaxNameLength is the longest name [Registry.Name] gives: the most that
@@ -29,23 +27,37 @@ const MaxNameLength = 64
 // process.
 //
 // Names derive from the whole registry, not from what an account sees, so
-// every account and caller knows a tool by the same name. A tool is named
-// the first time a name is asked of the registry after it was added (tools
-// added together are named in ID order, the IDs that are already names
-// first, so they keep them), and its name never changes: adding or removing
-// other tools renames nothing, and a tool removed and added again gets its
-// name back.
+// every account and caller knows a tool by the same name. Tools are named
+// when a name is first asked of the registry after they were added, all
+// those not yet named at once, in ID order, the IDs that are already names
+// first (so an application that adds its tools before serving them gives
+// every such ID its own name, whatever the order of the adds). A name never
+// changes: adding or removing other tools renames nothing, and a tool
+// removed and added again gets its name back.
 func (r *Registry) Name(id string) string {
 	if _, ok := r.Tool(id); !ok {
 		return ""
 	}
-	nt := r.nameTable()
-	if n, ok := nt.name(id); ok {
+	if n, ok := r.names.name(id); ok {
 		return n
 	}
-	nt.assign(r)
-	n, _ := nt.name(id)
+	r.nameAll()
+	n, _ := r.names.name(id)
 	return n
+}
+
+// nameAll names the registry's tools that have no name yet.
+func (r *Registry) nameAll() {
+	all := r.snapshot()
+	if r.names.named(all) {
+		return
+	}
+	ids := make([]string, len(all))
+	for i, e := range all {
+		ids[i] = e.tool.ID
+	}
+	r.names.assign(ids)
+	r.names.mark(all)
 }
 
 // ToolByName returns the tool known by name, as [Registry.Name] gives it,
@@ -53,31 +65,37 @@ func (r *Registry) Name(id string) string {
 // another tool's ID (a tool "a.b" named "a__b", and a tool with ID "a__b"
 // added later, named "a__b_" and a hash), "a__b" finds the tool "a.b".
 func (r *Registry) ToolByName(name string) (*Tool, bool) {
-	nt := r.nameTable()
-	for range 2 {
-		if id, ok := nt.id(name); ok {
-			if t, ok := r.Tool(id); ok {
-				return t, true
-			}
-		}
-		if t, ok := r.Tool(name); ok {
+	r.nameAll()
+	if id, ok := r.names.id(name); ok {
+		if t, ok := r.Tool(id); ok {
 			return t, true
 		}
-		// The tool may have been added since the last naming.
-		if !nt.assign(r) {
-			break
-		}
 	}
-	return nil, false
+	return r.Tool(name)
 }
 
 // A nameTable holds the names a registry gave its tools. A name, once
 // given, is kept for its ID as long as the registry lives, the tool
-// removed or not.
+// removed or not. The zero value is an empty table.
 type nameTable struct {
 	mu     sync.Mutex
 	byID   map[string]string
 	byName map[string]string
+	last   []*entry // the registry's snapshot last named in full
+}
+
+// named reports whether the snapshot all was named in full already (a
+// registry's snapshot is rebuilt after each change and never written).
+func (nt *nameTable) named(all []*entry) bool {
+	nt.mu.Lock()
+	defer nt.mu.Unlock()
+	return len(all) == len(nt.last) && (len(all) == 0 && nt.byID != nil || len(all) > 0 && &all[0] == &nt.last[0])
+}
+
+func (nt *nameTable) mark(all []*entry) {
+	nt.mu.Lock()
+	nt.last = all
+	nt.mu.Unlock()
 }
 
 func (nt *nameTable) name(id string) (string, bool) {
@@ -94,30 +112,32 @@ func (nt *nameTable) id(name string) (string, bool) {
 	return id, ok
 }
 
-// assign names the tools of r that have no name yet, and reports whether
-// there were any: the IDs that are already names first, then the others,
-// each group in ID order.
-func (nt *nameTable) assign(r *Registry) bool {
-	all := r.snapshot()
+// assign names the IDs that have no name yet: the IDs that are already
+// names first, then the others, each group in ID order.
+func (nt *nameTable) assign(ids []string) {
 	nt.mu.Lock()
 	defer nt.mu.Unlock()
+	if nt.byID == nil {
+		nt.byID, nt.byName = make(map[string]string), make(map[string]string)
+	}
 	var own, other []string
-	for _, t := range all {
-		if _, ok := nt.byID[t.ID]; ok {
+	for _, id := range ids {
+		if _, ok := nt.byID[id]; ok {
 			continue
 		}
-		if plainName(t.ID) == t.ID && len(t.ID) <= MaxNameLength {
-			own = append(own, t.ID)
+		if plainName(id) == id && len(id) <= MaxNameLength {
+			own = append(own, id)
 		} else {
-			other = append(other, t.ID)
+			other = append(other, id)
 		}
 	}
+	slices.Sort(own)
+	slices.Sort(other)
 	for _, id := range slices.Concat(own, other) {
 		n := nt.free(id)
 		nt.byID[id] = n
 		nt.byName[n] = id
 	}
-	return len(own)+len(other) > 0
 }
 
 // free returns the name id gets given the names already taken.
@@ -154,25 +174,4 @@ func plainName(id string) string {
 		}
 	}
 	return b.String()
-}
-
-// nameTables holds the name table of each registry that was asked for a
-// name, by a weak pointer to the registry, for as long as it lives.
-var nameTables sync.Map // weak.Pointer[Registry] -> *nameTable
-
-// nameTable returns r's name table, making it on first use. A new table
-// names the registry's tools after every change from then on, so a tool
-// is named when it is added.
-func (r *Registry) nameTable() *nameTable {
-	key := weak.Make(r)
-	if nt, ok := nameTables.Load(key); ok {
-		return nt.(*nameTable)
-	}
-	fresh := &nameTable{byID: make(map[string]string), byName: make(map[string]string)}
-	nt, loaded := nameTables.LoadOrStore(key, fresh)
-	if !loaded {
-		runtime.AddCleanup(r, func(key weak.Pointer[Registry]) { nameTables.Delete(key) }, key)
-		r.OnChange(func() { fresh.assign(r) })
-	}
-	return nt.(*nameTable)
 }

@@ -3,7 +3,6 @@ package tool
 import (
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // A Failure is the category of a failed run.
@@ -19,21 +18,6 @@ const (
 	// FailureRuntime: the tool failed while running.
 	FailureRuntime Failure = "runtime"
 )
-
-// A Violation is one problem with a value: the path of the value
-// ("tags[2]", "settings.limit") and what is wrong, in plain words
-// ("must be one of: red, blue").
-type Violation struct {
-	Path    string `json:"path"`
-	Message string `json:"message"`
-}
-
-func (v Violation) String() string {
-	if v.Path == "" {
-		return v.Message
-	}
-	return v.Path + ": " + v.Message
-}
 
 // A Result is what a run produced. Handlers return one; [Registry.Run]
 // returns one to callers with the failure category and violations set.
@@ -84,6 +68,26 @@ func (e *InputError) Error() string {
 	return e.Input + ": " + e.Message
 }
 
+// An AccessError refuses a run with a reason the caller sees, where a
+// bare refusal would only say "You may not run LABEL with these inputs.".
+// An access method ([Tool.Access]), an entity type's Access or a handler
+// returns one (or an error wrapping one), usually made by [Refuse]; the
+// run fails as an access failure saying "You may not run LABEL: REASON.".
+type AccessError struct {
+	// Reason says why, in plain words for the caller ("only the album's
+	// owner may publish it"); it must not hold what the caller may not
+	// know.
+	Reason string
+}
+
+func (e *AccessError) Error() string { return e.Reason }
+
+// Refuse returns an [*AccessError] with the given reason, for an access
+// method to return:
+//
+//	return false, tool.Refuse("only the album's owner may publish it")
+func Refuse(reason string) error { return &AccessError{Reason: reason} }
+
 // InputErrorf returns an [InputError] about input, its message formatted.
 func InputErrorf(input, format string, args ...any) error {
 	return &InputError{Input: input, Message: fmt.Sprintf(format, args...)}
@@ -93,14 +97,16 @@ func InputErrorf(input, format string, args ...any) error {
 // does not hold (or the account may not see).
 var ErrNotFound = errors.New("tool not found")
 
-// joinViolations renders violations one a line.
-func joinViolations(vs []Violation) string {
-	var b strings.Builder
-	for i, v := range vs {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(v.String())
+// ErrorType returns the name callers give the failure category in JSON
+// ("invalid_input", "access_denied", "execution_failed").
+func (f Failure) ErrorType() string {
+	switch f {
+	case FailureInput:
+		return "invalid_input"
+	case FailureAccess:
+		return "access_denied"
+	case FailureRuntime:
+		return "execution_failed"
 	}
-	return b.String()
+	return ""
 }

@@ -28,9 +28,14 @@ func echoTool(got **Values, inputs ...*Definition) *Tool {
 	}
 }
 
+// newQuietRegistry returns a registry whose log goes nowhere.
+func newQuietRegistry() *Registry {
+	return NewRegistry(&Options{Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))})
+}
+
 func newTestRegistry(t *testing.T, tools ...*Tool) *Registry {
 	t.Helper()
-	r := NewRegistry(&Options{Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))})
+	r := newQuietRegistry()
 	if err := r.Add(tools...); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +92,7 @@ func TestInputValues(t *testing.T) {
 		}}, `{"settings":{"limit":500,"other":1}}`, nil, []Violation{{"settings.limit", "must be at most 100"}, {"settings.other", "is not a known property"}}},
 		{"map property required", &Definition{Name: "s", Type: "map", Properties: []*Definition{{Name: "a", Type: "string", Required: true}}}, `{"s":{}}`, nil, []Violation{{"s.a", "is required"}}},
 		{"map values", &Definition{Name: "m", Type: "map", Values: &Definition{Type: "integer"}}, `{"m":{"a":1,"b":"x"}}`, nil, []Violation{{"m.b", "must be an integer"}}},
-		{"entity id must be a string", &Definition{Name: "a", Type: "entity:album", Required: true, EntityOp: "view"}, `{"a":12}`, nil, []Violation{{"a", "must be the ID of a album as a string"}}},
+		{"entity id must be a string", &Definition{Name: "a", Type: "entity:album", Required: true, EntityOp: "view"}, `{"a":12}`, nil, []Violation{{"a", "must be the ID of an album as a string"}}},
 		{"several problems at once", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "integer", Constraints: Constraints{Range: &Range{Min: Ptr(0.0)}}}}, `{"x":[-1,"a",3]}`, nil, []Violation{{"x[0]", "must be at least 0"}, {"x[1]", "must be an integer"}}},
 	}
 	for _, tt := range tests {

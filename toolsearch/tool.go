@@ -52,7 +52,7 @@ func (ix *Index) Tool() *tool.Tool {
 					"label":        h.Tool.Label,
 					"description":  h.Tool.Description,
 					"operation":    string(h.Tool.Op()),
-					"input_schema": schemaValue(h.Tool),
+					"input_schema": schemaValue(ix.reg, h.Tool.ID),
 				})
 			}
 			return tool.Succeeded("", map[string]any{"result": found}), nil
@@ -60,14 +60,11 @@ func (ix *Index) Tool() *tool.Tool {
 	}
 }
 
-// schemaValue returns t's input schema as a JSON value (map[string]any).
-func schemaValue(t *tool.Tool) any {
-	b, err := json.Marshal(t.InputSchema())
-	if err != nil {
-		return map[string]any{}
-	}
+// schemaValue returns the input schema of the tool with the given ID as a
+// JSON value (map[string]any).
+func schemaValue(reg *tool.Registry, id string) any {
 	var v any
-	if json.Unmarshal(b, &v) != nil {
+	if json.Unmarshal(reg.InputSchemaJSON(id), &v) != nil {
 		return map[string]any{}
 	}
 	return v

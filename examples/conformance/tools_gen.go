@@ -48,7 +48,6 @@ func testSimpleTextTool(svc *Service) *tool.Tool {
 		Label:       "Simple text",
 		Description: "Returns a fixed sentence.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Outputs: []*tool.Definition{
 			{
@@ -82,7 +81,6 @@ func testImageContentTool(svc *Service) *tool.Tool {
 		Label:       "Image content",
 		Description: "Returns a one-pixel PNG image.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Outputs: []*tool.Definition{
 			{
@@ -117,7 +115,6 @@ func testAudioContentTool(svc *Service) *tool.Tool {
 		Label:       "Audio content",
 		Description: "Returns a short WAV recording of silence.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Outputs: []*tool.Definition{
 			{
@@ -152,7 +149,6 @@ func testEmbeddedResourceTool(svc *Service) *tool.Tool {
 		Label:       "Embedded resource",
 		Description: "Returns a text resource by URI and content.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Outputs: []*tool.Definition{
 			tool.ResourceDefinition("resource", "A resource, by URI and content."),
@@ -181,7 +177,6 @@ func testMultipleContentTypesTool(svc *Service) *tool.Tool {
 		Label:       "Multiple content types",
 		Description: "Returns a text, an image and a resource at once.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Outputs: []*tool.Definition{
 			{
@@ -225,7 +220,6 @@ func testToolWithLoggingTool(svc *Service) *tool.Tool {
 		Label:       "Tool with logging",
 		Description: "Sends three log messages at info level while it runs, 50 milliseconds apart.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Outputs: []*tool.Definition{
 			{
@@ -259,7 +253,6 @@ func testToolWithProgressTool(svc *Service) *tool.Tool {
 		Label:       "Tool with progress",
 		Description: "Reports its progress three times while it runs: 0, 50 and 100 of 100, 50 milliseconds apart.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Outputs: []*tool.Definition{
 			{
@@ -293,7 +286,6 @@ func testErrorHandlingTool(svc *Service) *tool.Tool {
 		Label:       "Error handling",
 		Description: "Always fails, to show how a failure reaches the client.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 	}
 	if svc == nil {
@@ -316,7 +308,6 @@ func testSamplingTool(svc *Service) *tool.Tool {
 		Label:       "Sampling",
 		Description: "Asks the client's language model to answer a prompt.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Inputs: []*tool.Definition{
 			{
@@ -359,7 +350,6 @@ func testElicitationTool(svc *Service) *tool.Tool {
 		Label:       "Elicitation",
 		Description: "Asks the client's person for a user name and an email address.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Inputs: []*tool.Definition{
 			{
@@ -402,7 +392,6 @@ func jsonSchema202012ToolTool(svc *Service) *tool.Tool {
 		Label:       "JSON Schema 2020-12",
 		Description: "Takes a contact's details, to show their input schema in JSON Schema 2020-12.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Inputs: []*tool.Definition{
 			{
@@ -508,7 +497,6 @@ func testElicitationSep1034DefaultsTool(svc *Service) *tool.Tool {
 		Label:       "Elicitation defaults",
 		Description: "Asks the client's person for values of every primitive type, each with a default the client shows.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Outputs: []*tool.Definition{
 			{
@@ -542,7 +530,6 @@ func testElicitationSep1330EnumsTool(svc *Service) *tool.Tool {
 		Label:       "Elicitation enums",
 		Description: "Asks the client's person to choose from lists given in each of the forms the protocol allows: plain enums, titled one-of and any-of lists, legacy enum names, and multiple choice.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Outputs: []*tool.Definition{
 			{

@@ -110,8 +110,8 @@ func newTool(id, description string, inputs []*tool.Definition) *tool.Tool {
 				return nil, errors.New("no values")
 			}
 			received := []any{}
-			for i, name := range names {
-				if in.IsSet(i) {
+			for _, name := range names {
+				if in.IsSet(name) {
 					received = append(received, name)
 				}
 			}
