@@ -1,5 +1,7 @@
 package tool
 
+import "slices"
+
 // A Definition describes one value a tool takes or gives: an input, an
 // output, the item of a list or a property of a map. Applications build
 // definitions by hand for hand-written tools; toolgen builds them from Go
@@ -126,3 +128,39 @@ func (r *Range) Intersect(o *Range) *Range {
 
 // Ptr returns a pointer to v, for the optional fields of [Bounds] and [Range].
 func Ptr[T any](v T) *T { return &v }
+
+// Clone returns a deep copy of d: its items, properties and values, its
+// constraints' bounds, choices and examples are copies too (a default, a
+// JSON value, is shared: replace it rather than change it).
+func (d *Definition) Clone() *Definition {
+	if d == nil {
+		return nil
+	}
+	c := *d
+	c.Items = d.Items.Clone()
+	c.Values = d.Values.Clone()
+	c.Properties = cloneAll(d.Properties)
+	c.Examples = slices.Clone(d.Examples)
+	c.Constraints.Choice = slices.Clone(d.Constraints.Choice)
+	if b := d.Constraints.Count; b != nil {
+		c.Constraints.Count = &Bounds{Min: b.Min, Max: b.Max}
+	}
+	if b := d.Constraints.Length; b != nil {
+		c.Constraints.Length = &Bounds{Min: b.Min, Max: b.Max}
+	}
+	if rg := d.Constraints.Range; rg != nil {
+		c.Constraints.Range = &Range{Min: rg.Min, Max: rg.Max}
+	}
+	return &c
+}
+
+func cloneAll(defs []*Definition) []*Definition {
+	if defs == nil {
+		return nil
+	}
+	out := make([]*Definition, len(defs))
+	for i, d := range defs {
+		out[i] = d.Clone()
+	}
+	return out
+}

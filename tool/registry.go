@@ -31,6 +31,7 @@ type Registry struct {
 	middleware  []Middleware
 	chain       atomic.Pointer[RunFunc] // the middleware around run; nil when there is none
 	names       nameTable               // the tools' names in MCP and model APIs (names.go)
+	adjust      func(*Tool) (*Tool, error)
 }
 
 // Options configure a [Registry].
@@ -38,6 +39,17 @@ type Options struct {
 	// Logger receives what the registry leaves out and what fails inside a
 	// run. Nil means slog.Default().
 	Logger *slog.Logger
+	// Adjust, when set, sees each tool as it is added and returns the tool
+	// to add in its place: an application re-types an input, narrows a
+	// range or rewords a description of tools it did not write (generated
+	// ones, say). It is given a deep copy ([Tool.Clone]) it may change and
+	// return; returning an error leaves the tool out, as invalid
+	// definitions do. Examples and defaults are written against the
+	// definition as declared: where Adjust changes an input's type in
+	// place, it must update or clear its Examples and Default; a definition
+	// it replaces whole carries only what the new one says. Nil adds every
+	// tool as it is.
+	Adjust func(t *Tool) (*Tool, error)
 }
 
 // NewRegistry returns an empty registry. opts may be nil.
@@ -51,6 +63,9 @@ func NewRegistry(opts *Options) *Registry {
 		r.logger = opts.Logger
 	} else {
 		r.logger = slog.Default()
+	}
+	if opts != nil {
+		r.adjust = opts.Adjust
 	}
 	return r
 }
@@ -89,6 +104,16 @@ func (r *Registry) Add(tools ...*Tool) error {
 func (r *Registry) add(t *Tool) error {
 	if t == nil {
 		return errors.New("nil tool")
+	}
+	if r.adjust != nil {
+		adjusted, err := r.adjust(t.Clone())
+		if err != nil {
+			return fmt.Errorf("adjusting it: %w", err)
+		}
+		if adjusted == nil || adjusted.ID != t.ID {
+			return errors.New("Options.Adjust must return the tool with its ID unchanged")
+		}
+		t = adjusted
 	}
 	var errs definitionErrors
 	if t.Handler == nil {

@@ -1,6 +1,9 @@
 package tool
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // An Operation says what a tool does to the world.
 type Operation string
@@ -91,4 +94,19 @@ func (t *Tool) IsDestructive() bool {
 	}
 	op := t.Op()
 	return op == OpWrite || op == OpTrigger
+}
+
+// Clone returns a copy of t whose input and output definitions are deep
+// copies ([Definition.Clone]), for changing a tool without touching the
+// original (see [Options.Adjust]).
+func (t *Tool) Clone() *Tool {
+	c := *t
+	c.Inputs = cloneAll(t.Inputs)
+	c.Outputs = cloneAll(t.Outputs)
+	if t.Refiner != nil {
+		rf := *t.Refiner
+		rf.Inputs = slices.Clone(t.Refiner.Inputs)
+		c.Refiner = &rf
+	}
+	return &c
 }
