@@ -158,7 +158,8 @@ func (s *Server) result(e *entry, r *tool.Result) *mcp.CallToolResult {
 }
 
 // failure turns a failed run into an isError answer: the message, then for
-// input failures the violations and the input schema.
+// input failures the violations and the input schema, and the outputs of a
+// failure that carries some.
 func failure(e *entry, r *tool.Result) *mcp.CallToolResult {
 	msg := r.Message
 	if msg == "" {
@@ -177,7 +178,16 @@ func failure(e *entry, r *tool.Result) *mcp.CallToolResult {
 		}
 		content = append(content, &mcp.TextContent{Text: "Input schema:\n" + e.inputSchema})
 	}
-	return &mcp.CallToolResult{IsError: true, Content: content}
+	res := &mcp.CallToolResult{IsError: true, Content: content}
+	if len(r.Outputs) > 0 {
+		// A failure that carries outputs (tool.Failed) gives them as on
+		// success: structured, and as JSON text.
+		if b, err := json.Marshal(r.Outputs); err == nil {
+			res.StructuredContent = json.RawMessage(b)
+			res.Content = append(res.Content, &mcp.TextContent{Text: "Outputs: " + string(b)})
+		}
+	}
+	return res
 }
 
 func errorResult(msg string) *mcp.CallToolResult {
