@@ -32,7 +32,7 @@ type Result struct {
 // Generate scans the packages of patterns relative to dir, type-checks
 // those with directives and builds their generated files in memory.
 func Generate(dir string, patterns []string) (*Result, error) {
-	res, err := discover(dir, patterns, true)
+	res, err := Discover(dir, patterns)
 	if err != nil {
 		return nil, err
 	}
@@ -40,12 +40,8 @@ func Generate(dir string, patterns []string) (*Result, error) {
 }
 
 // Discover is [Generate] without rendering: the definitions and
-// diagnostics only, for -describe. Its packages cannot be rendered.
+// diagnostics only, for -describe.
 func Discover(dir string, patterns []string) (*Result, error) {
-	return discover(dir, patterns, false)
-}
-
-func discover(dir string, patterns []string, code bool) (*Result, error) {
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
@@ -57,7 +53,7 @@ func discover(dir string, patterns []string, code bool) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	model, diags := infer(pkgs, directives, code)
+	model, diags := infer(pkgs, directives)
 	return &Result{Packages: model, Diagnostics: diags, Scanned: scan.Files, generated: scan.Generated}, nil
 }
 

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -23,13 +22,12 @@ import (
 // packages. Methods whose tools cannot be built are left out, each with a
 // diagnostic; the rest are returned.
 func Infer(pkgs []*packages.Package) ([]*Package, []Diagnostic) {
-	return infer(pkgs, nil, true)
+	return infer(pkgs, nil)
 }
 
 // infer is [Infer], given the directives [load] parsed (nil to parse
-// them now); without code it builds the definitions and diagnostics
-// only, what -describe prints, and the model cannot be rendered.
-func infer(pkgs []*packages.Package, dc *directiveCache, code bool) ([]*Package, []Diagnostic) {
+// them now).
+func infer(pkgs []*packages.Package, dc *directiveCache) ([]*Package, []Diagnostic) {
 	var diags []Diagnostic
 	var good []*packages.Package
 	for _, p := range pkgs {
@@ -49,7 +47,7 @@ func infer(pkgs []*packages.Package, dc *directiveCache, code bool) ([]*Package,
 		}
 	}
 	x := newIndex(good, dc)
-	in := &inferrer{x: x, reported: map[*ast.Comment]bool{}, code: code}
+	in := &inferrer{x: x, reported: map[*ast.Comment]bool{}}
 	in.typeDirectives(good)
 	// Packages are inferred in parallel, each by one goroutine, in the
 	// order of the load.
@@ -109,8 +107,7 @@ func loadDiagnostic(e packages.Error) Diagnostic {
 }
 
 type inferrer struct {
-	x    *index
-	code bool // write the Go code of the tools, not only their definitions
+	x *index
 
 	mu       sync.Mutex // guards diags and reported while packages are inferred in parallel
 	diags    []Diagnostic
@@ -205,8 +202,7 @@ type candidate struct {
 
 // pkg builds the tools of one package.
 func (in *inferrer) pkg(p *packages.Package) *Package {
-	pkg := &Package{Path: p.PkgPath, Name: p.Name, types: p.Types, helpers: map[string]*helper{}, helperBy: map[string]string{}}
-	pkg.imports = newImports(p.Types)
+	pkg := &Package{Path: p.PkgPath, Name: p.Name, types: p.Types, entityTypes: in.x.entityTypes}
 	if len(p.Syntax) > 0 {
 		pkg.Dir = dirOf(in.x.fset.Position(p.Syntax[0].Pos()).Filename)
 	}
@@ -335,18 +331,6 @@ func (e *toolErrors) add(pos token.Position, format string, args ...any) {
 	e.n++
 }
 
-// A param is one input parameter of a tool method.
-type param struct {
-	v        *types.Var
-	goName   string
-	name     string // input name
-	local    string // Go variable in the generated code
-	def      *tool.Definition
-	defExpr  string // a definition= function call, "" when none
-	variadic bool
-	dir      *directive.Directive
-}
-
 // tool builds the tool of one candidate method, or reports why it cannot.
 func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 	x := in.x
@@ -393,7 +377,7 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 		errs.add(c.pos, "%s carries //tool:method but has no Invoke method", c.recv.Name())
 		return nil
 	}
-	ty := &typer{x: x, pkg: pkg, code: in.code}
+	ty := &typer{x: x, pkg: pkg}
 	sig := c.method.Type().(*types.Signature)
 	if hasInvalid(sig) {
 		errs.add(c.pos, "its signature does not type-check; fix the compile errors first")
@@ -522,83 +506,21 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 	}
 
 	// Access and refine methods.
-	recvType := c.recv.Type()
-	var accessCode, refineCode string
-	hasAccess := false
-	// The Go names the generated code declares, for code only.
-	locals := map[string]bool{}
-	if in.code {
-		for _, name := range []string{"ctx", "in", "svc", "t", "err", "tool", "time", "context", "json"} {
-			locals[name] = true
-		}
-		for name := range pkg.imports.used {
-			locals[name] = true
-		}
-	}
-	for _, p := range params {
-		p.local = p.goName
-		for locals[p.local] {
-			p.local += "Arg"
-		}
-		locals[p.local] = true
-	}
-	// decodeInputs writes the statements declaring the method's arguments
-	// from in; fail ends the function when an input cannot be decoded.
-	decodeInputs := func(fail func(string) string) string {
-		all := &writer{}
-		for i, p := range params {
-			if p.def == nil {
-				continue
-			}
-			one := &writer{n: all.n, fail: fail}
-			ty.decode(one, p.local, paramType(p), fmt.Sprintf("in.At(%d)", i), strconv.Quote(p.name))
-			all.n = one.n
-			code := one.b.String()
-			if rest, ok := strings.CutPrefix(code, p.local+", _ = "); ok && strings.Count(code, "\n") == 1 {
-				all.line("%s, _ := %s", p.local, strings.TrimSuffix(rest, "\n"))
-				continue
-			}
-			all.line("var %s %s", p.local, pkg.imports.typeString(paramType(p)))
-			all.b.WriteString(code)
-		}
-		return all.b.String()
-	}
-	var decodeCode string
-	if in.code {
-		decodeCode = decodeInputs(nil)
-	}
-	var args []string
-	if hasCtx {
-		args = append(args, "ctx")
-	}
-	for _, p := range params {
-		a := p.local
-		if p.variadic {
-			a += "..."
-		}
-		args = append(args, a)
-	}
+	tl := &Tool{Tool: t, Pos: errs.pos, Method: c.method.Name(), method: c.method, context: hasCtx, params: params}
 	if name := md.String("access"); name != "" {
 		a, _ := md.Lookup("access")
-		if err := checkAccess(recvType, name, params); err != nil {
+		if err := checkAccess(c.recv.Type(), name, params); err != nil {
 			errs.add(a.ValuePos, "access=%s: %v", name, err)
 		} else {
-			hasAccess = true
-			if in.code {
-				accessCode = accessAdapter(name, params, decodeInputs)
-			}
+			tl.access = name
 		}
 	}
 	if name := md.String("refine"); name != "" {
 		a, _ := md.Lookup("refine")
-		if err := checkRefine(recvType, name); err != nil {
+		if err := checkRefine(c.recv.Type(), name); err != nil {
 			errs.add(a.ValuePos, "refine=%s: %v", name, err)
 		} else {
-			var names []string
-			for _, p := range params {
-				names = append(names, fmt.Sprintf("%q", p.name))
-			}
-			refineCode = fmt.Sprintf("&tool.Refiner{Inputs: []string{%s}, Refine: svc.%s}", strings.Join(names, ", "), name)
+			tl.refine = name
 		}
 	}
 	if t.Permission == "" && !entityCheck && md.String("access") == "" {
@@ -609,39 +531,27 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 		}
 	}
 
-	// Outputs and the call.
-	outputs, callCode := in.outputs(ty, errs, c, sig, outDirs, doc, strings.Join(args, ", "), locals)
+	// Outputs.
+	tl.outputs, tl.result = in.outputs(ty, errs, c, sig, outDirs, doc)
 	if errs.n > 0 {
 		return nil
 	}
-	tl := &Tool{Tool: t, Pos: errs.pos, Method: c.method.Name(), decode: decodeCode, call: callCode, access: accessCode, refine: refineCode}
-	if in.code {
-		tl.signature = signatureAssertion(pkg.imports, c.method)
-	}
 	for _, p := range params {
 		t.Inputs = append(t.Inputs, p.def)
-		switch {
-		case p.defExpr != "":
-			tl.inputDefs = append(tl.inputDefs, p.defExpr)
+		if p.defFunc != nil {
 			tl.describeOnly = append(tl.describeOnly, "input "+p.name)
-		case in.code:
-			tl.inputDefs = append(tl.inputDefs, defBody(p.def))
 		}
 	}
-	for _, o := range outputs {
+	for _, o := range tl.outputs {
 		t.Outputs = append(t.Outputs, o.def)
-		switch {
-		case o.defExpr != "":
-			tl.outputDefs = append(tl.outputDefs, o.defExpr)
+		if o.defFunc != nil {
 			tl.describeOnly = append(tl.describeOnly, "output "+o.def.Name)
-		case in.code:
-			tl.outputDefs = append(tl.outputDefs, outputLiteral(o.def))
 		}
 	}
 	// The tool package checks the definitions as a registry would; what it
 	// rejects leaves the method out.
 	var standing []string
-	tl.check, standing = x.standIn(t, hasAccess)
+	tl.check, standing = x.standIn(t, tl.access != "")
 	if err := tl.check.Check(); err != nil {
 		errs.add(errs.pos, "invalid definition: %v", err)
 		return nil
@@ -651,32 +561,8 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 			tl.describeOnly = append(tl.describeOnly, name)
 		}
 	}
-	tl.Func = pkg.helperName(lowerFirst(camel(t.ID)) + "Tool")
-	pkg.helpers[tl.Func] = &helper{name: tl.Func} // reserved; rendered with the tool
 	return tl
 }
-
-// accessAdapter returns the statements of the Access function of a tool
-// whose access= method is name: decode the inputs, call the method.
-func accessAdapter(name string, params []*param, decodeInputs func(fail func(string) string) string) string {
-	args := []string{"ctx"}
-	for _, p := range params {
-		s := p.local
-		if p.variadic {
-			s += "..."
-		}
-		args = append(args, s)
-	}
-	// An input the access method cannot be given is left to the handler,
-	// which decodes the same values, fails the same way and reports the
-	// input error without calling the method.
-	decode := decodeInputs(func(string) string { return "return true, nil" })
-	return decode + fmt.Sprintf("return svc.%s(%s)\n", name, strings.Join(args, ", "))
-}
-
-// paramType returns the Go type of a parameter as the method receives it
-// (a slice for a variadic one).
-func paramType(p *param) types.Type { return p.v.Type() }
 
 // input describes one parameter.
 func (in *inferrer) input(ty *typer, errs *toolErrors, p *param, doc docText) {
@@ -729,25 +615,16 @@ func (in *inferrer) input(ty *typer, errs *toolErrors, p *param, doc docText) {
 			return
 		}
 		if fn := d.String("definition"); fn != "" {
-			expr, err := in.definitionFunc(ty, fn)
+			ref, err := in.definitionFunc(ty, fn)
 			if err != nil {
 				fail("definition=%s: %v", fn, err)
 				return
 			}
-			p.defExpr = fmt.Sprintf("withName(%s(), %q)", expr, p.name)
-			ty.pkg.helpers["withName"] = &helper{name: "withName", code: withNameCode}
+			p.defFunc = ref
 		}
 	}
 	p.def = def
 }
-
-const withNameCode = `// withName returns a copy of a definition a function gave, named name.
-func withName(d *tool.Definition, name string) *tool.Definition {
-	c := *d
-	c.Name = name
-	return &c
-}
-`
 
 // configInput describes a config= input: the config struct's fields. The
 // parameter is the struct (or a pointer to it) or map[string]any.
@@ -776,33 +653,31 @@ func (in *inferrer) configInput(ty *typer, t types.Type, name string) (*tool.Def
 
 // definitionFunc checks a definition= function: a package-level func
 // returning *tool.Definition, in this package or (pkg.Func) one it
-// imports. It returns how the generated file calls it.
-func (in *inferrer) definitionFunc(ty *typer, name string) (string, error) {
-	scope := ty.pkg.types.Scope()
+// imports.
+func (in *inferrer) definitionFunc(ty *typer, name string) (*funcRef, error) {
+	ref := &funcRef{name: name}
 	var obj types.Object
 	qual, fname, qualified := strings.Cut(name, ".")
 	if !qualified {
-		obj = scope.Lookup(name)
+		obj = ty.pkg.types.Scope().Lookup(name)
 	} else {
 		for _, imp := range ty.pkg.types.Imports() {
 			if imp.Name() == qual {
-				obj = imp.Scope().Lookup(fname)
-				if obj != nil {
-					local := ty.pkg.imports.add(imp.Path(), imp.Name())
-					name = local + "." + fname
+				if obj = imp.Scope().Lookup(fname); obj != nil {
+					ref = &funcRef{pkg: imp, name: fname}
 				}
 			}
 		}
 	}
 	fn, ok := obj.(*types.Func)
 	if !ok {
-		return "", errors.New("no such function")
+		return nil, errors.New("no such function")
 	}
 	sig := fn.Type().(*types.Signature)
 	if sig.Params().Len() != 0 || sig.Results().Len() != 1 || !isPtrToNamed(sig.Results().At(0).Type(), toolPath, "Definition") {
-		return "", errors.New("must be func() *tool.Definition")
+		return nil, errors.New("must be func() *tool.Definition")
 	}
-	return name, nil
+	return ref, nil
 }
 
 func isPtrToNamed(t types.Type, path, name string) bool {
@@ -1027,26 +902,4 @@ func hasInvalid(sig *types.Signature) bool {
 	}
 	walk(sig)
 	return bad
-}
-
-// signatureAssertion returns a declaration that compiles only while the
-// method has exactly the signature the tool was generated from:
-//
-//	var _ func(*Manager, context.Context, string) ([]Image, error) = (*Manager).Search
-//
-// A result whose type changed, or a parameter added, breaks the build
-// even where the generated call would still compile.
-func signatureAssertion(im *imports, m *types.Func) string {
-	sig := m.Type().(*types.Signature)
-	recv := sig.Recv().Type()
-	params := []*types.Var{types.NewParam(token.NoPos, nil, "", recv)}
-	for i := range sig.Params().Len() {
-		params = append(params, types.NewParam(token.NoPos, nil, "", sig.Params().At(i).Type()))
-	}
-	var results []*types.Var
-	for i := range sig.Results().Len() {
-		results = append(results, types.NewParam(token.NoPos, nil, "", sig.Results().At(i).Type()))
-	}
-	fn := types.NewSignatureType(nil, nil, nil, types.NewTuple(params...), types.NewTuple(results...), sig.Variadic())
-	return fmt.Sprintf("var _ %s = (%s).%s", im.typeString(fn), im.typeString(recv), m.Name())
 }

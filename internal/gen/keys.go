@@ -32,7 +32,7 @@ func typeGroup(typ string) (string, bool) {
 // overrideType applies a type= override to def, inferred from goType. On a
 // list it types the items. For an output it may return a conversion: an
 // integer published as a timestamp is converted from Unix seconds.
-func (ty *typer) overrideType(def *tool.Definition, goType types.Type, typ string, output bool) (pubFn, error) {
+func (ty *typer) overrideType(def *tool.Definition, goType types.Type, typ string, output bool) (*publication, error) {
 	if def.Type == "list" && typ != "list" && def.Items != nil {
 		var elem types.Type
 		if s, ok := goType.Underlying().(*types.Slice); ok {
@@ -55,7 +55,7 @@ func (ty *typer) overrideType(def *tool.Definition, goType types.Type, typ strin
 	case from == to:
 	case output && from == "integer" && to == "time":
 		def.Type = typ
-		return func(src string) string { return "time.Unix(int64(" + src + "), 0).UTC()" }, nil
+		return &publication{kind: pubUnixTime, typ: goType}, nil
 	case output && to == "any":
 	default:
 		return nil, fmt.Errorf("type=%s does not fit the Go type, which is %s", typ, def.Type)
@@ -102,8 +102,8 @@ func parseValue(def *tool.Definition, text string) (any, error) {
 // (description, label, type, example, default, constraints...). Keys that
 // name or place the value are the caller's. It returns a publishing
 // conversion a type= override needs, if any.
-func (ty *typer) applyKeys(def *tool.Definition, goType types.Type, args []directive.Arg, output bool) (pubFn, error) {
-	var conv pubFn
+func (ty *typer) applyKeys(def *tool.Definition, goType types.Type, args []directive.Arg, output bool) (*publication, error) {
+	var conv *publication
 	// type first: the other values parse by it.
 	for _, a := range args {
 		if a.Key == "type" {

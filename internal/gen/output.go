@@ -12,10 +12,13 @@ import (
 	"github.com/toolapi/toolapi/tool"
 )
 
-// A pubFn returns the Go expression that publishes the value of src.
-type pubFn func(src string) string
+// asIs publishes a value of t as it is.
+func asIs(t types.Type) *publication { return &publication{kind: pubAsIs, typ: t} }
 
-func identity(src string) string { return src }
+// converted publishes a value of t converted to the Go type conv.
+func converted(t types.Type, conv string) *publication {
+	return &publication{kind: pubConvert, typ: t, conv: conv}
+}
 
 // A member is a member of a value object: an exported field or a getter.
 type member struct {
@@ -165,9 +168,9 @@ func (ty *typer) configName(t types.Type) string {
 }
 
 // output returns the definition of an output of Go type t and how its
-// values are published. sel is a members= selection; stack lists the value
+// values are published. sel is a members= selection; stack holds the value
 // objects being described (a member referring back to one is typed any).
-func (ty *typer) output(t types.Type, sel []directive.Member, stack []string) (*tool.Definition, pubFn, error) {
+func (ty *typer) output(t types.Type, sel []directive.Member, stack []*publication) (*tool.Definition, *publication, error) {
 	t = types.Unalias(t)
 	if ids := ty.entityIDs(t); ids != nil {
 		if sel != nil {
@@ -175,10 +178,11 @@ func (ty *typer) output(t types.Type, sel []directive.Member, stack []string) (*
 		}
 		d := &tool.Definition{Type: entityDataType(ids)}
 		if _, isPtr := t.(*types.Pointer); isPtr {
+			// The tool package publishes an entity from its pointer.
 			d.Nullable = true
-			return d, ty.nilHelper(t, identity), nil
+			return d, &publication{kind: pubPointer, typ: t}, nil
 		}
-		return d, identity, nil
+		return d, asIs(t), nil
 	}
 	if p, ok := t.(*types.Pointer); ok {
 		d, pub, err := ty.output(p.Elem(), sel, stack)
@@ -186,13 +190,13 @@ func (ty *typer) output(t types.Type, sel []directive.Member, stack []string) (*
 			return nil, nil, err
 		}
 		d.Nullable = true
-		return d, ty.nilHelper(t, func(src string) string { return pub("*" + src) }), nil
+		return d, &publication{kind: pubPointer, typ: t, elem: pub}, nil
 	}
 	switch {
 	case isTime(t):
-		return &tool.Definition{Type: "datetime_iso8601"}, identity, selNone(sel)
+		return &tool.Definition{Type: "datetime_iso8601"}, asIs(t), selNone(sel)
 	case isDuration(t):
-		return &tool.Definition{Type: "duration"}, identity, selNone(sel)
+		return &tool.Definition{Type: "duration"}, asIs(t), selNone(sel)
 	case isToolResult(t):
 		return nil, nil, errors.New("a tool.Result can only be the method's result")
 	case isError(t) || isContext(t):
@@ -206,16 +210,16 @@ func (ty *typer) output(t types.Type, sel []directive.Member, stack []string) (*
 		// The tool package publishes bytes as a standard base64 string.
 		d := &tool.Definition{Type: "string", Constraints: tool.Constraints{Encoding: "base64"}}
 		if types.Identical(t, byteSlice) {
-			return d, identity, selNone(sel)
+			return d, asIs(t), selNone(sel)
 		}
-		return d, func(src string) string { return "[]byte(" + src + ")" }, selNone(sel)
+		return d, converted(t, "[]byte"), selNone(sel)
 	}
 	if isNamed(t, toolPath, "Resource") {
 		// Published by the tool package as a map of uri, mime_type, and
 		// text or blob.
 		d := tool.ResourceDefinition("", "")
 		d.Required = false
-		return d, identity, selNone(sel)
+		return d, asIs(t), selNone(sel)
 	}
 	if name := ty.configName(t); name != "" {
 		d, pub, err := ty.shape(t, t.Underlying().(*types.Struct), stack)
@@ -237,9 +241,9 @@ func (ty *typer) output(t types.Type, sel []directive.Member, stack []string) (*
 		}
 		wire := wireGoType(u)
 		if types.Identical(t, types.Typ[u.Kind()]) && wire == u.Name() {
-			return d, identity, selNone(sel)
+			return d, asIs(t), selNone(sel)
 		}
-		return d, func(src string) string { return wire + "(" + src + ")" }, selNone(sel)
+		return d, converted(t, wire), selNone(sel)
 	case *types.Slice:
 		item, pub, err := ty.output(u.Elem(), sel, stack)
 		if err != nil {
@@ -248,8 +252,7 @@ func (ty *typer) output(t types.Type, sel []directive.Member, stack []string) (*
 		if sel != nil {
 			item.Name = ""
 		}
-		d := &tool.Definition{Type: "list", Items: item}
-		return d, ty.listHelper(t, u, pub, sel), nil
+		return &tool.Definition{Type: "list", Items: item}, &publication{kind: pubList, typ: t, elem: pub}, nil
 	case *types.Map:
 		if b, ok := u.Key().Underlying().(*types.Basic); !ok || b.Kind() != types.String {
 			return nil, nil, fmt.Errorf("type %s: map keys must be strings", types.TypeString(t, nil))
@@ -260,16 +263,16 @@ func (ty *typer) output(t types.Type, sel []directive.Member, stack []string) (*
 		d := &tool.Definition{Type: "map"}
 		if isEmptyInterface(u.Elem()) {
 			if obj == nil && types.Identical(u.Key(), types.Typ[types.String]) {
-				return d, identity, nil
+				return d, asIs(t), nil
 			}
-			return d, func(src string) string { return "map[string]any(" + src + ")" }, nil
+			return d, converted(t, "map[string]any"), nil
 		}
 		v, pub, err := ty.output(u.Elem(), nil, stack)
 		if err != nil {
 			return nil, nil, err
 		}
 		d.Values = v
-		return d, ty.mapHelper(t, u, pub), nil
+		return d, &publication{kind: pubMap, typ: t, elem: pub}, nil
 	case *types.Struct:
 		if obj == nil {
 			if sel != nil {
@@ -298,16 +301,16 @@ func selNone(sel []directive.Member) error {
 
 // shape describes a struct whose exported fields are all published: an
 // anonymous struct result or a config object.
-func (ty *typer) shape(t types.Type, st *types.Struct, stack []string) (*tool.Definition, pubFn, error) {
+func (ty *typer) shape(t types.Type, st *types.Struct, stack []*publication) (*tool.Definition, *publication, error) {
 	fields, err := structFields(st)
 	if err != nil {
 		return nil, nil, err
 	}
 	d := &tool.Definition{Type: "map"}
+	pub := &publication{kind: pubFields, typ: t}
 	owner := namedObj(t)
-	pubs := make([]pubFn, len(fields))
-	for i, f := range fields {
-		fd, pub, err := ty.output(f.v.Type(), nil, stack)
+	for _, f := range fields {
+		fd, fp, err := ty.output(f.v.Type(), nil, stack)
 		if err != nil {
 			return nil, nil, fmt.Errorf("field %s: %w", f.v.Name(), err)
 		}
@@ -315,113 +318,9 @@ func (ty *typer) shape(t types.Type, st *types.Struct, stack []string) (*tool.De
 		fd.Required = !f.optional
 		fd.Description = fieldDoc(ty.x.fieldDecl(owner, f.v))
 		d.Properties = append(d.Properties, fd)
-		pubs[i] = pub
+		pub.members = append(pub.members, &publishedMember{name: f.name, goName: f.v.Name(), typ: f.v.Type(), pub: fp, omitZero: f.optional})
 	}
-	if !ty.code {
-		return d, identity, nil // only described: no code publishes it
-	}
-	key := "publish " + types.TypeString(t, nil)
-	name, h, done := ty.helper(key, "publish"+slug(t, ty.pkg))
-	if !done {
-		w := ty.writer()
-		ts := ty.pkg.imports.typeString(t)
-		w.line("// %s publishes the fields of a %s.", name, strings.ReplaceAll(ts, "\n", " "))
-		w.line("func %s(v %s) tool.Object {", name, ts)
-		w.line("m := make(tool.Object, %d)", len(fields))
-		for i, f := range fields {
-			raw := "v." + f.v.Name()
-			get := pubs[i](raw)
-			if cond := nonZero(ty.pkg.imports, f.v.Type(), raw); f.optional && cond != "" {
-				w.line("if %s {", cond)
-				w.line("m[%q] = %s", f.name, get)
-				w.line("}")
-			} else {
-				w.line("m[%q] = %s", f.name, get)
-			}
-		}
-		w.line("return m")
-		w.line("}")
-		h.code = w.b.String()
-	}
-	return d, call(name), nil
-}
-
-func call(name string) pubFn { return func(src string) string { return name + "(" + src + ")" } }
-
-// helper reserves a generated function for key. done reports that it was
-// already written (or is being written: a type referring to itself).
-func (ty *typer) helper(key, base string) (string, *helper, bool) {
-	if name, ok := ty.pkg.helperBy[key]; ok {
-		return name, ty.pkg.helpers[name], true
-	}
-	name := ty.pkg.helperName(base)
-	h := &helper{name: name}
-	ty.pkg.helpers[name] = h
-	ty.pkg.helperBy[key] = name
-	return name, h, false
-}
-
-// nilHelper publishes a pointer: nil as nil, else what pub makes of it.
-func (ty *typer) nilHelper(t types.Type, pub pubFn) pubFn {
-	if !ty.code {
-		return identity // only described: no code publishes it
-	}
-	key := "publish " + types.TypeString(t, nil) + " " + pub("v")
-	name, h, done := ty.helper(key, "publish"+slug(t, ty.pkg))
-	if !done {
-		w := ty.writer()
-		w.line("// %s publishes a %s: nil as null.", name, ty.pkg.imports.typeString(t))
-		w.line("func %s(v %s) any {", name, ty.pkg.imports.typeString(t))
-		w.line("if v == nil {")
-		w.line("return nil")
-		w.line("}")
-		w.line("return %s", pub("v"))
-		w.line("}")
-		h.code = w.b.String()
-	}
-	return call(name)
-}
-
-func (ty *typer) listHelper(t types.Type, u *types.Slice, pub pubFn, sel []directive.Member) pubFn {
-	if !ty.code {
-		return identity // only described: no code publishes it
-	}
-	key := "publish " + types.TypeString(t, nil) + " " + pub("x")
-	name, h, done := ty.helper(key, "publish"+slug(t, ty.pkg))
-	if !done {
-		w := ty.writer()
-		w.line("// %s publishes a %s as a list.", name, ty.pkg.imports.typeString(t))
-		w.line("func %s(v %s) []any {", name, ty.pkg.imports.typeString(t))
-		w.line("out := make([]any, len(v))")
-		w.line("for i, x := range v {")
-		w.line("out[i] = %s", pub("x"))
-		w.line("}")
-		w.line("return out")
-		w.line("}")
-		h.code = w.b.String()
-	}
-	return call(name)
-}
-
-func (ty *typer) mapHelper(t types.Type, u *types.Map, pub pubFn) pubFn {
-	if !ty.code {
-		return identity // only described: no code publishes it
-	}
-	key := "publish " + types.TypeString(t, nil) + " " + pub("x")
-	name, h, done := ty.helper(key, "publish"+slug(t, ty.pkg))
-	if !done {
-		w := ty.writer()
-		w.line("// %s publishes a %s as a map.", name, ty.pkg.imports.typeString(t))
-		w.line("func %s(v %s) map[string]any {", name, ty.pkg.imports.typeString(t))
-		w.line("out := make(map[string]any, len(v))")
-		w.line("for k, x := range v {")
-		w.line("out[string(k)] = %s", pub("x"))
-		w.line("}")
-		w.line("return out")
-		w.line("}")
-		h.code = w.b.String()
-	}
-	return call(name)
+	return d, pub, nil
 }
 
 // selKey renders a selection for helper keys.
@@ -448,143 +347,120 @@ func selKey(sel []directive.Member) string {
 
 // valueObject describes a value object: the members it marks, or those a
 // members= selection chooses.
-func (ty *typer) valueObject(t types.Type, sel []directive.Member, stack []string) (*tool.Definition, pubFn, error) {
-	obj := namedObj(t)
-	key := "publish " + types.TypeString(t, nil)
+func (ty *typer) valueObject(t types.Type, sel []directive.Member, stack []*publication) (*tool.Definition, *publication, error) {
+	key := types.TypeString(t, nil)
 	if sel != nil {
 		key += " members=" + selKey(sel)
 	}
-	if slices.Contains(stack, key) {
+	if i := slices.IndexFunc(stack, func(p *publication) bool { return p.key == key }); i >= 0 {
 		// A member referring back to a type being described.
-		name := ty.pkg.helperBy[key]
-		return &tool.Definition{Type: "any"}, call(name), nil
+		return &tool.Definition{Type: "any"}, stack[i], nil
 	}
-	all, err := ty.members(t)
+	picked, err := ty.pickMembers(t, sel)
 	if err != nil {
 		return nil, nil, err
 	}
-	type chosen struct {
-		m   member
-		sub []directive.Member
-		ref []directive.Arg
+	pub := &publication{kind: pubMembers, typ: t, key: key}
+	stack = append(stack, pub)
+	d := &tool.Definition{Type: "map"}
+	for _, c := range picked {
+		md, mp, err := ty.member(c.m, c.sub, c.ref, stack)
+		if err != nil {
+			return nil, nil, fmt.Errorf("member %s: %w", c.m.name, err)
+		}
+		d.Properties = append(d.Properties, md)
+		pub.members = append(pub.members, mp)
 	}
-	var picked []chosen
+	return d, pub, nil
+}
+
+// A chosenMember is a member a value object publishes, with the members=
+// selection and refinements of its call site.
+type chosenMember struct {
+	m   member
+	sub []directive.Member
+	ref []directive.Arg
+}
+
+// pickMembers returns the members a value object publishes: those it
+// marks, or those sel selects.
+func (ty *typer) pickMembers(t types.Type, sel []directive.Member) ([]chosenMember, error) {
+	obj := namedObj(t)
+	all, err := ty.members(t)
+	if err != nil {
+		return nil, err
+	}
+	var picked []chosenMember
 	if sel == nil {
 		for _, m := range all {
 			if m.marked {
-				picked = append(picked, chosen{m: m})
+				picked = append(picked, chosenMember{m: m})
 			}
 		}
 		if len(picked) == 0 {
 			if _, isIface := t.Underlying().(*types.Interface); isIface {
-				return nil, nil, fmt.Errorf("interface %s marks no method with //tool:property", obj.Name())
+				return nil, fmt.Errorf("interface %s marks no method with //tool:property", obj.Name())
 			}
-			return nil, nil, fmt.Errorf("%s marks no member: mark fields with a tool struct tag or getters with //tool:property, or select members with members=", obj.Name())
+			return nil, fmt.Errorf("%s marks no member: mark fields with a tool struct tag or getters with //tool:property, or select members with members=", obj.Name())
 		}
-	} else {
-		for _, s := range sel {
-			i := slices.IndexFunc(all, func(m member) bool { return m.name == s.Name || m.goName == s.Name })
-			if i < 0 {
-				var names []string
-				for _, m := range all {
-					names = append(names, m.name)
-				}
-				return nil, nil, fmt.Errorf("members=: %q is not a member of %s (members: %s)", s.Name, obj.Name(), strings.Join(names, ", "))
+		return picked, nil
+	}
+	for _, s := range sel {
+		i := slices.IndexFunc(all, func(m member) bool { return m.name == s.Name || m.goName == s.Name })
+		if i < 0 {
+			var names []string
+			for _, m := range all {
+				names = append(names, m.name)
 			}
-			picked = append(picked, chosen{m: all[i], sub: s.Members, ref: s.Refine})
+			return nil, fmt.Errorf("members=: %q is not a member of %s (members: %s)", s.Name, obj.Name(), strings.Join(names, ", "))
+		}
+		picked = append(picked, chosenMember{m: all[i], sub: s.Members, ref: s.Refine})
+	}
+	return picked, nil
+}
+
+// member describes one member of a value object, refined by its
+// //tool:property, its tool tag and its call site, in that order.
+func (ty *typer) member(m member, sub []directive.Member, callSite []directive.Arg, stack []*publication) (*tool.Definition, *publishedMember, error) {
+	md, pub, err := ty.output(m.typ, sub, stack)
+	if err != nil {
+		return nil, nil, err
+	}
+	md.Name = m.name
+	md.Required = true
+	md.Description = m.desc
+	var refine []directive.Arg
+	if m.prop != nil {
+		refine = append(refine, m.prop.Args...)
+	}
+	if m.tag != nil {
+		refine = append(refine, tagArgs(m.tag)...)
+	}
+	refine = append(refine, callSite...)
+	omit := false
+	for _, a := range refine {
+		switch a.Key {
+		case "name":
+			md.Name = a.Value
+		case "omitnull":
+			omit = a.Value != "false"
 		}
 	}
-	base := "publish" + slug(t, ty.pkg)
-	name, h, _ := ty.helper(key, base)
-	stack = append(stack, key)
-	d := &tool.Definition{Type: "map"}
-	type line struct {
-		name, get string
-		omit      bool
+	convert, err := ty.applyKeys(md, m.typ, refine, true)
+	if err != nil {
+		return nil, nil, err
 	}
-	var lines []line
-	for _, c := range picked {
-		m := c.m
-		md, pub, err := ty.output(m.typ, c.sub, stack)
-		if err != nil {
-			return nil, nil, fmt.Errorf("member %s: %w", m.name, err)
-		}
-		md.Name = m.name
-		md.Required = true
-		md.Description = m.desc
-		var refine []directive.Arg
-		if m.prop != nil {
-			refine = append(refine, m.prop.Args...)
-		}
-		if m.tag != nil {
-			refine = append(refine, tagArgs(m.tag)...)
-		}
-		refine = append(refine, c.ref...)
-		omit := false
-		var convert pubFn
-		for _, a := range refine {
-			switch a.Key {
-			case "name":
-				md.Name = a.Value
-			case "omitnull":
-				omit = a.Value != "false"
-			}
-		}
-		convert, err = ty.applyKeys(md, m.typ, refine, true)
-		if err != nil {
-			return nil, nil, fmt.Errorf("member %s: %w", m.name, err)
-		}
-		if convert != nil {
-			pub = convert
-		}
-		if omit {
-			if !md.Nullable {
-				return nil, nil, fmt.Errorf("member %s: omitnull needs a member that can be nil (a pointer)", m.name)
-			}
-			md.Required = false
-			md.Nullable = false
-		}
-		d.Properties = append(d.Properties, md)
-		if !ty.code {
-			continue
-		}
-		get := "v." + m.goName
-		if m.method {
-			get += "()"
-		}
-		lines = append(lines, line{name: md.Name, get: pub(get), omit: omit})
+	if convert != nil {
+		pub = convert
 	}
-	if !ty.code {
-		return d, call(name), nil // only described: no code publishes it
-	}
-	w := ty.writer()
-	ts := ty.pkg.imports.typeString(t)
-	_, isIface := t.Underlying().(*types.Interface)
-	ret := "tool.Object"
-	if isIface {
-		ret = "any"
-	}
-	w.line("// %s publishes %s as the map of its members.", name, article(obj.Name()))
-	w.line("func %s(v %s) %s {", name, ts, ret)
-	if isIface {
-		w.line("if v == nil {")
-		w.line("return nil")
-		w.line("}")
-	}
-	w.line("m := make(tool.Object, %d)", len(lines))
-	for _, l := range lines {
-		if l.omit {
-			w.line("if x := %s; x != nil {", l.get)
-			w.line("m[%q] = x", l.name)
-			w.line("}")
-		} else {
-			w.line("m[%q] = %s", l.name, l.get)
+	if omit {
+		if !md.Nullable {
+			return nil, nil, errors.New("omitnull needs a member that can be nil (a pointer)")
 		}
+		md.Required = false
+		md.Nullable = false
 	}
-	w.line("return m")
-	w.line("}")
-	h.code = w.b.String()
-	return d, call(name), nil
+	return md, &publishedMember{name: md.Name, goName: m.goName, method: m.method, typ: m.typ, pub: pub, omitNil: omit}, nil
 }
 
 func tagArgs(t *directive.Tag) []directive.Arg {
@@ -601,41 +477,4 @@ func tagArgs(t *directive.Tag) []directive.Arg {
 		out = append(out, directive.Arg{Key: "omitnull", Value: "true", Bare: true})
 	}
 	return out
-}
-
-// article prefixes a name with "a" or "an".
-func article(name string) string {
-	if name != "" && strings.ContainsRune("AEIOUaeiou", rune(name[0])) {
-		return "an " + name
-	}
-	return "a " + name
-}
-
-// nonZero returns a condition that holds when expr, of type t, is not its
-// zero value (what encoding/json's omitempty leaves out), or "" when
-// there is none to write.
-func nonZero(im *imports, t types.Type, expr string) string {
-	switch u := t.Underlying().(type) {
-	case *types.Pointer, *types.Interface, *types.Signature, *types.Chan:
-		return expr + " != nil"
-	case *types.Slice, *types.Map:
-		return "len(" + expr + ") > 0"
-	case *types.Basic:
-		switch {
-		case u.Info()&types.IsString != 0:
-			return expr + ` != ""`
-		case u.Info()&types.IsBoolean != 0:
-			return expr
-		case u.Info()&types.IsNumeric != 0:
-			return expr + " != 0"
-		}
-	case *types.Struct:
-		if isTime(t) {
-			return "!" + expr + ".IsZero()"
-		}
-		if types.Comparable(t) {
-			return expr + " != (" + im.typeString(t) + "{})"
-		}
-	}
-	return ""
 }

@@ -10,14 +10,6 @@ import (
 	"github.com/toolapi/toolapi/tool"
 )
 
-// An output is one output of a tool method.
-type output struct {
-	def     *tool.Definition
-	defExpr string // a definition= function call, "" when none
-	pub     pubFn
-	local   string // the Go variable holding its value
-}
-
 // outputName returns the name an //tool:output directive gives: its
 // argument or name=.
 func outputName(d *directive.Directive) string {
@@ -37,156 +29,75 @@ func outputPos(d *directive.Directive) token.Position {
 	return d.Pos
 }
 
-// outputs describes what the method returns and writes the statements
-// that call it and return its result.
-func (in *inferrer) outputs(ty *typer, errs *toolErrors, c candidate, sig *types.Signature, dirs []*directive.Directive, doc docText, args string, locals map[string]bool) ([]*output, string) {
+// outputs describes what the method returns: its outputs, and how the
+// method returns them.
+func (in *inferrer) outputs(ty *typer, errs *toolErrors, c candidate, sig *types.Signature, dirs []*directive.Directive, doc docText) ([]*output, results) {
 	res := sig.Results()
 	var vals []*types.Var
-	hasErr := false
+	var shape results
 	for i := range res.Len() {
 		v := res.At(i)
 		if isError(v.Type()) {
 			if i != res.Len()-1 {
 				errs.add(c.pos, "only the last result may be an error")
-				return nil, ""
+				return nil, shape
 			}
-			hasErr = true
+			shape.err = true
 			continue
 		}
 		vals = append(vals, v)
 	}
-	callExpr := fmt.Sprintf("svc.%s(%s)", c.method.Name(), args)
-	w := ty.writer()
-	errCheck := func() {
-		if hasErr {
-			w.line("if err != nil {")
-			w.line("return nil, err")
-			w.line("}")
-		}
-	}
-	local := func(base string) string {
-		name := base
-		for locals[name] {
-			name += "Out"
-		}
-		locals[name] = true
-		return name
-	}
-	assign := func(names ...string) string {
-		if hasErr {
-			names = append(names, "err")
-		}
-		return strings.Join(names, ", ") + " := " + callExpr
-	}
-	noOutputs := func() {
-		switch {
-		case hasErr && len(vals) == 0:
-			w.line("if err := %s; err != nil {", callExpr)
-			w.line("return nil, err")
-			w.line("}")
-		case hasErr:
-			w.line("if _, err := %s; err != nil {", callExpr)
-			w.line("return nil, err")
-			w.line("}")
-		default:
-			w.line("%s", callExpr)
-		}
-		w.line(`return tool.Succeeded("", nil), nil`)
-	}
-
-	// Nothing, or only an error: no output.
-	if len(vals) == 0 {
+	shape.values = len(vals)
+	switch {
+	case len(vals) == 0:
+		// Nothing, or only an error: no output.
 		if len(dirs) > 0 {
 			errs.add(dirs[0].Pos, "//tool:output on a method that returns no value")
-			return nil, ""
 		}
-		noOutputs()
-		return nil, w.b.String()
-	}
-	if len(vals) == 1 && isToolResultType(vals[0].Type()) {
-		outs := in.declaredOutputs(ty, errs, dirs, "a tool.Result")
-		r := local("res")
-		w.line("%s", assign(r))
-		errCheck()
-		if _, isPtr := vals[0].Type().(*types.Pointer); isPtr {
-			w.line("return %s, nil", r)
-		} else {
-			w.line("return &%s, nil", r)
-		}
-		return outs, w.b.String()
-	}
-	// A fluent method returns its receiver: no output.
-	if len(vals) == 1 && types.Identical(derefType(vals[0].Type()), c.recv.Type()) {
+		return nil, shape
+	case len(vals) == 1 && isToolResultType(vals[0].Type()):
+		shape.kind = resultToolResult
+		_, shape.pointer = vals[0].Type().(*types.Pointer)
+		return in.declaredOutputs(ty, errs, dirs, "a tool.Result"), shape
+	case len(vals) == 1 && types.Identical(derefType(vals[0].Type()), c.recv.Type()):
+		// A fluent method returns its receiver: no output.
 		if len(dirs) > 0 {
 			errs.add(dirs[0].Pos, "//tool:output on a fluent method, which has no output")
-			return nil, ""
 		}
-		noOutputs()
-		return nil, w.b.String()
+		return nil, shape
+	case len(vals) == 1 && vals[0].Name() == "" && isAnyMap(vals[0].Type()) && len(dirs) >= 2:
+		// Several outputs declared over a map[string]any result.
+		shape.kind = resultAnyMap
+		return in.declaredOutputs(ty, errs, dirs, "a map[string]any"), shape
 	}
-	// Several outputs declared over a map[string]any result.
-	if len(vals) == 1 && vals[0].Name() == "" && isAnyMap(vals[0].Type()) && len(dirs) >= 2 {
-		outs := in.declaredOutputs(ty, errs, dirs, "a map[string]any")
-		r := local("out")
-		w.line("%s", assign(r))
-		errCheck()
-		w.line(`return tool.Succeeded("", %s), nil`, r)
-		return outs, w.b.String()
-	}
+	shape.kind = resultValues
+	return in.resultOutputs(ty, errs, c, vals, dirs, doc), shape
+}
 
+// resultOutputs describes the outputs of results that carry their values:
+// one named "result", or one per named result.
+func (in *inferrer) resultOutputs(ty *typer, errs *toolErrors, c candidate, vals []*types.Var, dirs []*directive.Directive, doc docText) []*output {
 	named := vals[0].Name() != "" && vals[0].Name() != "_"
 	if !named && len(vals) > 1 {
 		errs.add(c.pos, "several unnamed results: name them, as each named result is an output")
-		return nil, ""
+		return nil
 	}
-	var outs []*output
-	var names []string
-	for _, v := range vals {
-		name := "result"
+	names := make([]string, len(vals))
+	for i, v := range vals {
+		names[i] = "result"
 		if named {
-			name = snake(v.Name())
-		}
-		names = append(names, name)
-	}
-	// Directives refine the outputs they name.
-	dirFor := map[int]*directive.Directive{}
-	for _, d := range dirs {
-		n := outputName(d)
-		switch {
-		case !named && len(vals) == 1:
-			if _, dup := dirFor[0]; dup {
-				errs.add(d.Pos, "several //tool:output on one result: return map[string]any or tool.Result to declare several outputs, or name the results")
-				continue
-			}
-			dirFor[0] = d
-			if n != "" {
-				names[0] = n
-			}
-		default:
-			i := -1
-			for j, v := range vals {
-				if n == names[j] || n == v.Name() {
-					i = j
-				}
-			}
-			if i < 0 {
-				errs.add(outputPos(d), "//tool:output %s names no result (results: %s)", n, strings.Join(names, ", "))
-				continue
-			}
-			if _, dup := dirFor[i]; dup {
-				errs.add(outputPos(d), "result %s has two //tool:output directives", n)
-				continue
-			}
-			dirFor[i] = d
+			names[i] = snake(v.Name())
 		}
 	}
-	var locs []string
+	dirFor := outputDirectives(errs, vals, names, named, dirs)
+	var outs []*output
 	for i, v := range vals {
 		o, ok := in.inferredOutput(ty, errs, c, v.Type(), names[i], dirFor[i])
 		if !ok {
 			continue
 		}
 		if named {
+			o.goName = v.Name()
 			if d, ok := doc.Items[v.Name()]; ok {
 				o.def.Description = d
 			} else if d, ok := doc.Items[names[i]]; ok {
@@ -198,25 +109,46 @@ func (in *inferrer) outputs(ty *typer, errs *toolErrors, c candidate, sig *types
 		if dd := dirFor[i]; dd != nil && dd.Has("description") {
 			o.def.Description = dd.String("description")
 		}
-		base := "result"
-		if named {
-			base = v.Name()
-		}
-		o.local = local(base)
-		locs = append(locs, o.local)
 		outs = append(outs, o)
 	}
-	if errs.n > 0 {
-		return nil, ""
+	return outs
+}
+
+// outputDirectives returns the //tool:output directive refining each
+// result, by index. names holds the output names, which an unnamed
+// result's directive may change.
+func outputDirectives(errs *toolErrors, vals []*types.Var, names []string, named bool, dirs []*directive.Directive) map[int]*directive.Directive {
+	dirFor := map[int]*directive.Directive{}
+	for _, d := range dirs {
+		n := outputName(d)
+		if !named && len(vals) == 1 {
+			if _, dup := dirFor[0]; dup {
+				errs.add(d.Pos, "several //tool:output on one result: return map[string]any or tool.Result to declare several outputs, or name the results")
+				continue
+			}
+			dirFor[0] = d
+			if n != "" {
+				names[0] = n
+			}
+			continue
+		}
+		i := -1
+		for j, v := range vals {
+			if n == names[j] || n == v.Name() {
+				i = j
+			}
+		}
+		if i < 0 {
+			errs.add(outputPos(d), "//tool:output %s names no result (results: %s)", n, strings.Join(names, ", "))
+			continue
+		}
+		if _, dup := dirFor[i]; dup {
+			errs.add(outputPos(d), "result %s has two //tool:output directives", n)
+			continue
+		}
+		dirFor[i] = d
 	}
-	w.line("%s", assign(locs...))
-	errCheck()
-	w.line(`return tool.Succeeded("", map[string]any{`)
-	for _, o := range outs {
-		w.line("%q: %s,", o.def.Name, o.pub(o.local))
-	}
-	w.line("}), nil")
-	return outs, w.b.String()
+	return dirFor
 }
 
 func isAnyMap(t types.Type) bool {
@@ -244,14 +176,13 @@ func (in *inferrer) inferredOutput(ty *typer, errs *toolErrors, c candidate, t t
 	var err error
 	switch {
 	case d != nil && d.String("definition") != "":
-		expr, err := in.definitionFunc(ty, d.String("definition"))
+		ref, err := in.definitionFunc(ty, d.String("definition"))
 		if err != nil {
 			return fail(at, "definition=%s: %v", d.String("definition"), err)
 		}
-		o.defExpr = fmt.Sprintf("withName(%s(), %q)", expr, name)
-		ty.pkg.helpers["withName"] = &helper{name: "withName", code: withNameCode}
+		o.defFunc = ref
 		o.def = &tool.Definition{Type: "any", Required: true}
-		o.pub = in.rawPublisher(ty, t)
+		o.pub = rawPublication(t)
 	case d != nil && d.String("config") != "":
 		def, err := in.configOutput(ty, t, d.String("config"))
 		if err != nil {
@@ -260,7 +191,7 @@ func (in *inferrer) inferredOutput(ty *typer, errs *toolErrors, c candidate, t t
 		o.def = def
 		_, o.pub, err = ty.output(t, nil, nil)
 		if err != nil && isAnyMap(t) {
-			o.pub = identity
+			o.pub = asIs(t)
 		} else if err != nil {
 			return fail(at, "%v", err)
 		}
@@ -272,7 +203,7 @@ func (in *inferrer) inferredOutput(ty *typer, errs *toolErrors, c candidate, t t
 		if d.Flag("multiple") {
 			o.def = &tool.Definition{Type: "list", Items: o.def}
 		}
-		o.pub = in.rawPublisher(ty, t)
+		o.pub = rawPublication(t)
 	default:
 		o.def, o.pub, err = ty.output(t, sel, nil)
 		if err != nil {
@@ -303,31 +234,14 @@ func (in *inferrer) inferredOutput(ty *typer, errs *toolErrors, c candidate, t t
 	return o, true
 }
 
-// rawPublisher publishes a value that describes itself: a json.Marshaler
-// through its JSON, anything else as it is.
-func (in *inferrer) rawPublisher(ty *typer, t types.Type) pubFn {
-	if !isMarshaler(derefType(t)) {
-		return identity
+// rawPublication publishes a value that describes itself: a
+// json.Marshaler through its JSON, anything else as it is.
+func rawPublication(t types.Type) *publication {
+	if isMarshaler(derefType(t)) {
+		return &publication{kind: pubJSON, typ: t}
 	}
-	ty.pkg.imports.add("encoding/json", "json")
-	ty.pkg.helpers["publishJSON"] = &helper{name: "publishJSON", code: publishJSONCode}
-	return call("publishJSON")
+	return asIs(t)
 }
-
-const publishJSONCode = `// publishJSON publishes a value through its own JSON encoding. A value
-// that fails to encode publishes as nil, which the registry reports.
-func publishJSON(v json.Marshaler) any {
-	data, err := v.MarshalJSON()
-	if err != nil {
-		return nil
-	}
-	var x any
-	if err := json.Unmarshal(data, &x); err != nil {
-		return nil
-	}
-	return x
-}
-`
 
 // configOutput describes a config= output: the config struct's fields.
 func (in *inferrer) configOutput(ty *typer, t types.Type, name string) (*tool.Definition, error) {
@@ -372,13 +286,12 @@ func (in *inferrer) declaredOutputs(ty *typer, errs *toolErrors, dirs []*directi
 		o := &output{}
 		switch {
 		case d.String("definition") != "":
-			expr, err := in.definitionFunc(ty, d.String("definition"))
+			ref, err := in.definitionFunc(ty, d.String("definition"))
 			if err != nil {
 				errs.add(d.Pos, "output %s: definition=%s: %v", name, d.String("definition"), err)
 				continue
 			}
-			o.defExpr = fmt.Sprintf("withName(%s(), %q)", expr, name)
-			ty.pkg.helpers["withName"] = &helper{name: "withName", code: withNameCode}
+			o.defFunc = ref
 			o.def = &tool.Definition{Name: name, Type: "any", Required: true}
 			outs = append(outs, o)
 			continue

@@ -8,7 +8,6 @@ import (
 	"math"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/toolapi/toolapi/tool"
@@ -16,19 +15,11 @@ import (
 
 const toolPath = "github.com/toolapi/toolapi/tool"
 
-// typer turns Go types into definitions and writes the Go code that
-// converts values between a method's Go types and the tool's values.
+// typer turns Go types into definitions.
 type typer struct {
 	x   *index
 	pkg *Package
-	// code says to write the Go code; without it, writers discard what
-	// they are given and only the definitions are built.
-	code bool
 }
-
-// writer returns a writer for generated code, which discards it when ty
-// writes no code.
-func (ty *typer) writer() *writer { return &writer{off: !ty.code} }
 
 func isNamed(t types.Type, path, name string) bool {
 	n, ok := types.Unalias(t).(*types.Named)
@@ -63,12 +54,16 @@ func namedObj(t types.Type) *types.TypeName {
 }
 
 // entityIDs returns the entity type IDs t (or *t) is the class of.
-func (ty *typer) entityIDs(t types.Type) []string {
+func (ty *typer) entityIDs(t types.Type) []string { return entityIDs(ty.x.entityTypes, t) }
+
+// entityIDs returns the entity type IDs t (or *t) is the class of, given
+// the entity types of every Go type by key.
+func entityIDs(entityTypes map[string][]string, t types.Type) []string {
 	if p, ok := t.(*types.Pointer); ok {
 		t = p.Elem()
 	}
 	if obj := namedObj(t); obj != nil {
-		return ty.x.entityTypes[typeKey(obj)]
+		return entityTypes[typeKey(obj)]
 	}
 	return nil
 }
@@ -336,6 +331,9 @@ func (ty *typer) structInput(t types.Type, st *types.Struct) (*tool.Definition, 
 	if err != nil {
 		return nil, err
 	}
+	if len(fields) == 0 {
+		return nil, fmt.Errorf("type %s has no exported field, so no value can set it: take a type with exported fields, or its parts as parameters", types.TypeString(t, shortQualifier))
+	}
 	d := &tool.Definition{Type: "map"}
 	owner := namedObj(t)
 	for _, f := range fields {
@@ -351,37 +349,6 @@ func (ty *typer) structInput(t types.Type, st *types.Struct) (*tool.Definition, 
 	return d, nil
 }
 
-// A writer collects generated statements and hands out fresh names.
-type writer struct {
-	b   strings.Builder
-	n   int
-	off bool // discard what is written
-	// fail returns the statement that ends the function when an input
-	// cannot be decoded, given the error expression; nil means a handler's
-	// "return nil, err".
-	fail func(err string) string
-}
-
-func (w *writer) line(format string, args ...any) {
-	if w.off {
-		return
-	}
-	fmt.Fprintf(&w.b, format, args...)
-	w.b.WriteByte('\n')
-}
-
-func (w *writer) fresh(base string) string {
-	w.n++
-	return base + strconv.Itoa(w.n)
-}
-
-func (w *writer) failWith(err string) string {
-	if w.fail == nil {
-		return "return nil, " + err
-	}
-	return w.fail(err)
-}
-
 // isBytes reports a byte slice ([]byte or a named type over it).
 func isBytes(t types.Type) bool {
 	s, ok := t.Underlying().(*types.Slice)
@@ -391,176 +358,6 @@ func isBytes(t types.Type) bool {
 	b, ok := s.Elem().Underlying().(*types.Basic)
 	return ok && b.Kind() == types.Byte
 }
-
-// hasBytes reports whether decoding a value of t decodes a byte slice,
-// which can fail.
-func (ty *typer) hasBytes(t types.Type, seen map[types.Type]bool) bool {
-	if seen[t] {
-		return false
-	}
-	seen[t] = true
-	if isBytes(t) {
-		return true
-	}
-	if ty.entityIDs(t) != nil || isTime(t) || isDuration(t) {
-		return false
-	}
-	switch u := t.Underlying().(type) {
-	case *types.Pointer:
-		return ty.hasBytes(u.Elem(), seen)
-	case *types.Slice:
-		return ty.hasBytes(u.Elem(), seen)
-	case *types.Map:
-		return ty.hasBytes(u.Elem(), seen)
-	case *types.Struct:
-		fields, _ := structFields(u)
-		for _, f := range fields {
-			if ty.hasBytes(f.v.Type(), seen) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// joinPath returns the Go expression of the path of a value inside the
-// value at path (a Go string expression): a literal when path is one.
-func joinPath(path, suffix string) string {
-	if s, err := strconv.Unquote(path); err == nil {
-		return strconv.Quote(s + suffix)
-	}
-	return path + " + " + strconv.Quote(suffix)
-}
-
-// decode writes statements that set dst (a declared variable of type t)
-// from src, a simple expression of a tool value of t's definition. An
-// absent value (nil) leaves dst as it is. path is a Go string expression
-// naming the value for the input error of a value that cannot be decoded
-// (a byte slice that is not base64); it is evaluated only then, or when
-// passed to a generated decoder that can fail.
-func (ty *typer) decode(w *writer, dst string, t types.Type, src, path string) {
-	im := ty.pkg.imports
-	ts := im.typeString(t)
-	if p, ok := t.(*types.Pointer); ok {
-		if ids := ty.entityIDs(t); ids != nil {
-			elem := im.typeString(p.Elem())
-			w.line("switch e := %s.(type) {", src)
-			w.line("case %s:", ts)
-			w.line("%s = e", dst)
-			w.line("case %s:", elem)
-			w.line("%s = &e", dst)
-			w.line("}")
-			return
-		}
-		x := w.fresh("x")
-		w.line("if %s != nil {", src)
-		w.line("var %s %s", x, im.typeString(p.Elem()))
-		ty.decode(w, x, p.Elem(), src, path)
-		w.line("%s = &%s", dst, x)
-		w.line("}")
-		return
-	}
-	if ids := ty.entityIDs(t); ids != nil {
-		w.line("switch e := %s.(type) {", src)
-		w.line("case %s:", ts)
-		w.line("%s = e", dst)
-		w.line("case *%s:", ts)
-		w.line("%s = *e", dst)
-		w.line("}")
-		return
-	}
-	switch {
-	case isTime(t):
-		tv := w.fresh("t")
-		w.line("if %s, ok := %s.(time.Time); ok {", tv, src)
-		w.line("%s = %s.UTC()", dst, tv)
-		w.line("}")
-		im.add("time", "time")
-		return
-	case isDuration(t):
-		w.line("%s, _ = %s.(time.Duration)", dst, src)
-		im.add("time", "time")
-		return
-	case isBytes(t):
-		// Bytes travel as standard base64, as the tool package publishes
-		// them.
-		sv, b := w.fresh("s"), w.fresh("b")
-		w.line("if %s, ok := %s.(string); ok {", sv, src)
-		w.line("%s, err := base64.StdEncoding.DecodeString(%s)", b, sv)
-		w.line("if err != nil {")
-		w.line("%s", w.failWith("notBase64("+path+")"))
-		w.line("}")
-		w.line("%s = %s", dst, b)
-		w.line("}")
-		im.add("encoding/base64", "base64")
-		ty.pkg.helpers["notBase64"] = &helper{name: "notBase64", code: notBase64Code}
-		if strings.Contains(path, "fmt.") {
-			im.add("fmt", "fmt")
-		}
-		return
-	}
-	switch u := t.Underlying().(type) {
-	case *types.Basic:
-		wire := wireGoType(u)
-		if types.Identical(t, types.Typ[u.Kind()]) && wire == u.Name() {
-			w.line("%s, _ = %s.(%s)", dst, src, wire)
-			return
-		}
-		x := w.fresh("x")
-		w.line("if %s, ok := %s.(%s); ok {", x, src, wire)
-		w.line("%s = %s(%s)", dst, ts, x)
-		w.line("}")
-	case *types.Slice:
-		l, i, item := w.fresh("list"), w.fresh("i"), w.fresh("item")
-		w.line("if %s, ok := %s.([]any); ok {", l, src)
-		w.line("%s = make(%s, len(%s))", dst, ts, l)
-		w.line("for %s, %s := range %s {", i, item, l)
-		ty.decode(w, dst+"["+i+"]", u.Elem(), item, fmt.Sprintf("fmt.Sprintf(\"%%s[%%d]\", %s, %s)", path, i))
-		w.line("}")
-		w.line("}")
-	case *types.Map:
-		if isEmptyInterface(u.Elem()) && types.Identical(u.Key(), types.Typ[types.String]) {
-			if _, named := t.(*types.Named); !named {
-				w.line("%s, _ = %s.(map[string]any)", dst, src)
-				return
-			}
-		}
-		m, k, item, x := w.fresh("m"), w.fresh("k"), w.fresh("item"), w.fresh("x")
-		w.line("if %s, ok := %s.(map[string]any); ok {", m, src)
-		w.line("%s = make(%s, len(%s))", dst, ts, m)
-		w.line("for %s, %s := range %s {", k, item, m)
-		w.line("var %s %s", x, im.typeString(u.Elem()))
-		ty.decode(w, x, u.Elem(), item, joinPath(path, ".")+" + "+k)
-		w.line("%s[%s(%s)] = %s", dst, im.typeString(u.Key()), k, x)
-		w.line("}")
-		w.line("}")
-	case *types.Struct:
-		if obj := namedObj(t); obj != nil {
-			name, fallible := ty.decodeHelper(t, u)
-			if !fallible {
-				w.line("%s = %s(%s)", dst, name, src)
-				return
-			}
-			x := w.fresh("x")
-			w.line("%s, err := %s(%s, %s)", x, name, src, path)
-			w.line("if err != nil {")
-			w.line("%s", w.failWith("err"))
-			w.line("}")
-			w.line("%s = %s", dst, x)
-			return
-		}
-		ty.decodeStruct(w, dst, u, src, path)
-	default:
-		w.line("%s, _ = %s.(%s)", dst, src, ts)
-	}
-}
-
-const notBase64Code = `// notBase64 returns the input error of a value at path that is not
-// base64.
-func notBase64(path string) error {
-	return &tool.InputError{Input: path, Message: "must be base64 (standard alphabet, padded)"}
-}
-`
 
 // wireGoType returns the Go type tool.Values holds for a basic kind.
 func wireGoType(b *types.Basic) string {
@@ -575,84 +372,4 @@ func wireGoType(b *types.Basic) string {
 		return "float64"
 	}
 	return b.Name()
-}
-
-func (ty *typer) decodeStruct(w *writer, dst string, st *types.Struct, src, path string) {
-	fields, _ := structFields(st)
-	m := w.fresh("m")
-	w.line("if %s, ok := %s.(map[string]any); ok {", m, src)
-	for _, f := range fields {
-		ty.decode(w, dst+"."+f.v.Name(), f.v.Type(), fmt.Sprintf("%s[%q]", m, f.name), joinPath(path, "."+f.name))
-	}
-	w.line("}")
-}
-
-// decodeHelper returns the name of a generated function that decodes a
-// named struct type from a map value. When decoding can fail (the struct
-// holds bytes), the function takes the value's path and returns an error
-// too.
-func (ty *typer) decodeHelper(t types.Type, st *types.Struct) (name string, fallible bool) {
-	key := "decode " + types.TypeString(t, nil)
-	fallible = ty.hasBytes(t, map[types.Type]bool{})
-	if name, ok := ty.pkg.helperBy[key]; ok {
-		return name, fallible
-	}
-	name = ty.pkg.helperName("decode" + slug(t, ty.pkg))
-	ty.pkg.helperBy[key] = name
-	h := &helper{name: name}
-	ty.pkg.helpers[name] = h
-	w := &writer{}
-	ts := ty.pkg.imports.typeString(t)
-	w.line("// %s returns the %s a map input holds.", name, ts)
-	if !fallible {
-		w.line("func %s(v any) (x %s) {", name, ts)
-		ty.decodeStruct(w, "x", st, "v", `""`)
-		w.line("return x")
-	} else {
-		w.fail = func(err string) string { return "return x, " + err }
-		w.line("func %s(v any, path string) (x %s, err error) {", name, ts)
-		ty.decodeStruct(w, "x", st, "v", "path")
-		w.line("return x, nil")
-	}
-	w.line("}")
-	h.code = w.b.String()
-	return name, fallible
-}
-
-// slug names a type inside generated function names: Image, AlbumImage
-// (from package album), ImageList, ImagePtr.
-func slug(t types.Type, pkg *Package) string {
-	switch t := types.Unalias(t).(type) {
-	case *types.Named:
-		name := upperFirst(t.Obj().Name())
-		if p := t.Obj().Pkg(); p != nil && p.Path() != pkg.Path {
-			name = upperFirst(p.Name()) + name
-		}
-		return name
-	case *types.Pointer:
-		return slug(t.Elem(), pkg) + "Ptr"
-	case *types.Slice:
-		return slug(t.Elem(), pkg) + "List"
-	case *types.Map:
-		return slug(t.Elem(), pkg) + "Map"
-	case *types.Basic:
-		return upperFirst(t.Name())
-	case *types.Struct:
-		return "Shape"
-	case *types.Interface:
-		return "Any"
-	}
-	return "Value"
-}
-
-// helperName returns an unused name for a generated function.
-func (p *Package) helperName(base string) string {
-	name := base
-	for i := 2; ; i++ {
-		_, taken := p.helpers[name]
-		if !taken && (p.types == nil || p.types.Scope().Lookup(name) == nil) {
-			return name
-		}
-		name = base + strconv.Itoa(i)
-	}
 }
