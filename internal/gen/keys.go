@@ -32,13 +32,13 @@ func typeGroup(typ string) (string, bool) {
 // overrideType applies a type= override to def, inferred from goType. On a
 // list it types the items. For an output it may return a conversion: an
 // integer published as a timestamp is converted from Unix seconds.
-func (ty *typer) overrideType(def *tool.Definition, goType types.Type, typ string, output bool) (*publication, error) {
+func (pi *pkgInference) overrideType(def *tool.Definition, goType types.Type, typ string, output bool) (*publication, error) {
 	if def.Type == "list" && typ != "list" && def.Items != nil {
 		var elem types.Type
 		if s, ok := goType.Underlying().(*types.Slice); ok {
 			elem = s.Elem()
 		}
-		if _, err := ty.overrideType(def.Items, elem, typ, output); err != nil {
+		if _, err := pi.overrideType(def.Items, elem, typ, output); err != nil {
 			return nil, err
 		}
 		return nil, nil
@@ -51,7 +51,7 @@ func (ty *typer) overrideType(def *tool.Definition, goType types.Type, typ strin
 		if from != "text" && from != "integer" && from != "float" && from != "boolean" {
 			return nil, fmt.Errorf("type=%s: an application data type needs a string, integer, float or boolean value, not %s", typ, def.Type)
 		}
-		ty.x.setAppBase(def, def.Type)
+		pi.setAppBase(def, def.Type)
 	case from == to:
 	case output && from == "integer" && to == "time":
 		def.Type = typ
@@ -102,12 +102,12 @@ func parseValue(def *tool.Definition, text string) (any, error) {
 // (description, label, type, example, default, constraints...). Keys that
 // name or place the value are the caller's. It returns a publishing
 // conversion a type= override needs, if any.
-func (ty *typer) applyKeys(def *tool.Definition, goType types.Type, args []directive.Arg, output bool) (*publication, error) {
+func (pi *pkgInference) applyKeys(def *tool.Definition, goType types.Type, args []directive.Arg, output bool) (*publication, error) {
 	var conv *publication
 	// type first: the other values parse by it.
 	for _, a := range args {
 		if a.Key == "type" {
-			c, err := ty.overrideType(def, goType, a.Value, output)
+			c, err := pi.overrideType(def, goType, a.Value, output)
 			if err != nil {
 				return nil, err
 			}

@@ -1,336 +1,475 @@
 package gen
 
 import (
+	"errors"
 	"fmt"
-	"go/token"
 	"go/types"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/toolapi/toolapi/internal/directive"
 	"github.com/toolapi/toolapi/tool"
 )
 
-// outputName returns the name an //tool:output directive gives: its
-// argument or name=.
-func outputName(d *directive.Directive) string {
-	if n := d.String("name"); n != "" {
-		return n
-	}
-	return d.Arg
+// asIs publishes a value of t as it is.
+func asIs(t types.Type) *publication { return &publication{kind: pubAsIs, typ: t} }
+
+// converted publishes a value of t converted to the Go type conv.
+func converted(t types.Type, conv string) *publication {
+	return &publication{kind: pubConvert, typ: t, conv: conv}
 }
 
-func outputPos(d *directive.Directive) token.Position {
-	if a, ok := d.Lookup("name"); ok {
-		return a.ValuePos
-	}
-	if d.Arg != "" {
-		return d.ArgPos
-	}
-	return d.Pos
+// A member is a member of a value object: an exported field or a getter.
+type member struct {
+	name   string // member name on the wire
+	goName string
+	method bool
+	typ    types.Type
+	desc   string
+	marked bool
+	prop   *directive.Directive // the getter's //tool:property
+	tag    *directive.Tag       // the field's tool tag
+	pos    int
 }
 
-// outputs describes what the method returns: its outputs, and how the
-// method returns them.
-func (in *inferrer) outputs(ty *typer, errs *toolErrors, c candidate, sig *types.Signature, dirs []*directive.Directive, doc docText) ([]*output, results) {
-	res := sig.Results()
-	var vals []*types.Var
-	var shape results
-	for i := range res.Len() {
-		v := res.At(i)
-		if isError(v.Type()) {
-			if i != res.Len()-1 {
-				errs.add(c.pos, "only the last result may be an error")
-				return nil, shape
-			}
-			shape.err = true
-			continue
-		}
-		vals = append(vals, v)
+// members returns the members of a struct or interface type: every
+// exported field and getter, marked or not, marked ones flagged. They are
+// read once per type; callers do not change them.
+func (pi *pkgInference) members(t types.Type) ([]member, error) {
+	if r, ok := pi.memberCache[t]; ok {
+		return r.members, r.err
 	}
-	shape.values = len(vals)
-	switch {
-	case len(vals) == 0:
-		// Nothing, or only an error: no output.
-		if len(dirs) > 0 {
-			errs.add(dirs[0].Pos, "//tool:output on a method that returns no value")
-		}
-		return nil, shape
-	case len(vals) == 1 && isToolResultType(vals[0].Type()):
-		shape.kind = resultToolResult
-		_, shape.pointer = vals[0].Type().(*types.Pointer)
-		return in.declaredOutputs(ty, errs, dirs, "a tool.Result"), shape
-	case len(vals) == 1 && types.Identical(derefType(vals[0].Type()), c.recv.Type()):
-		// A fluent method returns its receiver: no output.
-		if len(dirs) > 0 {
-			errs.add(dirs[0].Pos, "//tool:output on a fluent method, which has no output")
-		}
-		return nil, shape
-	case len(vals) == 1 && vals[0].Name() == "" && isAnyMap(vals[0].Type()) && len(dirs) >= 2:
-		// Several outputs declared over a map[string]any result.
-		shape.kind = resultAnyMap
-		return in.declaredOutputs(ty, errs, dirs, "a map[string]any"), shape
-	}
-	shape.kind = resultValues
-	return in.resultOutputs(ty, errs, c, vals, dirs, doc), shape
+	ms, err := pi.readMembers(t)
+	pi.memberCache[t] = membersOf{ms, err}
+	return ms, err
 }
 
-// resultOutputs describes the outputs of results that carry their values:
-// one named "result", or one per named result.
-func (in *inferrer) resultOutputs(ty *typer, errs *toolErrors, c candidate, vals []*types.Var, dirs []*directive.Directive, doc docText) []*output {
-	named := vals[0].Name() != "" && vals[0].Name() != "_"
-	if !named && len(vals) > 1 {
-		errs.add(c.pos, "several unnamed results: name them, as each named result is an output")
-		return nil
-	}
-	names := make([]string, len(vals))
-	for i, v := range vals {
-		names[i] = "result"
-		if named {
-			names[i] = snake(v.Name())
-		}
-	}
-	dirFor := outputDirectives(errs, vals, names, named, dirs)
-	var outs []*output
-	for i, v := range vals {
-		o, ok := in.inferredOutput(ty, errs, c, v.Type(), names[i], dirFor[i])
-		if !ok {
-			continue
-		}
-		if named {
-			o.goName = v.Name()
-			if d, ok := doc.Items[v.Name()]; ok {
-				o.def.Description = d
-			} else if d, ok := doc.Items[names[i]]; ok {
-				o.def.Description = d
-			}
-		} else if o.def.Description == "" {
-			o.def.Description = doc.Returns
-		}
-		if dd := dirFor[i]; dd != nil && dd.Has("description") {
-			o.def.Description = dd.String("description")
-		}
-		outs = append(outs, o)
-	}
-	return outs
+type membersOf struct {
+	members []member
+	err     error
 }
 
-// outputDirectives returns the //tool:output directive refining each
-// result, by index. names holds the output names, which an unnamed
-// result's directive may change.
-func outputDirectives(errs *toolErrors, vals []*types.Var, names []string, named bool, dirs []*directive.Directive) map[int]*directive.Directive {
-	dirFor := map[int]*directive.Directive{}
-	for _, d := range dirs {
-		n := outputName(d)
-		if !named && len(vals) == 1 {
-			if _, dup := dirFor[0]; dup {
-				errs.add(d.Pos, "several //tool:output on one result: return map[string]any or tool.Result to declare several outputs, or name the results")
+func (pi *pkgInference) readMembers(t types.Type) ([]member, error) {
+	obj := namedObj(t)
+	var out []member
+	if st, ok := t.Underlying().(*types.Struct); ok {
+		for i := range st.NumFields() {
+			f := st.Field(i)
+			if !f.Exported() || f.Embedded() {
 				continue
 			}
-			dirFor[0] = d
-			if n != "" {
-				names[0] = n
+			m := member{name: snake(f.Name()), goName: f.Name(), typ: f.Type(), pos: i}
+			if tv, ok := reflectLookup(st.Tag(i), "tool"); ok {
+				tag, err := directive.ParseTag(tv)
+				if err != nil {
+					return nil, fmt.Errorf("%s.%s: %w", obj.Name(), f.Name(), err)
+				}
+				m.marked, m.tag = true, &tag
+				if tag.Name != "" {
+					m.name = tag.Name
+				}
 			}
-			continue
+			m.desc = fieldDoc(pi.decls.fieldDecl(obj, f))
+			out = append(out, m)
 		}
-		i := -1
-		for j, v := range vals {
-			if n == names[j] || n == v.Name() {
-				i = j
-			}
-		}
-		if i < 0 {
-			errs.add(outputPos(d), "//tool:output %s names no result (results: %s)", n, strings.Join(names, ", "))
-			continue
-		}
-		if _, dup := dirFor[i]; dup {
-			errs.add(outputPos(d), "result %s has two //tool:output directives", n)
-			continue
-		}
-		dirFor[i] = d
 	}
-	return dirFor
+	if obj == nil {
+		return out, nil
+	}
+	var methods []*types.Func
+	if it, ok := t.Underlying().(*types.Interface); ok {
+		for i := range it.NumMethods() {
+			methods = append(methods, it.Method(i))
+		}
+	} else {
+		ms := types.NewMethodSet(types.NewPointer(t))
+		for i := range ms.Len() {
+			methods = append(methods, ms.At(i).Obj().(*types.Func))
+		}
+	}
+	slices.SortStableFunc(methods, func(a, b *types.Func) int { return int(a.Pos() - b.Pos()) })
+	for _, fn := range methods {
+		if !fn.Exported() {
+			continue
+		}
+		sig := fn.Type().(*types.Signature)
+		doc, _ := pi.decls.methodDoc(obj, fn.Name())
+		var prop *directive.Directive
+		for _, d := range pi.directives(doc) {
+			if d.Name == "property" {
+				prop = d
+			}
+		}
+		getter := sig.Params().Len() == 0 && sig.Results().Len() == 1
+		if prop != nil && !getter {
+			return nil, fmt.Errorf("%s.%s is marked //tool:property but is not a getter (no parameters, one result)", obj.Name(), fn.Name())
+		}
+		if !getter {
+			continue
+		}
+		m := member{name: memberName(fn.Name()), goName: fn.Name(), method: true, typ: sig.Results().At(0).Type(), pos: 1 << 20}
+		if prop != nil {
+			m.marked, m.prop = true, prop
+			if n := prop.String("name"); n != "" {
+				m.name = n
+			}
+		}
+		m.desc = readDoc(doc, "").Description
+		out = append(out, m)
+	}
+	return out, nil
 }
 
-func isAnyMap(t types.Type) bool {
-	m, ok := t.(*types.Map)
-	return ok && types.Identical(m.Key(), types.Typ[types.String]) && isEmptyInterface(m.Elem())
+func reflectLookup(tag, key string) (string, bool) {
+	return reflect.StructTag(tag).Lookup(key)
 }
 
-// inferredOutput describes one output typed from a Go result.
-func (in *inferrer) inferredOutput(ty *typer, errs *toolErrors, c candidate, t types.Type, name string, d *directive.Directive) (*output, bool) {
-	fail := func(pos token.Position, format string, args ...any) (*output, bool) {
-		errs.add(pos, "output %s: %s", name, fmt.Sprintf(format, args...))
-		return nil, false
+// isValueObject reports a named struct or interface that marks members.
+func (pi *pkgInference) isValueObject(t types.Type) bool {
+	if namedObj(t) == nil {
+		return false
 	}
-	at := c.pos
-	if d != nil {
-		at = d.Pos
-	}
-	var sel []directive.Member
-	if d != nil {
-		if a, ok := d.Lookup("members"); ok {
-			sel = a.Members
-		}
-	}
-	o := &output{}
-	var err error
-	switch {
-	case d != nil && d.String("definition") != "":
-		ref, err := in.definitionFunc(ty, d.String("definition"))
-		if err != nil {
-			return fail(at, "definition=%s: %v", d.String("definition"), err)
-		}
-		o.defFunc = ref
-		o.def = &tool.Definition{Type: "any", Required: true}
-		o.pub = rawPublication(t)
-	case d != nil && d.String("config") != "":
-		def, err := in.configOutput(ty, t, d.String("config"))
-		if err != nil {
-			return fail(at, "%v", err)
-		}
-		o.def = def
-		_, o.pub, err = ty.output(t, nil, nil)
-		if err != nil && isAnyMap(t) {
-			o.pub = asIs(t)
-		} else if err != nil {
-			return fail(at, "%v", err)
-		}
-	case d != nil && d.String("type") != "" && (isMarshaler(derefType(t)) || isEmptyInterface(t)):
-		if sel != nil {
-			return fail(at, "members= selects nothing: type= replaced what the value holds")
-		}
-		o.def = &tool.Definition{Type: d.String("type")}
-		if d.Flag("multiple") {
-			o.def = &tool.Definition{Type: "list", Items: o.def}
-		}
-		o.pub = rawPublication(t)
+	switch t.Underlying().(type) {
+	case *types.Struct, *types.Interface:
 	default:
-		o.def, o.pub, err = ty.output(t, sel, nil)
-		if err != nil {
-			return fail(at, "%v", err)
-		}
-		if d != nil && d.Flag("multiple") && o.def.Type != "list" {
-			return fail(at, "multiple needs a list result, not %s", types.TypeString(t, nil))
+		return false
+	}
+	ms, err := pi.members(t)
+	if err != nil {
+		return true // described, and failing, as an output
+	}
+	for _, m := range ms {
+		if m.marked {
+			return true
 		}
 	}
-	o.def.Name = name
-	o.def.Required = true
-	if d != nil {
-		var args []directive.Arg
-		for _, a := range d.Args {
-			if a.Key == "type" && o.def.Type == d.String("type") {
-				continue // already applied
+	return false
+}
+
+// configName returns the //tool:config name of a named struct type.
+func (pi *pkgInference) configName(t types.Type) string {
+	obj := namedObj(t)
+	if obj == nil {
+		return ""
+	}
+	key := typeKey(obj)
+	for name, k := range pi.configs {
+		if k == key {
+			return name
+		}
+	}
+	return ""
+}
+
+// output returns the definition of an output of Go type t and how its
+// values are published. sel is a members= selection; stack holds the value
+// objects being described (a member referring back to one is typed any).
+func (pi *pkgInference) output(t types.Type, sel []directive.Member, stack []*publication) (*tool.Definition, *publication, error) {
+	t = types.Unalias(t)
+	if ids := pi.entityIDs(t); ids != nil {
+		if sel != nil {
+			return nil, nil, errors.New("members= selects nothing: an entity has no members")
+		}
+		d := &tool.Definition{Type: entityDataType(ids)}
+		if _, isPtr := t.(*types.Pointer); isPtr {
+			// The tool package publishes an entity from its pointer.
+			d.Nullable = true
+			return d, &publication{kind: pubPointer, typ: t}, nil
+		}
+		return d, asIs(t), nil
+	}
+	if p, ok := t.(*types.Pointer); ok {
+		d, pub, err := pi.output(p.Elem(), sel, stack)
+		if err != nil {
+			return nil, nil, err
+		}
+		d.Nullable = true
+		return d, &publication{kind: pubPointer, typ: t, elem: pub}, nil
+	}
+	switch {
+	case isTime(t):
+		return &tool.Definition{Type: "datetime_iso8601"}, asIs(t), selNone(sel)
+	case isDuration(t):
+		return &tool.Definition{Type: "duration"}, asIs(t), selNone(sel)
+	case isToolResult(t):
+		return nil, nil, errors.New("a tool.Result can only be the method's result")
+	case isError(t) || isContext(t):
+		return nil, nil, fmt.Errorf("%s cannot be an output", types.TypeString(t, nil))
+	}
+	obj := namedObj(t)
+	if obj != nil && isMarshaler(t) {
+		return nil, nil, fmt.Errorf("%s publishes its own JSON: give its output type= or definition=", obj.Name())
+	}
+	if isBytes(t) {
+		// The tool package publishes bytes as a standard base64 string.
+		d := &tool.Definition{Type: "string", Constraints: tool.Constraints{Encoding: "base64"}}
+		if types.Identical(t, byteSlice) {
+			return d, asIs(t), selNone(sel)
+		}
+		return d, converted(t, "[]byte"), selNone(sel)
+	}
+	if isNamed(t, toolPath, "Resource") {
+		// Published by the tool package as a map of uri, mime_type, and
+		// text or blob.
+		d := tool.ResourceDefinition("", "")
+		d.Required = false
+		return d, asIs(t), selNone(sel)
+	}
+	if name := pi.configName(t); name != "" {
+		d, pub, err := pi.shape(t, t.Underlying().(*types.Struct), stack)
+		if err != nil {
+			return nil, nil, err
+		}
+		d.Config = name
+		return d, pub, selNone(sel)
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		typ, rng, ok := scalar(u)
+		if !ok {
+			return nil, nil, fmt.Errorf("type %s cannot be an output", types.TypeString(t, nil))
+		}
+		d := &tool.Definition{Type: typ, Constraints: tool.Constraints{Range: rng}}
+		if obj != nil && (typ == "string" || typ == "integer") {
+			d.Constraints.Choice = enumChoices(t)
+		}
+		wire := wireGoType(u)
+		if types.Identical(t, types.Typ[u.Kind()]) && wire == u.Name() {
+			return d, asIs(t), selNone(sel)
+		}
+		return d, converted(t, wire), selNone(sel)
+	case *types.Slice:
+		item, pub, err := pi.output(u.Elem(), sel, stack)
+		if err != nil {
+			return nil, nil, err
+		}
+		if sel != nil {
+			item.Name = ""
+		}
+		return &tool.Definition{Type: "list", Items: item}, &publication{kind: pubList, typ: t, elem: pub}, nil
+	case *types.Map:
+		if b, ok := u.Key().Underlying().(*types.Basic); !ok || b.Kind() != types.String {
+			return nil, nil, fmt.Errorf("type %s: map keys must be strings", types.TypeString(t, nil))
+		}
+		if sel != nil {
+			return nil, nil, errors.New("members= selects nothing: a map has no members")
+		}
+		d := &tool.Definition{Type: "map"}
+		if isEmptyInterface(u.Elem()) {
+			if obj == nil && types.Identical(u.Key(), types.Typ[types.String]) {
+				return d, asIs(t), nil
 			}
-			args = append(args, a)
+			return d, converted(t, "map[string]any"), nil
 		}
-		conv, err := ty.applyKeys(o.def, t, args, true)
+		v, pub, err := pi.output(u.Elem(), nil, stack)
 		if err != nil {
-			return fail(at, "%v", err)
+			return nil, nil, err
 		}
-		if conv != nil {
-			o.pub = conv
+		d.Values = v
+		return d, &publication{kind: pubMap, typ: t, elem: pub}, nil
+	case *types.Struct:
+		if obj == nil {
+			if sel != nil {
+				return nil, nil, errors.New("members= selects nothing: an anonymous struct publishes all its fields")
+			}
+			return pi.shape(t, u, stack)
 		}
+		return pi.valueObject(t, sel, stack)
+	case *types.Interface:
+		if u.Empty() {
+			return nil, nil, errors.New("an any result needs type= or definition= on its output")
+		}
+		return pi.valueObject(t, sel, stack)
 	}
-	return o, true
+	return nil, nil, fmt.Errorf("type %s cannot be an output", types.TypeString(t, nil))
 }
 
-// rawPublication publishes a value that describes itself: a
-// json.Marshaler through its JSON, anything else as it is.
-func rawPublication(t types.Type) *publication {
-	if isMarshaler(derefType(t)) {
-		return &publication{kind: pubJSON, typ: t}
+var byteSlice = types.NewSlice(types.Typ[types.Byte])
+
+func selNone(sel []directive.Member) error {
+	if sel != nil {
+		return errors.New("members= selects nothing: the value has no members")
 	}
-	return asIs(t)
+	return nil
 }
 
-// configOutput describes a config= output: the config struct's fields.
-func (in *inferrer) configOutput(ty *typer, t types.Type, name string) (*tool.Definition, error) {
-	key, ok := in.x.configs[name]
-	if !ok {
-		return nil, fmt.Errorf("config=%s: no type declares //tool:config %s", name, name)
+// shape describes a struct whose exported fields are all published: an
+// anonymous struct result or a config object.
+func (pi *pkgInference) shape(t types.Type, st *types.Struct, stack []*publication) (*tool.Definition, *publication, error) {
+	fields, err := structFields(st)
+	if err != nil {
+		return nil, nil, err
 	}
-	td := in.x.types[key]
-	pt := derefType(t)
-	if !isAnyMap(pt) && typeKey(namedObj(pt)) != key {
-		return nil, fmt.Errorf("config=%s: the result must be %s or map[string]any, not %s", name, td.obj.Name(), types.TypeString(t, nil))
+	d := &tool.Definition{Type: "map"}
+	pub := &publication{kind: pubFields, typ: t}
+	owner := namedObj(t)
+	for _, f := range fields {
+		fd, fp, err := pi.output(f.v.Type(), nil, stack)
+		if err != nil {
+			return nil, nil, fmt.Errorf("field %s: %w", f.v.Name(), err)
+		}
+		fd.Name = f.name
+		fd.Required = !f.optional
+		fd.Description = fieldDoc(pi.decls.fieldDecl(owner, f.v))
+		d.Properties = append(d.Properties, fd)
+		pub.members = append(pub.members, &publishedMember{name: f.name, goName: f.v.Name(), typ: f.v.Type(), pub: fp, omitZero: f.optional})
 	}
-	d, _, err := ty.shape(td.obj.Type(), td.obj.Type().Underlying().(*types.Struct), nil)
+	return d, pub, nil
+}
+
+// selKey renders a selection for helper keys.
+func selKey(sel []directive.Member) string {
+	var b strings.Builder
+	for i, m := range sel {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(m.Name)
+		if m.Members != nil {
+			b.WriteString("(" + selKey(m.Members) + ")")
+		}
+		if len(m.Refine) > 0 {
+			b.WriteByte('{')
+			for _, a := range m.Refine {
+				b.WriteString(a.Key + "=" + a.Value + ";")
+			}
+			b.WriteByte('}')
+		}
+	}
+	return b.String()
+}
+
+// valueObject describes a value object: the members it marks, or those a
+// members= selection chooses.
+func (pi *pkgInference) valueObject(t types.Type, sel []directive.Member, stack []*publication) (*tool.Definition, *publication, error) {
+	key := types.TypeString(t, nil)
+	if sel != nil {
+		key += " members=" + selKey(sel)
+	}
+	if i := slices.IndexFunc(stack, func(p *publication) bool { return p.key == key }); i >= 0 {
+		// A member referring back to a type being described.
+		return &tool.Definition{Type: "any"}, stack[i], nil
+	}
+	picked, err := pi.pickMembers(t, sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	pub := &publication{kind: pubMembers, typ: t, key: key}
+	stack = append(stack, pub)
+	d := &tool.Definition{Type: "map"}
+	for _, c := range picked {
+		md, mp, err := pi.member(c.m, c.sub, c.ref, stack)
+		if err != nil {
+			return nil, nil, fmt.Errorf("member %s: %w", c.m.name, err)
+		}
+		d.Properties = append(d.Properties, md)
+		pub.members = append(pub.members, mp)
+	}
+	return d, pub, nil
+}
+
+// A chosenMember is a member a value object publishes, with the members=
+// selection and refinements of its call site.
+type chosenMember struct {
+	m   member
+	sub []directive.Member
+	ref []directive.Arg
+}
+
+// pickMembers returns the members a value object publishes: those it
+// marks, or those sel selects.
+func (pi *pkgInference) pickMembers(t types.Type, sel []directive.Member) ([]chosenMember, error) {
+	obj := namedObj(t)
+	all, err := pi.members(t)
 	if err != nil {
 		return nil, err
 	}
-	d.Config = name
-	return d, nil
+	var picked []chosenMember
+	if sel == nil {
+		for _, m := range all {
+			if m.marked {
+				picked = append(picked, chosenMember{m: m})
+			}
+		}
+		if len(picked) == 0 {
+			if _, isIface := t.Underlying().(*types.Interface); isIface {
+				return nil, fmt.Errorf("interface %s marks no method with //tool:property", obj.Name())
+			}
+			return nil, fmt.Errorf("%s marks no member: mark fields with a tool struct tag or getters with //tool:property, or select members with members=", obj.Name())
+		}
+		return picked, nil
+	}
+	for _, s := range sel {
+		i := slices.IndexFunc(all, func(m member) bool { return m.name == s.Name || m.goName == s.Name })
+		if i < 0 {
+			var names []string
+			for _, m := range all {
+				names = append(names, m.name)
+			}
+			return nil, fmt.Errorf("members=: %q is not a member of %s (members: %s)", s.Name, obj.Name(), strings.Join(names, ", "))
+		}
+		picked = append(picked, chosenMember{m: all[i], sub: s.Members, ref: s.Refine})
+	}
+	return picked, nil
 }
 
-// declaredOutputs describes outputs a result cannot type (a tool.Result or
-// a map): each //tool:output needs a name and a type, definition or config.
-func (in *inferrer) declaredOutputs(ty *typer, errs *toolErrors, dirs []*directive.Directive, what string) []*output {
-	var outs []*output
-	seen := map[string]bool{}
-	for _, d := range dirs {
-		name := outputName(d)
-		if name == "" {
-			errs.add(d.Pos, "//tool:output over %s needs a name", what)
-			continue
-		}
-		if seen[name] {
-			errs.add(outputPos(d), "output %s is declared twice", name)
-			continue
-		}
-		seen[name] = true
-		if d.Has("members") {
-			a, _ := d.Lookup("members")
-			errs.add(a.Pos, "output %s: members= cannot select from %s, which is published as returned", name, what)
-			continue
-		}
-		o := &output{}
-		switch {
-		case d.String("definition") != "":
-			ref, err := in.definitionFunc(ty, d.String("definition"))
-			if err != nil {
-				errs.add(d.Pos, "output %s: definition=%s: %v", name, d.String("definition"), err)
-				continue
-			}
-			o.defFunc = ref
-			o.def = &tool.Definition{Name: name, Type: "any", Required: true}
-			outs = append(outs, o)
-			continue
-		case d.String("config") != "":
-			key, ok := in.x.configs[d.String("config")]
-			if !ok {
-				errs.add(d.Pos, "output %s: config=%s: no type declares //tool:config %s", name, d.String("config"), d.String("config"))
-				continue
-			}
-			td := in.x.types[key]
-			def, _, err := ty.shape(td.obj.Type(), td.obj.Type().Underlying().(*types.Struct), nil)
-			if err != nil {
-				errs.add(d.Pos, "output %s: %v", name, err)
-				continue
-			}
-			def.Config = d.String("config")
-			o.def = def
-		case d.String("type") != "":
-			o.def = &tool.Definition{Type: d.String("type")}
-			if d.Flag("multiple") {
-				o.def = &tool.Definition{Type: "list", Items: o.def}
-			}
-		default:
-			errs.add(d.Pos, "output %s: an output of %s needs type=, definition= or config=, as nothing can be inferred", name, what)
-			continue
-		}
-		o.def.Name = name
-		o.def.Required = true
-		var args []directive.Arg
-		for _, a := range d.Args {
-			if a.Key != "type" {
-				args = append(args, a)
-			}
-		}
-		if _, err := ty.applyKeys(o.def, nil, args, true); err != nil {
-			errs.add(d.Pos, "output %s: %v", name, err)
-			continue
-		}
-		outs = append(outs, o)
+// member describes one member of a value object, refined by its
+// //tool:property, its tool tag and its call site, in that order.
+func (pi *pkgInference) member(m member, sub []directive.Member, callSite []directive.Arg, stack []*publication) (*tool.Definition, *publishedMember, error) {
+	md, pub, err := pi.output(m.typ, sub, stack)
+	if err != nil {
+		return nil, nil, err
 	}
-	return outs
+	md.Name = m.name
+	md.Required = true
+	md.Description = m.desc
+	var refine []directive.Arg
+	if m.prop != nil {
+		refine = append(refine, m.prop.Args...)
+	}
+	if m.tag != nil {
+		refine = append(refine, tagArgs(m.tag)...)
+	}
+	refine = append(refine, callSite...)
+	omit := false
+	for _, a := range refine {
+		switch a.Key {
+		case "name":
+			md.Name = a.Value
+		case "omitnull":
+			omit = a.Value != "false"
+		}
+	}
+	convert, err := pi.applyKeys(md, m.typ, refine, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if convert != nil {
+		pub = convert
+	}
+	if omit {
+		if !md.Nullable {
+			return nil, nil, errors.New("omitnull needs a member that can be nil (a pointer)")
+		}
+		md.Required = false
+		md.Nullable = false
+	}
+	return md, &publishedMember{name: md.Name, goName: m.goName, method: m.method, typ: m.typ, pub: pub, omitNil: omit}, nil
+}
+
+func tagArgs(t *directive.Tag) []directive.Arg {
+	var out []directive.Arg
+	add := func(k, v string) {
+		if v != "" {
+			out = append(out, directive.Arg{Key: k, Value: v})
+		}
+	}
+	add("type", t.Type)
+	add("media", t.Media)
+	add("label", t.Label)
+	if t.OmitNull {
+		out = append(out, directive.Arg{Key: "omitnull", Value: "true", Bare: true})
+	}
+	return out
 }
