@@ -8,7 +8,9 @@
 //
 // A directive is one comment line. Nothing may stand between "//" and
 // "tool:", so gofmt and go/doc treat the line as a directive and keep it out
-// of the documentation.
+// of the documentation. A line with space there ("// tool:method") is
+// prose to gofmt and go/doc; [IsSpaced] recognizes it, so that toolgen
+// reports it instead of ignoring it.
 //
 //	directive   = "//tool:" name [ space arg ] { space item } .
 //	name        = "method" | "input" | "entity" | "output" | "property"

@@ -274,3 +274,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestIsSpaced(t *testing.T) {
+	tests := []struct {
+		comment string
+		want    bool
+	}{
+		{"// tool:method id=a", true},
+		{"//\ttool:input word", true},
+		{"//   tool:output", true},
+		{"//tool:method id=a", false},
+		{"// tool: a word", false},
+		{"// the tool:method directive", false},
+		{"// Tool:method", false},
+		{"/* tool:method */", false},
+	}
+	for _, tt := range tests {
+		if got := IsSpaced(tt.comment); got != tt.want {
+			t.Errorf("IsSpaced(%q) = %v, want %v", tt.comment, got, tt.want)
+		}
+	}
+}

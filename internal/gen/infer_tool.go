@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -156,12 +157,28 @@ func (b *toolBuilder) definition() *tool.Tool {
 	if strings.TrimSpace(t.Description) == "" {
 		b.errs.add(c.pos, "no description: write a doc comment or give description=")
 	}
-	if _, err := tool.ParsePermission(t.Permission); err != nil {
+	if !validID.MatchString(t.ID) {
+		a, _ := md.Lookup("id")
+		b.errs.add(a.ValuePos, "id %q: an ID is 1 to 128 letters, digits, '_', '.' and '-' (album.search)", t.ID)
+	}
+	if p, err := tool.ParsePermission(t.Permission); err != nil {
 		a, _ := md.Lookup("permission")
 		b.errs.add(a.ValuePos, "%v", err)
+	} else {
+		for _, name := range p.Names {
+			if !validPermission.MatchString(name) {
+				a, _ := md.Lookup("permission")
+				b.errs.add(a.ValuePos, "permission %q: %q is no permission name, which holds letters, digits, spaces, '_', '.', ':' and '-'; join names with \",\" (all of) or \"+\" (any of)", t.Permission, name)
+			}
+		}
 	}
 	return t
 }
+
+var (
+	validID         = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+	validPermission = regexp.MustCompile(`^[\p{L}\p{N}]([\p{L}\p{N} _.:-]*[\p{L}\p{N}])?$`)
+)
 
 // params returns the method's parameters with the //tool:input or
 // //tool:entity directive of each, whether it takes a context first, and

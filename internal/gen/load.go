@@ -109,9 +109,12 @@ func parseDirectives(fset *token.FileSet, f *ast.File) []parsedDirective {
 	var out []parsedDirective
 	for _, cg := range f.Comments {
 		for _, c := range cg.List {
-			if directive.IsDirective(c.Text) {
+			switch {
+			case directive.IsDirective(c.Text):
 				d, diags := directive.Parse(c.Text, fset.Position(c.Pos()))
 				out = append(out, parsedDirective{comment: c, d: d, diags: diags})
+			case directive.IsSpaced(c.Text):
+				out = append(out, parsedDirective{comment: c, diags: []directive.Diagnostic{directive.Unspaced(c.Text, fset.Position(c.Pos()))}})
 			}
 		}
 	}
