@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/toolapi/toolapi/internal/directive"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -176,8 +177,8 @@ func (pi *pkgInference) inputDef(t types.Type, inMap bool) (*tool.Definition, er
 		if err := checkExported(t); err != nil {
 			return nil, err
 		}
-		if pi.isValueObject(t) {
-			return nil, fmt.Errorf("%s is a value object: value objects are outputs only", obj.Name())
+		if why := pi.outputOnly(t); why != "" {
+			return nil, fmt.Errorf("%s is a value object, as %s, and value objects are outputs only: take a struct whose fields carry input options in their tool tags (default=, range=...)", obj.Name(), why)
 		}
 	}
 	if isBytes(t) {
@@ -239,11 +240,12 @@ type structField struct {
 	v        *types.Var
 	name     string // property name
 	optional bool
+	tag      *directive.Tag // its tool tag, nil when none
 }
 
-// structFields returns the properties of a struct: exported fields, json
-// tag names honoured, else snake_case; a pointer field or omitempty or
-// omitzero makes a key optional.
+// structFields returns the properties of a struct: exported fields, named
+// by their tool tag, else their json tag, else in snake_case; a pointer
+// field or omitempty or omitzero makes a key optional.
 func structFields(st *types.Struct) ([]structField, error) {
 	var out []structField
 	for i := range st.NumFields() {
@@ -261,14 +263,25 @@ func structFields(st *types.Struct) ([]structField, error) {
 		if name == "" {
 			name = snake(f.Name())
 		}
-		_, isPtr := f.Type().(*types.Pointer)
-		optional := isPtr
-		for _, o := range strings.Split(opts, ",") {
-			if o == "omitempty" || o == "omitzero" {
-				optional = true
+		sf := structField{v: f, name: name}
+		if tv, ok := reflectLookup(st.Tag(i), "tool"); ok {
+			tag, err := directive.ParseTag(tv)
+			if err != nil {
+				return nil, fmt.Errorf("field %s: %w", f.Name(), err)
+			}
+			sf.tag = &tag
+			if tag.Name != "" {
+				sf.name = tag.Name
 			}
 		}
-		out = append(out, structField{v: f, name: name, optional: optional})
+		_, isPtr := f.Type().(*types.Pointer)
+		sf.optional = isPtr
+		for _, o := range strings.Split(opts, ",") {
+			if o == "omitempty" || o == "omitzero" {
+				sf.optional = true
+			}
+		}
+		out = append(out, sf)
 	}
 	return out, nil
 }
@@ -297,6 +310,14 @@ func (pi *pkgInference) structInput(t types.Type, st *types.Struct) (*tool.Defin
 		fd.Name = f.name
 		fd.Required = !f.optional
 		fd.Description = fieldDoc(pi.decls.fieldDecl(owner, f.v))
+		if f.tag != nil {
+			if key := f.tag.First(directive.OutputOnly); key != "" {
+				return nil, fmt.Errorf("field %s: %s in its tool tag applies to a published member, not to an input", f.v.Name(), key)
+			}
+			if _, err := pi.applyKeys(fd, f.v.Type(), f.tag.Args, false); err != nil {
+				return nil, fmt.Errorf("field %s: %w", f.v.Name(), err)
+			}
+		}
 		d.Properties = append(d.Properties, fd)
 	}
 	return d, nil

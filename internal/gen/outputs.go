@@ -125,26 +125,33 @@ func reflectLookup(tag, key string) (string, bool) {
 	return reflect.StructTag(tag).Lookup(key)
 }
 
-// isValueObject reports a named struct or interface that marks members.
-func (pi *pkgInference) isValueObject(t types.Type) bool {
+// outputOnly says why a named struct or interface is a value object that
+// only outputs take: a getter marked //tool:property, or a field whose
+// tool tag has an option only a published member takes (omitnull). It
+// returns "" for any other type: a struct whose fields carry tool tags
+// is then a map input, its tags giving each property's input options.
+func (pi *pkgInference) outputOnly(t types.Type) string {
 	if namedObj(t) == nil {
-		return false
+		return ""
 	}
 	switch t.Underlying().(type) {
 	case *types.Struct, *types.Interface:
 	default:
-		return false
+		return ""
 	}
 	ms, err := pi.members(t)
 	if err != nil {
-		return true // described, and failing, as an output
+		return "" // reported where the struct is described
 	}
 	for _, m := range ms {
-		if m.marked {
-			return true
+		switch {
+		case m.prop != nil:
+			return fmt.Sprintf("its getter %s is marked //tool:property", m.goName)
+		case m.tag != nil && m.tag.First(directive.OutputOnly) != "":
+			return fmt.Sprintf("the tool tag of its field %s has %s", m.goName, m.tag.First(directive.OutputOnly))
 		}
 	}
-	return false
+	return ""
 }
 
 // configName returns the //tool:config name of a named struct type.
@@ -429,7 +436,12 @@ func (pi *pkgInference) member(m member, sub []directive.Member, callSite []dire
 		refine = append(refine, m.prop.Args...)
 	}
 	if m.tag != nil {
-		refine = append(refine, tagArgs(m.tag)...)
+		for _, key := range []string{"default", "notnull"} {
+			if m.tag.Has(key) {
+				return nil, nil, fmt.Errorf("%s in its tool tag applies when the struct is an input; a published member takes none", key)
+			}
+		}
+		refine = append(refine, m.tag.Args...)
 	}
 	refine = append(refine, callSite...)
 	omit := false
@@ -456,20 +468,4 @@ func (pi *pkgInference) member(m member, sub []directive.Member, callSite []dire
 		md.Nullable = false
 	}
 	return md, &publishedMember{name: md.Name, goName: m.goName, method: m.method, typ: m.typ, pub: pub, omitNil: omit}, nil
-}
-
-func tagArgs(t *directive.Tag) []directive.Arg {
-	var out []directive.Arg
-	add := func(k, v string) {
-		if v != "" {
-			out = append(out, directive.Arg{Key: k, Value: v})
-		}
-	}
-	add("type", t.Type)
-	add("media", t.Media)
-	add("label", t.Label)
-	if t.OmitNull {
-		out = append(out, directive.Arg{Key: "omitnull", Value: "true", Bare: true})
-	}
-	return out
 }

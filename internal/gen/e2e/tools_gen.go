@@ -22,7 +22,7 @@ func ListerTools(svc *Lister) []*tool.Tool {
 	}
 }
 
-// SchedulerTools returns the tools of Scheduler's methods: e2e.schedule, e2e.search, e2e.cover, e2e.thumbnail, e2e.notes, e2e.stats, e2e.export, e2e.rename, e2e.attach.
+// SchedulerTools returns the tools of Scheduler's methods: e2e.schedule, e2e.search, e2e.cover, e2e.thumbnail, e2e.notes, e2e.stats, e2e.export, e2e.rename, e2e.attach, e2e.filter.
 // A nil svc gives the tools without handlers, which [tool.Registry.Add]
 // leaves out and logs.
 func SchedulerTools(svc *Scheduler) []*tool.Tool {
@@ -36,6 +36,7 @@ func SchedulerTools(svc *Scheduler) []*tool.Tool {
 		e2eExportTool(svc),
 		e2eRenameTool(svc),
 		e2eAttachTool(svc),
+		e2eFilterTool(svc),
 	}
 }
 
@@ -695,6 +696,61 @@ func e2eAttachTool(svc *Scheduler) *tool.Tool {
 	return t
 }
 
+// e2eFilterTool returns e2e.filter, the tool of Scheduler.Filter.
+func e2eFilterTool(svc *Scheduler) *tool.Tool {
+	var _ func(*Scheduler, context.Context, Filter) error = (*Scheduler).Filter // a changed signature must break the build
+	t := &tool.Tool{
+		ID:          "e2e.filter",
+		Label:       "Filter",
+		Description: "Records the filter it is given.",
+		Operation:   tool.OpRead,
+		Destructive: false,
+		Permission:  "access content",
+		Inputs: []*tool.Definition{
+			{
+				Name:     "filter",
+				Type:     "map",
+				Required: true,
+				Properties: []*tool.Definition{
+					{
+						Name:        "word",
+						Type:        "string",
+						Description: "Word is matched in titles.",
+						Required:    true,
+						Constraints: tool.Constraints{NotBlank: true},
+					},
+					{
+						Name:        "limit",
+						Type:        "integer",
+						Description: "Limit caps the images returned.",
+						Default:     10,
+						Constraints: tool.Constraints{Range: &tool.Range{Min: tool.Ptr(1.0), Max: tool.Ptr(100.0)}},
+					},
+					{
+						Name:        "order",
+						Type:        "string",
+						Description: "Order sorts them.",
+						Default:     "newest",
+						Constraints: tool.Constraints{Choice: []any{"newest", "oldest"}},
+					},
+				},
+			},
+		},
+	}
+	if svc == nil {
+		return t
+	}
+	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		var filter Filter
+		filter = decodeFilter(in.At(0))
+		if err := svc.Filter(ctx, filter); err != nil {
+			return nil, err
+		}
+		return tool.Succeeded("", nil), nil
+	}
+	return t
+}
+
 // e2eSiteInfoTool returns e2e.site_info, the tool of Site.Info.
 func e2eSiteInfoTool(svc *Site) *tool.Tool {
 	var _ func(*Site, context.Context) (Settings, error) = (*Site).Info // a changed signature must break the build
@@ -786,6 +842,18 @@ func e2eUpdateInfoTool(svc *Site) *tool.Tool {
 		return tool.Succeeded("", nil), nil
 	}
 	return t
+}
+
+// decodeFilter returns the Filter a map input holds.
+func decodeFilter(v any) (x Filter) {
+	if m1, ok := v.(map[string]any); ok {
+		x.Word, _ = m1["word"].(string)
+		if x2, ok := m1["limit"].(int64); ok {
+			x.Limit = int(x2)
+		}
+		x.Order, _ = m1["order"].(string)
+	}
+	return x
 }
 
 // decodeSettings returns the Settings a map input holds.
