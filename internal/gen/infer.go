@@ -203,7 +203,7 @@ type candidate struct {
 
 // pkg builds the tools of one package.
 func (inf *inference) pkg(p *packages.Package) *Package {
-	pkg := &Package{Path: p.PkgPath, Name: p.Name, types: p.Types, entityTypes: inf.entityTypes}
+	pkg := &Package{Path: p.PkgPath, Name: p.Name, types: p.Types, entityTypes: inf.entityTypes, objects: map[*tool.Definition]types.Type{}}
 	if len(p.Syntax) > 0 {
 		pkg.Dir = dirOf(inf.decls.fset.Position(p.Syntax[0].Pos()).Filename)
 	}

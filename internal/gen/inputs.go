@@ -302,6 +302,9 @@ func (pi *pkgInference) structInput(t types.Type, st *types.Struct) (*tool.Defin
 	}
 	d := &tool.Definition{Type: "map"}
 	owner := namedObj(t)
+	if owner != nil {
+		pi.pkg.objects[d] = t
+	}
 	for _, f := range fields {
 		fd, err := pi.inputDef(f.v.Type(), true)
 		if err != nil {

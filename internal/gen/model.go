@@ -61,6 +61,10 @@ type Package struct {
 	types           *types.Package
 	// Services are the types whose methods are tools, by name.
 	Services []*Service
+	// objects maps the map definitions of named structs and value objects
+	// to their Go types, so that the renderer writes their properties
+	// once.
+	objects map[*tool.Definition]types.Type
 	// entityTypes maps the key of a Go type ("path.Name") to the entity
 	// types it is the class of, for every loaded package.
 	entityTypes map[string][]string

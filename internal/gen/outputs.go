@@ -309,6 +309,9 @@ func (pi *pkgInference) shape(t types.Type, st *types.Struct, stack []*publicati
 		return nil, nil, err
 	}
 	d := &tool.Definition{Type: "map"}
+	if namedObj(t) != nil {
+		pi.pkg.objects[d] = t
+	}
 	pub := &publication{kind: pubFields, typ: t}
 	owner := namedObj(t)
 	for _, f := range fields {
@@ -365,6 +368,7 @@ func (pi *pkgInference) valueObject(t types.Type, sel []directive.Member, stack 
 	pub := &publication{kind: pubMembers, typ: t, key: key}
 	stack = append(stack, pub)
 	d := &tool.Definition{Type: "map"}
+	pi.pkg.objects[d] = t
 	for _, c := range picked {
 		md, mp, err := pi.member(c.m, c.sub, c.ref, stack)
 		if err != nil {

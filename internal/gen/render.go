@@ -228,14 +228,14 @@ func (r *renderer) tool(t *Tool, name string) *renderTool {
 		if p.defFunc != nil {
 			rt.InputDefs = append(rt.InputDefs, r.definitionCall(p.defFunc, p.name))
 		} else {
-			rt.InputDefs = append(rt.InputDefs, defBody(p.def))
+			rt.InputDefs = append(rt.InputDefs, r.defBody(p.def))
 		}
 	}
 	for _, o := range t.outputs {
 		if o.defFunc != nil {
 			rt.OutputDefs = append(rt.OutputDefs, r.definitionCall(o.defFunc, o.def.Name))
 		} else {
-			rt.OutputDefs = append(rt.OutputDefs, outputLiteral(o.def))
+			rt.OutputDefs = append(rt.OutputDefs, r.outputLiteral(o.def))
 		}
 	}
 	taken := maps.Clone(r.reserved)

@@ -64,18 +64,15 @@ func joinPath(path, suffix string) string {
 // named by locals, from in; fail ends the function when an input cannot
 // be decoded (nil: the handler's "return nil, err").
 func (r *renderer) decodeInputs(t *Tool, locals []string, fail func(string) string) string {
-	all := &body{}
+	all := &body{fail: fail}
 	for i, p := range t.params {
-		one := &body{n: all.n, fail: fail}
-		r.decode(one, locals[i], p.v.Type(), fmt.Sprintf("in.At(%d)", i), literalPath(p.name))
-		all.n = one.n
-		code := one.b.String()
-		if rest, ok := strings.CutPrefix(code, locals[i]+", _ = "); ok && strings.Count(code, "\n") == 1 {
-			all.line("%s, _ := %s", locals[i], strings.TrimSuffix(rest, "\n"))
+		src := fmt.Sprintf("in.At(%d)", i)
+		if asserted := r.assertedType(p.v.Type()); asserted != "" {
+			all.line("%s, _ := %s.(%s)", locals[i], src, asserted)
 			continue
 		}
 		all.line("var %s %s", locals[i], r.typeString(p.v.Type()))
-		all.b.WriteString(code)
+		r.decode(all, locals[i], p.v.Type(), src, literalPath(p.name))
 	}
 	return all.b.String()
 }
@@ -98,11 +95,21 @@ func (r *renderer) decode(w *body, dst string, t types.Type, src string, path va
 			return
 		}
 		x := w.fresh("x")
+		if asserted := r.assertedType(p.Elem()); asserted != "" {
+			w.line("if %s, ok := %s.(%s); ok {", x, src, asserted)
+			w.line("%s = &%s", dst, x)
+			w.line("}")
+			return
+		}
 		w.line("if %s != nil {", src)
 		w.line("var %s %s", x, r.typeString(p.Elem()))
 		r.decode(w, x, p.Elem(), src, path)
 		w.line("%s = &%s", dst, x)
 		w.line("}")
+		return
+	}
+	if asserted := r.assertedType(t); asserted != "" {
+		w.line("%s, _ = %s.(%s)", dst, src, asserted)
 		return
 	}
 	if r.isEntity(t) {
@@ -121,9 +128,6 @@ func (r *renderer) decode(w *body, dst string, t types.Type, src string, path va
 		w.line("%s = %s.UTC()", dst, tv)
 		w.line("}")
 		return
-	case isDuration(t):
-		w.line("%s, _ = %s.(%s)", dst, src, ts)
-		return
 	case isBytes(t):
 		// Bytes travel as standard base64, as the tool package publishes
 		// them.
@@ -140,10 +144,6 @@ func (r *renderer) decode(w *body, dst string, t types.Type, src string, path va
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
 		wire := wireGoType(u)
-		if types.Identical(t, types.Typ[u.Kind()]) && wire == u.Name() {
-			w.line("%s, _ = %s.(%s)", dst, src, wire)
-			return
-		}
 		x := w.fresh("x")
 		w.line("if %s, ok := %s.(%s); ok {", x, src, wire)
 		w.line("%s = %s(%s)", dst, ts, x)
@@ -160,12 +160,6 @@ func (r *renderer) decode(w *body, dst string, t types.Type, src string, path va
 		w.line("}")
 		w.line("}")
 	case *types.Map:
-		if isEmptyInterface(u.Elem()) && types.Identical(u.Key(), types.Typ[types.String]) {
-			if _, named := t.(*types.Named); !named {
-				w.line("%s, _ = %s.(map[string]any)", dst, src)
-				return
-			}
-		}
 		m, k, item, x := w.fresh("m"), w.fresh("k"), w.fresh("item"), w.fresh("x")
 		w.line("if %s, ok := %s.(map[string]any); ok {", m, src)
 		w.line("%s = make(%s, len(%s))", dst, ts, m)
@@ -191,9 +185,33 @@ func (r *renderer) decode(w *body, dst string, t types.Type, src string, path va
 		w.line("%s", w.failWith("err"))
 		w.line("}")
 		w.line("%s = %s", dst, x)
-	default:
-		w.line("%s, _ = %s.(%s)", dst, src, ts)
 	}
+}
+
+// assertedType returns the Go type a value of t is taken from
+// tool.Values as, with a plain type assertion; "" when decoding it takes
+// more (a conversion, a loop, a decoder).
+func (r *renderer) assertedType(t types.Type) string {
+	switch {
+	case r.isEntity(t) || isTime(t) || isBytes(t):
+		return ""
+	case isDuration(t):
+		return r.typeString(t)
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		if wire := wireGoType(u); types.Identical(t, types.Typ[u.Kind()]) && wire == u.Name() {
+			return wire
+		}
+	case *types.Map:
+		if _, named := t.(*types.Named); !named && isEmptyInterface(u.Elem()) && types.Identical(u.Key(), types.Typ[types.String]) {
+			return "map[string]any"
+		}
+	case *types.Pointer, *types.Slice, *types.Struct:
+	default:
+		return r.typeString(t)
+	}
+	return ""
 }
 
 func (r *renderer) decodeStruct(w *body, dst string, st *types.Struct, src string, path valuePath) {

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"go/types"
 	"math"
 	"reflect"
 	"slices"
@@ -12,13 +13,13 @@ import (
 )
 
 // defLiteral returns the Go expression of a definition.
-func defLiteral(d *tool.Definition) string { return "&tool.Definition" + defBody(d) }
+func (r *renderer) defLiteral(d *tool.Definition) string { return "&tool.Definition" + r.defBody(d) }
 
 // defBody returns the braced fields of a definition, for slices of them.
-func defBody(d *tool.Definition) string {
+func (r *renderer) defBody(d *tool.Definition) string {
 	var b strings.Builder
 	b.WriteString("{")
-	writeDefFields(&b, d)
+	r.writeDefFields(&b, d)
 	b.WriteString("}")
 	return b.String()
 }
@@ -26,14 +27,14 @@ func defBody(d *tool.Definition) string {
 // outputLiteral returns the Go expression of an output definition in a
 // slice: a call of tool.ResourceDefinition for the output it defines,
 // else the braced fields.
-func outputLiteral(d *tool.Definition) string {
+func (r *renderer) outputLiteral(d *tool.Definition) string {
 	if d.Constraints.Media == tool.MediaResource && reflect.DeepEqual(d, tool.ResourceDefinition(d.Name, d.Description)) {
 		return fmt.Sprintf("tool.ResourceDefinition(%q, %q)", d.Name, d.Description)
 	}
-	return defBody(d)
+	return r.defBody(d)
 }
 
-func writeDefFields(b *strings.Builder, d *tool.Definition) {
+func (r *renderer) writeDefFields(b *strings.Builder, d *tool.Definition) {
 	field := func(name, value string) {
 		b.WriteString("\n")
 		b.WriteString(name)
@@ -68,21 +69,17 @@ func writeDefFields(b *strings.Builder, d *tool.Definition) {
 		field("Examples", goValue(d.Examples))
 	}
 	if d.Items != nil {
-		field("Items", defLiteral(d.Items))
+		field("Items", r.defLiteral(d.Items))
 	}
 	if len(d.Properties) > 0 {
-		var pb strings.Builder
-		pb.WriteString("[]*tool.Definition{")
-		for _, p := range d.Properties {
-			pb.WriteString("\n")
-			pb.WriteString(defBody(p))
-			pb.WriteString(",")
+		props := r.propertiesLiteral(d.Properties)
+		if t, ok := r.pkg.objects[d]; ok {
+			props = r.propertiesHelper(t, props) + "()"
 		}
-		pb.WriteString("\n}")
-		field("Properties", pb.String())
+		field("Properties", props)
 	}
 	if d.Values != nil {
-		field("Values", defLiteral(d.Values))
+		field("Values", r.defLiteral(d.Values))
 	}
 	if d.EntityOp != "" {
 		field("EntityOp", q(d.EntityOp))
@@ -94,6 +91,31 @@ func writeDefFields(b *strings.Builder, d *tool.Definition) {
 		field("Constraints", c)
 	}
 	b.WriteString("\n")
+}
+
+// propertiesLiteral returns the Go expression of a list of properties.
+func (r *renderer) propertiesLiteral(props []*tool.Definition) string {
+	var b strings.Builder
+	b.WriteString("[]*tool.Definition{")
+	for _, p := range props {
+		b.WriteString("\n")
+		b.WriteString(r.defBody(p))
+		b.WriteString(",")
+	}
+	b.WriteString("\n}")
+	return b.String()
+}
+
+// propertiesHelper returns the name of a generated function returning the
+// properties of the struct or value object t, as literal writes them:
+// each is written once, however many tools use it. Two descriptions of
+// one type that differ (a members= selection, or a member referring back
+// to a type being described) get a function each.
+func (r *renderer) propertiesHelper(t types.Type, literal string) string {
+	return r.helper("properties "+literal, lowerFirst(r.slug(t))+"Properties", func(name string) string {
+		return fmt.Sprintf("// %s returns the properties of %s.\nfunc %s() []*tool.Definition {\nreturn %s\n}\n",
+			name, article(r.typeString(t)), name, literal)
+	})
 }
 
 func constraintsLiteral(c tool.Constraints) string {

@@ -267,27 +267,8 @@ func e2eSearchTool(svc *Scheduler) *tool.Tool {
 				Description: "The images that matched.",
 				Required:    true,
 				Items: &tool.Definition{
-					Type: "map",
-					Properties: []*tool.Definition{
-						{
-							Name:        "caption",
-							Type:        "string",
-							Description: "Caption is shown under the picture.",
-							Constraints: tool.Constraints{Media: "text/html"},
-						},
-						{
-							Name:        "title",
-							Type:        "string",
-							Description: "Title names the picture.",
-							Required:    true,
-						},
-						{
-							Name:        "url",
-							Type:        "uri",
-							Description: "URL is where the picture is served from.",
-							Required:    true,
-						},
-					},
+					Type:       "map",
+					Properties: imageProperties(),
 				},
 			},
 		},
@@ -327,47 +308,10 @@ func e2eCoverTool(svc *Scheduler) *tool.Tool {
 		},
 		Outputs: []*tool.Definition{
 			{
-				Name:     "result",
-				Type:     "map",
-				Required: true,
-				Properties: []*tool.Definition{
-					{
-						Name:        "album",
-						Type:        "entity:album",
-						Description: "Album is the album itself.",
-						Required:    true,
-						Nullable:    true,
-					},
-					{
-						Name:        "images",
-						Type:        "list",
-						Description: "Images are the album's images.",
-						Required:    true,
-						Items: &tool.Definition{
-							Type: "map",
-							Properties: []*tool.Definition{
-								{
-									Name:        "caption",
-									Type:        "string",
-									Description: "Caption is shown under the picture.",
-									Constraints: tool.Constraints{Media: "text/html"},
-								},
-								{
-									Name:        "title",
-									Type:        "string",
-									Description: "Title names the picture.",
-									Required:    true,
-								},
-								{
-									Name:        "url",
-									Type:        "uri",
-									Description: "URL is where the picture is served from.",
-									Required:    true,
-								},
-							},
-						},
-					},
-				},
+				Name:       "result",
+				Type:       "map",
+				Required:   true,
+				Properties: coverProperties(),
 			},
 		},
 	}
@@ -708,32 +652,10 @@ func e2eFilterTool(svc *Scheduler) *tool.Tool {
 		Permission:  "access content",
 		Inputs: []*tool.Definition{
 			{
-				Name:     "filter",
-				Type:     "map",
-				Required: true,
-				Properties: []*tool.Definition{
-					{
-						Name:        "word",
-						Type:        "string",
-						Description: "Word is matched in titles.",
-						Required:    true,
-						Constraints: tool.Constraints{NotBlank: true},
-					},
-					{
-						Name:        "limit",
-						Type:        "integer",
-						Description: "Limit caps the images returned.",
-						Default:     10,
-						Constraints: tool.Constraints{Range: &tool.Range{Min: tool.Ptr(1.0), Max: tool.Ptr(100.0)}},
-					},
-					{
-						Name:        "order",
-						Type:        "string",
-						Description: "Order sorts them.",
-						Default:     "newest",
-						Constraints: tool.Constraints{Choice: []any{"newest", "oldest"}},
-					},
-				},
+				Name:       "filter",
+				Type:       "map",
+				Required:   true,
+				Properties: filterProperties(),
 			},
 		},
 	}
@@ -763,23 +685,11 @@ func e2eSiteInfoTool(svc *Site) *tool.Tool {
 		Permission:  "access content",
 		Outputs: []*tool.Definition{
 			{
-				Name:     "site",
-				Type:     "map",
-				Required: true,
-				Properties: []*tool.Definition{
-					{
-						Name:        "name",
-						Type:        "string",
-						Description: "Name is the site's name.",
-						Required:    true,
-					},
-					{
-						Name:        "page_size",
-						Type:        "integer",
-						Description: "PageSize is how many items a page shows.",
-					},
-				},
-				Config: "e2e.site",
+				Name:       "site",
+				Type:       "map",
+				Required:   true,
+				Properties: settingsProperties(),
+				Config:     "e2e.site",
 			},
 		},
 	}
@@ -810,23 +720,11 @@ func e2eUpdateInfoTool(svc *Site) *tool.Tool {
 		Permission:  "administer site",
 		Inputs: []*tool.Definition{
 			{
-				Name:     "values",
-				Type:     "map",
-				Required: true,
-				Properties: []*tool.Definition{
-					{
-						Name:        "name",
-						Type:        "string",
-						Description: "Name is the site's name.",
-						Required:    true,
-					},
-					{
-						Name:        "page_size",
-						Type:        "integer",
-						Description: "PageSize is how many items a page shows.",
-					},
-				},
-				Config: "e2e.site",
+				Name:       "values",
+				Type:       "map",
+				Required:   true,
+				Properties: settingsProperties(),
+				Config:     "e2e.site",
 			},
 		},
 	}
@@ -842,6 +740,29 @@ func e2eUpdateInfoTool(svc *Site) *tool.Tool {
 		return tool.Succeeded("", nil), nil
 	}
 	return t
+}
+
+// coverProperties returns the properties of a Cover.
+func coverProperties() []*tool.Definition {
+	return []*tool.Definition{
+		{
+			Name:        "album",
+			Type:        "entity:album",
+			Description: "Album is the album itself.",
+			Required:    true,
+			Nullable:    true,
+		},
+		{
+			Name:        "images",
+			Type:        "list",
+			Description: "Images are the album's images.",
+			Required:    true,
+			Items: &tool.Definition{
+				Type:       "map",
+				Properties: imageProperties(),
+			},
+		},
+	}
 }
 
 // decodeFilter returns the Filter a map input holds.
@@ -865,6 +786,57 @@ func decodeSettings(v any) (x Settings) {
 		}
 	}
 	return x
+}
+
+// filterProperties returns the properties of a Filter.
+func filterProperties() []*tool.Definition {
+	return []*tool.Definition{
+		{
+			Name:        "word",
+			Type:        "string",
+			Description: "Word is matched in titles.",
+			Required:    true,
+			Constraints: tool.Constraints{NotBlank: true},
+		},
+		{
+			Name:        "limit",
+			Type:        "integer",
+			Description: "Limit caps the images returned.",
+			Default:     10,
+			Constraints: tool.Constraints{Range: &tool.Range{Min: tool.Ptr(1.0), Max: tool.Ptr(100.0)}},
+		},
+		{
+			Name:        "order",
+			Type:        "string",
+			Description: "Order sorts them.",
+			Default:     "newest",
+			Constraints: tool.Constraints{Choice: []any{"newest", "oldest"}},
+		},
+	}
+}
+
+// imageProperties returns the properties of an Image.
+func imageProperties() []*tool.Definition {
+	return []*tool.Definition{
+		{
+			Name:        "caption",
+			Type:        "string",
+			Description: "Caption is shown under the picture.",
+			Constraints: tool.Constraints{Media: "text/html"},
+		},
+		{
+			Name:        "title",
+			Type:        "string",
+			Description: "Title names the picture.",
+			Required:    true,
+		},
+		{
+			Name:        "url",
+			Type:        "uri",
+			Description: "URL is where the picture is served from.",
+			Required:    true,
+		},
+	}
 }
 
 // notBase64 returns the input error of a value at path that is not
@@ -948,4 +920,21 @@ func publishStringPtr(v *string) any {
 		return nil
 	}
 	return *v
+}
+
+// settingsProperties returns the properties of a Settings.
+func settingsProperties() []*tool.Definition {
+	return []*tool.Definition{
+		{
+			Name:        "name",
+			Type:        "string",
+			Description: "Name is the site's name.",
+			Required:    true,
+		},
+		{
+			Name:        "page_size",
+			Type:        "integer",
+			Description: "PageSize is how many items a page shows.",
+		},
+	}
 }
