@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -26,8 +27,43 @@ func (e *toolErrors) add(pos token.Position, format string, args ...any) {
 	if !pos.IsValid() {
 		pos = e.pos
 	}
+	pos = e.placed(pos, args)
 	e.inf.report(Diagnostic{Pos: pos, Tool: e.id, Method: e.method, Message: fmt.Sprintf(format, args...)})
 	e.n++
+}
+
+// placed returns the position of the field an error among args is
+// placed at (see [atField]), else pos.
+func (e *toolErrors) placed(pos token.Position, args []any) token.Position {
+	for _, a := range args {
+		var fe *fieldError
+		if err, ok := a.(error); ok && errors.As(err, &fe) && fe.pos.IsValid() {
+			pos = e.inf.decls.fset.Position(fe.pos)
+		}
+	}
+	return pos
+}
+
+// A fieldError is a problem with a struct field or a getter, reported at
+// its declaration rather than where the struct is used.
+type fieldError struct {
+	pos token.Pos
+	err error
+}
+
+func (e *fieldError) Error() string { return e.err.Error() }
+func (e *fieldError) Unwrap() error { return e.err }
+
+// atField places err at the field v, unless it is already placed (at a
+// field nested deeper).
+func atField(v *types.Var, err error) error { return atPos(v.Pos(), err) }
+
+func atPos(pos token.Pos, err error) error {
+	var fe *fieldError
+	if errors.As(err, &fe) {
+		return err
+	}
+	return &fieldError{pos: pos, err: err}
 }
 
 // A toolBuilder builds the tool of one candidate method.

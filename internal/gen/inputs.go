@@ -16,7 +16,7 @@ func (pi *pkgInference) input(errs *toolErrors, p *param, doc docText) {
 	t := p.v.Type()
 	at := pi.decls.fset.Position(p.v.Pos())
 	fail := func(format string, args ...any) {
-		errs.add(at, "parameter %s: %s", p.goName, fmt.Sprintf(format, args...))
+		errs.add(errs.placed(at, args), "parameter %s: %s", p.goName, fmt.Sprintf(format, args...))
 	}
 	var def *tool.Definition
 	var err error
@@ -267,7 +267,7 @@ func structFields(st *types.Struct) ([]structField, error) {
 		if tv, ok := reflectLookup(st.Tag(i), "tool"); ok {
 			tag, err := directive.ParseTag(tv)
 			if err != nil {
-				return nil, fmt.Errorf("field %s: %w", f.Name(), err)
+				return nil, atField(f, fmt.Errorf("field %s: %w", f.Name(), err))
 			}
 			sf.tag = &tag
 			if tag.Name != "" {
@@ -308,17 +308,17 @@ func (pi *pkgInference) structInput(t types.Type, st *types.Struct) (*tool.Defin
 	for _, f := range fields {
 		fd, err := pi.inputDef(f.v.Type(), true)
 		if err != nil {
-			return nil, fmt.Errorf("field %s: %w", f.v.Name(), err)
+			return nil, atField(f.v, fmt.Errorf("field %s: %w", f.v.Name(), err))
 		}
 		fd.Name = f.name
 		fd.Required = !f.optional
 		fd.Description = fieldDoc(pi.decls.fieldDecl(owner, f.v))
 		if f.tag != nil {
 			if key := f.tag.First(directive.OutputOnly); key != "" {
-				return nil, fmt.Errorf("field %s: %s in its tool tag applies to a published member, not to an input", f.v.Name(), key)
+				return nil, atField(f.v, fmt.Errorf("field %s: %s in its tool tag applies to a published member, not to an input", f.v.Name(), key))
 			}
 			if _, err := pi.applyKeys(fd, f.v.Type(), f.tag.Args, false); err != nil {
-				return nil, fmt.Errorf("field %s: %w", f.v.Name(), err)
+				return nil, atField(f.v, fmt.Errorf("field %s: %w", f.v.Name(), err))
 			}
 		}
 		d.Properties = append(d.Properties, fd)

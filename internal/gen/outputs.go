@@ -3,6 +3,7 @@ package gen
 import (
 	"errors"
 	"fmt"
+	"go/token"
 	"go/types"
 	"reflect"
 	"slices"
@@ -31,6 +32,7 @@ type member struct {
 	prop   *directive.Directive // the getter's //tool:property
 	tag    *directive.Tag       // the field's tool tag
 	pos    int
+	at     token.Pos // the field or getter
 }
 
 // members returns the members of a struct or interface type: every
@@ -59,11 +61,11 @@ func (pi *pkgInference) readMembers(t types.Type) ([]member, error) {
 			if !f.Exported() || f.Embedded() {
 				continue
 			}
-			m := member{name: snake(f.Name()), goName: f.Name(), typ: f.Type(), pos: i}
+			m := member{name: snake(f.Name()), goName: f.Name(), typ: f.Type(), pos: i, at: f.Pos()}
 			if tv, ok := reflectLookup(st.Tag(i), "tool"); ok {
 				tag, err := directive.ParseTag(tv)
 				if err != nil {
-					return nil, fmt.Errorf("%s.%s: %w", obj.Name(), f.Name(), err)
+					return nil, atField(f, fmt.Errorf("%s.%s: %w", obj.Name(), f.Name(), err))
 				}
 				m.marked, m.tag = true, &tag
 				if tag.Name != "" {
@@ -108,7 +110,7 @@ func (pi *pkgInference) readMembers(t types.Type) ([]member, error) {
 		if !getter {
 			continue
 		}
-		m := member{name: memberName(fn.Name()), goName: fn.Name(), method: true, typ: sig.Results().At(0).Type(), pos: 1 << 20}
+		m := member{name: memberName(fn.Name()), goName: fn.Name(), method: true, typ: sig.Results().At(0).Type(), pos: 1 << 20, at: fn.Pos()}
 		if prop != nil {
 			m.marked, m.prop = true, prop
 			if n := prop.String("name"); n != "" {
@@ -317,15 +319,46 @@ func (pi *pkgInference) shape(t types.Type, st *types.Struct, stack []*publicati
 	for _, f := range fields {
 		fd, fp, err := pi.output(f.v.Type(), nil, stack)
 		if err != nil {
-			return nil, nil, fmt.Errorf("field %s: %w", f.v.Name(), err)
+			return nil, nil, atField(f.v, fmt.Errorf("field %s: %w", f.v.Name(), err))
 		}
 		fd.Name = f.name
 		fd.Required = !f.optional
 		fd.Description = fieldDoc(pi.decls.fieldDecl(owner, f.v))
+		pm := &publishedMember{name: f.name, goName: f.v.Name(), typ: f.v.Type(), pub: fp, omitZero: f.optional}
+		if f.tag != nil {
+			if err := pi.taggedField(fd, pm, f.tag); err != nil {
+				return nil, nil, atField(f.v, fmt.Errorf("field %s: %w", f.v.Name(), err))
+			}
+		}
 		d.Properties = append(d.Properties, fd)
-		pub.members = append(pub.members, &publishedMember{name: f.name, goName: f.v.Name(), typ: f.v.Type(), pub: fp, omitZero: f.optional})
+		pub.members = append(pub.members, pm)
 	}
 	return d, pub, nil
+}
+
+// taggedField applies the tool tag of a field of a struct published
+// whole: its output options, omitnull included.
+func (pi *pkgInference) taggedField(fd *tool.Definition, pm *publishedMember, tag *directive.Tag) error {
+	for _, key := range []string{"default", "notnull"} {
+		if tag.Has(key) {
+			return fmt.Errorf("%s in its tool tag applies when the struct is an input; a published field takes none", key)
+		}
+	}
+	conv, err := pi.applyKeys(fd, pm.typ, tag.Args, true)
+	if err != nil {
+		return err
+	}
+	if conv != nil {
+		pm.pub = conv
+	}
+	if tag.Has("omitnull") {
+		if !fd.Nullable {
+			return errors.New("omitnull needs a field that can be nil (a pointer)")
+		}
+		fd.Required, fd.Nullable = false, false
+		pm.omitZero, pm.omitNil = false, true
+	}
+	return nil
 }
 
 // selKey renders a selection for helper keys.
@@ -372,7 +405,7 @@ func (pi *pkgInference) valueObject(t types.Type, sel []directive.Member, stack 
 	for _, c := range picked {
 		md, mp, err := pi.member(c.m, c.sub, c.ref, stack)
 		if err != nil {
-			return nil, nil, fmt.Errorf("member %s: %w", c.m.name, err)
+			return nil, nil, atPos(c.m.at, fmt.Errorf("member %s: %w", c.m.name, err))
 		}
 		d.Properties = append(d.Properties, md)
 		pub.members = append(pub.members, mp)

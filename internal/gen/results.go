@@ -159,7 +159,7 @@ func isAnyMap(t types.Type) bool {
 // inferredOutput describes one output typed from a Go result.
 func (pi *pkgInference) inferredOutput(errs *toolErrors, c candidate, t types.Type, name string, d *directive.Directive) (*output, bool) {
 	fail := func(pos token.Position, format string, args ...any) (*output, bool) {
-		errs.add(pos, "output %s: %s", name, fmt.Sprintf(format, args...))
+		errs.add(errs.placed(pos, args), "output %s: %s", name, fmt.Sprintf(format, args...))
 		return nil, false
 	}
 	at := c.pos
@@ -304,7 +304,7 @@ func (pi *pkgInference) declaredOutputs(errs *toolErrors, dirs []*directive.Dire
 			td := pi.decls.types[key]
 			def, _, err := pi.shape(td.obj.Type(), td.obj.Type().Underlying().(*types.Struct), nil)
 			if err != nil {
-				errs.add(d.Pos, "output %s: %v", name, err)
+				errs.add(errs.placed(d.Pos, []any{err}), "output %s: %v", name, err)
 				continue
 			}
 			def.Config = d.String("config")
@@ -327,7 +327,7 @@ func (pi *pkgInference) declaredOutputs(errs *toolErrors, dirs []*directive.Dire
 			}
 		}
 		if _, err := pi.applyKeys(o.def, nil, args, true); err != nil {
-			errs.add(d.Pos, "output %s: %v", name, err)
+			errs.add(errs.placed(d.Pos, []any{err}), "output %s: %v", name, err)
 			continue
 		}
 		outs = append(outs, o)
