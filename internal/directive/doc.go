@@ -39,7 +39,7 @@
 //	method      id label description op destructive permission access refine confirm
 //	input NAME  description label type example... default notblank notnull
 //	            count length range choice pattern media dateonly locked
-//	            config definition
+//	            sensitive config definition
 //	entity NAME as input without config, plus op (required) and optional
 //	output      name description label type multiple example... media config
 //	            nullable members definition
@@ -84,7 +84,7 @@
 // Fields of a struct carry a tool struct tag, parsed by [ParseTag]:
 //
 //	tool:"[name][,opt...]"
-//	opt = "omitnull" | "notblank" | "notnull" | "dateonly"
+//	opt = "omitnull" | "notblank" | "notnull" | "dateonly" | "sensitive"
 //	    | ("type" | "media" | "label" | "example" | "default" | "pattern") "=" value
 //	    | ("count" | "length") "=" MIN..MAX | "range=" MIN..MAX | "choice=" a|b|c
 //
@@ -97,8 +97,8 @@
 //
 //   - As a result or member, a named struct that tags fields is a value
 //     object: it publishes its tagged fields (and its getters marked
-//     //tool:property), refined by their options. default and notnull,
-//     which only inputs take, are a diagnostic there.
+//     //tool:property), refined by their options. default, notnull and
+//     sensitive, which only inputs take, are a diagnostic there.
 //   - As a parameter, a struct is a map input whose properties are all
 //     its exported fields; a tag gives a property its name and input
 //     options (default=, range=, choice=, pattern=...), so that each

@@ -20,20 +20,21 @@ type Tag struct {
 // tagKeys are the options a tool struct tag accepts, as the keys of a
 // directive.
 var tagKeys = map[string]Key{
-	"omitnull": {Kind: Flag},
-	"type":     {Kind: DataType},
-	"media":    {Kind: Text},
-	"label":    {Kind: Text},
-	"example":  {Kind: Text, List: true},
-	"choice":   {Kind: Choice},
-	"default":  {Kind: Text},
-	"notblank": {Kind: Flag},
-	"notnull":  {Kind: Flag},
-	"count":    {Kind: Count},
-	"length":   {Kind: Count},
-	"range":    {Kind: NumRange},
-	"pattern":  {Kind: Text},
-	"dateonly": {Kind: Flag},
+	"omitnull":  {Kind: Flag},
+	"type":      {Kind: DataType},
+	"media":     {Kind: Text},
+	"label":     {Kind: Text},
+	"example":   {Kind: Text, List: true},
+	"choice":    {Kind: Choice},
+	"default":   {Kind: Text},
+	"notblank":  {Kind: Flag},
+	"notnull":   {Kind: Flag},
+	"count":     {Kind: Count},
+	"length":    {Kind: Count},
+	"range":     {Kind: NumRange},
+	"pattern":   {Kind: Text},
+	"dateonly":  {Kind: Flag},
+	"sensitive": {Kind: Flag},
 }
 
 // OutputOnly lists the tag options that only a published member takes:
@@ -42,7 +43,7 @@ var OutputOnly = []string{"omitnull"}
 
 // InputOnly lists the tag options that only a property of a struct input
 // takes.
-var InputOnly = []string{"default", "notnull", "count", "length", "range", "pattern", "notblank", "dateonly"}
+var InputOnly = []string{"default", "notnull", "count", "length", "range", "pattern", "notblank", "dateonly", "sensitive"}
 
 // ParseTag parses the value of a tool struct tag. Options are separated by
 // commas, so their values cannot hold one.

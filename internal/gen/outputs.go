@@ -339,7 +339,7 @@ func (pi *pkgInference) shape(t types.Type, st *types.Struct, stack []*publicati
 // taggedField applies the tool tag of a field of a struct published
 // whole: its output options, omitnull included.
 func (pi *pkgInference) taggedField(fd *tool.Definition, pm *publishedMember, tag *directive.Tag) error {
-	for _, key := range []string{"default", "notnull"} {
+	for _, key := range []string{"default", "notnull", "sensitive"} {
 		if tag.Has(key) {
 			return fmt.Errorf("%s in its tool tag applies when the struct is an input; a published field takes none", key)
 		}
@@ -473,7 +473,7 @@ func (pi *pkgInference) member(m member, sub []directive.Member, callSite []dire
 		refine = append(refine, m.prop.Args...)
 	}
 	if m.tag != nil {
-		for _, key := range []string{"default", "notnull"} {
+		for _, key := range []string{"default", "notnull", "sensitive"} {
 			if m.tag.Has(key) {
 				return nil, nil, fmt.Errorf("%s in its tool tag applies when the struct is an input; a published member takes none", key)
 			}
