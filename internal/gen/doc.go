@@ -76,7 +76,14 @@
 // int64, byte slices as []byte (which the tool package publishes as
 // base64), tool.Resource as it is, pointers as their value or nil. No
 // reflection runs per call, and a changed method signature breaks the
-// build of the generated file.
+// build of the generated file. The properties of each named struct and
+// value object are written once, in a function returning them, which
+// every tool using that type calls.
+//
+// toolgen exits 1 when it printed any diagnostic (the good tools are
+// still written); -lenient keeps the exit status 0, and -strict, the
+// default, is accepted for older scripts. -check's fix-it line names the
+// command that ran toolgen ([Command]).
 //
 // # Decisions
 //
@@ -100,6 +107,11 @@
 //     seconds); an unknown type name is an application data type, checked
 //     by the registry.
 //   - Getter and field descriptions are their doc comments as written.
+//   - A struct parameter is a map input; the tool tags of its fields give
+//     each property its name and input options (see package
+//     internal/directive for the rule that makes a struct a value object,
+//     an output only). A problem with a field or getter is reported at its
+//     declaration.
 //   - A []byte (or a named type over it) is a string: as an output or
 //     value-object member it is published as standard base64 (padded),
 //     as the tool package publishes bytes, with no contentEncoding in
