@@ -32,7 +32,7 @@ func (d *Description) MarshalIndented() ([]byte, error) {
 	}{Tools: make([]toolJSON, len(d.Tools)), Diagnostics: d.Diagnostics}
 	for i, t := range d.Tools {
 		doc.Tools[i] = toolJSON{
-			ID: t.ID, Label: t.Label, Description: t.Description.Description, Operation: t.Operation,
+			ID: t.ID, Label: t.Label, Description: t.Info.Description, Operation: t.Operation,
 			Destructive: t.Destructive, Permission: t.Permission,
 			InputSchema:  tool.AppendSchemaJSON(nil, t.InputSchema),
 			OutputSchema: tool.AppendSchemaJSON(nil, t.OutputSchema),

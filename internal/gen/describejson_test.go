@@ -46,10 +46,10 @@ func TestDescribeJSONMatches(t *testing.T) {
 		"ordered":          {Properties: map[string]*jsonschema.Schema{"b": {}, "a": {}, "c": {}}, PropertyOrder: []string{"c", "a", "b"}},
 	}
 	for name, s := range schemas {
-		td := &ToolDescription{Description: *described, Undescribed: []string{"input <x>"}}
+		td := &ToolDescription{Info: *described, Undescribed: []string{"input <x>"}}
 		td.InputSchema, td.OutputSchema = s, nil
 		d := &Description{
-			Tools:       []*ToolDescription{td, {Description: tool.Description{ID: "bare"}}},
+			Tools:       []*ToolDescription{td, {Info: tool.Info{ID: "bare"}}},
 			Diagnostics: []DiagnosticJSON{{Pos: "a.go:1:2", Tool: "a.x", Method: "S.X", Message: "<bad> & \"worse\""}},
 		}
 		want, err := json.MarshalIndent(d, "", "  ")
@@ -67,7 +67,7 @@ func TestDescribeJSONMatches(t *testing.T) {
 	}
 	many := &Description{Diagnostics: []DiagnosticJSON{}}
 	for i := range 101 {
-		many.Tools = append(many.Tools, &ToolDescription{Description: tool.Description{ID: strconv.Itoa(i), InputSchema: schemas["ordered"]}})
+		many.Tools = append(many.Tools, &ToolDescription{Info: tool.Info{ID: strconv.Itoa(i), InputSchema: schemas["ordered"]}})
 	}
 	want, _ := json.MarshalIndent(many, "", "  ")
 	if got, err := many.MarshalIndented(); err != nil || string(got) != string(want)+"\n" {

@@ -72,7 +72,6 @@ func e2eListTool(svc *Lister) *tool.Tool {
 		Label:       "Lister",
 		Description: "Lists albums from a year.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "access content",
 		Inputs: []*tool.Definition{
 			{
@@ -136,7 +135,6 @@ func e2eScheduleTool(svc *Scheduler) *tool.Tool {
 		Label:       "Schedule",
 		Description: "Schedules an album's release.",
 		Operation:   tool.OpWrite,
-		Destructive: true,
 		Inputs: []*tool.Definition{
 			{
 				Name:        "album",
@@ -250,7 +248,6 @@ func e2eSearchTool(svc *Scheduler) *tool.Tool {
 		Label:       "Search",
 		Description: "Finds images whose title contains a word.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "access content",
 		Inputs: []*tool.Definition{
 			{
@@ -297,7 +294,6 @@ func e2eCoverTool(svc *Scheduler) *tool.Tool {
 		Label:       "Cover",
 		Description: "Returns an album with its images.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Inputs: []*tool.Definition{
 			{
 				Name:     "album",
@@ -345,7 +341,6 @@ func e2eThumbnailTool(svc *Scheduler) *tool.Tool {
 		Label:       "Thumbnail",
 		Description: "Makes a thumbnail of an image.",
 		Operation:   tool.OpTransform,
-		Destructive: false,
 		Permission:  "access content",
 		Inputs: []*tool.Definition{
 			{
@@ -420,7 +415,6 @@ func e2eNotesTool(svc *Scheduler) *tool.Tool {
 		Label:       "Notes",
 		Description: "Returns an album's liner notes.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Inputs: []*tool.Definition{
 			{
 				Name:     "album",
@@ -463,7 +457,6 @@ func e2eStatsTool(svc *Scheduler) *tool.Tool {
 		Label:       "Stats",
 		Description: "Counts an album's tracks.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "access content",
 		Inputs: []*tool.Definition{
 			{
@@ -519,7 +512,6 @@ func e2eExportTool(svc *Scheduler) *tool.Tool {
 		Label:       "Export",
 		Description: "Writes an album's files.",
 		Operation:   tool.OpWrite,
-		Destructive: true,
 		Permission:  "export",
 		Inputs: []*tool.Definition{
 			{
@@ -565,7 +557,6 @@ func e2eRenameTool(svc *Scheduler) *tool.Tool {
 		Label:       "Rename",
 		Description: "Renames an album, if the account owns it.",
 		Operation:   tool.OpWrite,
-		Destructive: true,
 		Inputs: []*tool.Definition{
 			{
 				Name:     "title",
@@ -599,7 +590,6 @@ func e2eAttachTool(svc *Scheduler) *tool.Tool {
 		Label:       "Attach",
 		Description: "Attaches a file to an album, if the account may attach it.",
 		Operation:   tool.OpWrite,
-		Destructive: true,
 		Inputs: []*tool.Definition{
 			{
 				Name:        "file",
@@ -648,7 +638,6 @@ func e2eFilterTool(svc *Scheduler) *tool.Tool {
 		Label:       "Filter",
 		Description: "Records the filter it is given.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "access content",
 		Inputs: []*tool.Definition{
 			{
@@ -681,7 +670,6 @@ func e2eSiteInfoTool(svc *Site) *tool.Tool {
 		Label:       "Info",
 		Description: "Returns the site's settings.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "access content",
 		Outputs: []*tool.Definition{
 			{
@@ -716,7 +704,6 @@ func e2eUpdateInfoTool(svc *Site) *tool.Tool {
 		Label:       "Update info",
 		Description: "Changes the site's settings.",
 		Operation:   tool.OpWrite,
-		Destructive: true,
 		Permission:  "administer site",
 		Inputs: []*tool.Definition{
 			{
