@@ -181,6 +181,8 @@ func (pi *pkgInference) applyKeys(def *tool.Definition, goType types.Type, args 
 			c.DateOnly = a.Value != "false"
 		case "locked":
 			def.Locked = a.Value != "false"
+		case "sensitive":
+			def.Sensitive = a.Value != "false"
 		case "nullable":
 			def.Nullable = a.Value != "false"
 		}

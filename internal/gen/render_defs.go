@@ -65,6 +65,9 @@ func (r *renderer) writeDefFields(b *strings.Builder, d *tool.Definition) {
 	if d.Locked {
 		field("Locked", "true")
 	}
+	if d.Sensitive {
+		field("Sensitive", "true")
+	}
 	if len(d.Examples) > 0 {
 		field("Examples", goValue(d.Examples))
 	}
