@@ -196,10 +196,9 @@ func (b *toolBuilder) definition() *tool.Tool {
 		a, _ := md.Lookup("id")
 		b.errs.add(a.ValuePos, "id %q: an ID is 1 to 128 letters, digits, '_', '.' and '-' (album.search)", t.ID)
 	}
-	if p, err := tool.ParsePermission(t.Permission); err != nil {
-		a, _ := md.Lookup("permission")
-		b.errs.add(a.ValuePos, "%v", err)
-	} else {
+	// A permission that does not parse is reported by tool.Tool.Check;
+	// toolgen adds what a permission name may hold.
+	if p, err := tool.ParsePermission(t.Permission); err == nil {
 		for _, name := range p.Names {
 			if !validPermission.MatchString(name) {
 				a, _ := md.Lookup("permission")
@@ -330,7 +329,14 @@ func (b *toolBuilder) finish(t *Tool) *Tool {
 	var standing []string
 	t.check, standing = b.standIn(t.Tool, t.access != "")
 	if err := t.check.Check(); err != nil {
-		b.errs.add(b.errs.pos, "invalid definition: %v", err)
+		for _, e := range joined(err) {
+			var de *tool.DefinitionError
+			if !errors.As(e, &de) {
+				b.errs.add(b.errs.pos, "invalid definition: %v", e)
+				continue
+			}
+			b.errs.add(b.definitionPos(t, de), "invalid definition: %v", de)
+		}
 		return nil
 	}
 	for _, name := range standing {
@@ -483,4 +489,88 @@ func hasInvalid(sig *types.Signature) bool {
 	}
 	walk(sig)
 	return bad
+}
+
+// joined returns the errors err joins, or err alone.
+func joined(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// definitionPos returns where to fix a problem the tool package found in
+// the definitions: the directive key of its rule ("//tool:input limit
+// range=..." gives the column of "range="), the struct field of a
+// property, else the directive or the parameter it is about.
+func (b *toolBuilder) definitionPos(t *Tool, de *tool.DefinitionError) token.Position {
+	keyPos := func(d *directive.Directive) (token.Position, bool) {
+		if d == nil {
+			return token.Position{}, false
+		}
+		if a, ok := d.Lookup(de.Rule); ok {
+			return a.Pos, true
+		}
+		return d.Pos, true
+	}
+	path := strings.Split(de.Path, ".")
+	switch {
+	case de.Path == "":
+		if pos, ok := keyPos(b.method); ok {
+			return pos
+		}
+	case path[0] == "inputs" && len(path) > 1:
+		i := slices.IndexFunc(t.params, func(p *param) bool { return p.name == path[1] })
+		if i < 0 {
+			break
+		}
+		p := t.params[i]
+		if field := b.propertyField(p.v.Type(), path[2:]); field != nil {
+			return b.decls.fset.Position(field.Pos())
+		}
+		if pos, ok := keyPos(p.dir); ok {
+			return pos
+		}
+		return b.decls.fset.Position(p.v.Pos())
+	case path[0] == "outputs" && len(path) > 1:
+		i := slices.IndexFunc(t.outputs, func(o *output) bool { return o.def.Name == path[1] })
+		if i >= 0 {
+			if pos, ok := keyPos(t.outputs[i].dir); ok {
+				return pos
+			}
+		}
+	}
+	return b.errs.pos
+}
+
+// propertyField returns the struct field a property path ("q", "limit";
+// "items" for a list's item, "values" for a map's value) leads to inside
+// a value of Go type t, nil when the path names none.
+func (b *toolBuilder) propertyField(t types.Type, path []string) *types.Var {
+	var field *types.Var
+	for _, seg := range path {
+		t = derefType(t)
+		switch u := t.Underlying().(type) {
+		case *types.Slice:
+			if seg != "items" {
+				return field
+			}
+			t = u.Elem()
+		case *types.Map:
+			if seg != "values" {
+				return field
+			}
+			t = u.Elem()
+		case *types.Struct:
+			fields, _ := structFields(u)
+			i := slices.IndexFunc(fields, func(f structField) bool { return f.name == seg })
+			if i < 0 {
+				return field
+			}
+			field, t = fields[i].v, fields[i].v.Type()
+		default:
+			return field
+		}
+	}
+	return field
 }

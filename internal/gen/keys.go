@@ -148,14 +148,8 @@ func (pi *pkgInference) applyKeys(def *tool.Definition, goType types.Type, args 
 			}
 			c.Count = &tool.Bounds{Min: a.Bounds.Min, Max: a.Bounds.Max}
 		case "length":
-			if g, _ := typeGroup(item.Type); g != "text" && g != "" {
-				return nil, fmt.Errorf("length bounds a string, not %s", item.Type)
-			}
 			c.Length = &tool.Bounds{Min: a.Bounds.Min, Max: a.Bounds.Max}
 		case "range":
-			if g, _ := typeGroup(item.Type); g != "integer" && g != "float" && g != "" {
-				return nil, fmt.Errorf("range bounds a number, not %s", item.Type)
-			}
 			// A declared range narrows the bounds of the Go type (int8,
 			// uint16, ...) and never widens them: values outside the type
 			// would wrap when converted.
@@ -186,9 +180,6 @@ func (pi *pkgInference) applyKeys(def *tool.Definition, goType types.Type, args 
 		case "nullable":
 			def.Nullable = a.Value != "false"
 		}
-	}
-	if def.Locked && def.Default == nil {
-		return nil, fmt.Errorf("locked needs a default=")
 	}
 	return conv, nil
 }

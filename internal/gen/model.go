@@ -128,6 +128,8 @@ type output struct {
 	pub *publication
 	// goName is the Go name of the named result, "" when unnamed.
 	goName string
+	// dir is its //tool:output directive, nil when none.
+	dir *directive.Directive
 }
 
 // A funcRef is a package-level function named by definition=.

@@ -172,7 +172,7 @@ func (pi *pkgInference) inferredOutput(errs *toolErrors, c candidate, t types.Ty
 			sel = a.Members
 		}
 	}
-	o := &output{}
+	o := &output{dir: d}
 	var err error
 	switch {
 	case d != nil && d.String("definition") != "":
@@ -283,7 +283,7 @@ func (pi *pkgInference) declaredOutputs(errs *toolErrors, dirs []*directive.Dire
 			errs.add(a.Pos, "output %s: members= cannot select from %s, which is published as returned", name, what)
 			continue
 		}
-		o := &output{}
+		o := &output{dir: d}
 		switch {
 		case d.String("definition") != "":
 			ref, err := pi.definitionFunc(d.String("definition"))
