@@ -174,174 +174,190 @@ func (n *node) decode(raw any, p *pathSeg, vs *violations) any {
 // decodeScalar converts a scalar; it reports false (and adds a violation)
 // when raw is not of n's type.
 func (n *node) decodeScalar(raw any, p *pathSeg, vs *violations) (any, bool) {
-	text, isText := raw.(Text)
+	var v any
+	var problem string
 	switch n.kind {
 	case kString, kEmail, kURI:
-		var s string
-		switch x := raw.(type) {
-		case string:
-			s = x
-		case Text:
-			s = string(x)
-		default:
-			vs.add(p, "must be a string")
-			return nil, false
-		}
-		switch n.kind {
-		case kEmail:
-			if !validEmail(s) {
-				vs.add(p, "must be an email address")
-				return nil, false
-			}
-		case kURI:
-			if !validURI(s) {
-				vs.add(p, "must be an absolute URI")
-				return nil, false
-			}
-		}
-		if _, ok := raw.(string); ok {
-			return raw, true // already boxed: no new allocation
-		}
-		return s, true
+		v, problem = n.decodeString(raw)
 	case kInteger:
-		if isText {
-			i, err := strconv.ParseInt(strings.TrimSpace(string(text)), 10, 64)
-			if err != nil {
-				vs.add(p, "must be an integer")
-				return nil, false
-			}
-			return i, true
-		}
-		if _, ok := raw.(int64); ok {
-			return raw, true // already boxed
-		}
-		i, ok := toInt(raw)
-		if !ok {
-			if f, isNum := toFloat(raw); isNum && f == math.Trunc(f) {
-				vs.add(p, "must be an integer between -9223372036854775808 and 9223372036854775807")
-			} else {
-				vs.add(p, "must be an integer")
-			}
-			return nil, false
-		}
-		return i, true
+		v, problem = decodeInteger(raw)
 	case kFloat:
-		if isText {
-			f, err := strconv.ParseFloat(strings.TrimSpace(string(text)), 64)
-			if err != nil || !finite(f) {
-				vs.add(p, "must be a number")
-				return nil, false
-			}
-			return f, true
-		}
-		f, ok := toFloat(raw)
-		if !ok {
-			vs.add(p, "must be a number")
-			return nil, false
-		}
-		if _, ok := raw.(float64); ok {
-			return raw, true
-		}
-		return f, true
+		v, problem = decodeFloat(raw)
 	case kBoolean:
-		if isText {
-			switch strings.ToLower(strings.TrimSpace(string(text))) {
-			case "true", "1", "yes", "on":
-				return true, true
-			case "false", "0", "no", "off", "":
-				return false, true
-			}
-			vs.add(p, "must be true or false")
-			return nil, false
-		}
-		b, ok := raw.(bool)
-		if !ok {
-			vs.add(p, "must be true or false")
-			return nil, false
-		}
-		return b, true
+		v, problem = decodeBoolean(raw)
 	case kDateTime, kTimestamp:
-		if x, ok := raw.(time.Time); ok {
-			if n.def.Constraints.DateOnly {
-				y, m, d := x.Date()
-				return time.Date(y, m, d, 0, 0, 0, 0, time.UTC), true
-			}
-			return x.UTC(), true
+		v, problem = n.decodeTime(raw)
+	case kDuration:
+		v, problem = decodeDuration(raw)
+	case kEntity:
+		v, problem = n.decodeEntityRef(raw)
+	default:
+		problem = "has a type that cannot be decoded"
+	}
+	if problem != "" {
+		vs.add(p, problem)
+		return nil, false
+	}
+	return v, true
+}
+
+// The decoders of scalars below return the value, or the problem with raw.
+
+func (n *node) decodeString(raw any) (any, string) {
+	var s string
+	switch x := raw.(type) {
+	case string:
+		s = x
+	case Text:
+		s = string(x)
+	default:
+		return nil, "must be a string"
+	}
+	switch {
+	case n.kind == kEmail && !validEmail(s):
+		return nil, "must be an email address"
+	case n.kind == kURI && !validURI(s):
+		return nil, "must be an absolute URI"
+	}
+	if _, ok := raw.(string); ok {
+		return raw, "" // already boxed: no new allocation
+	}
+	return s, ""
+}
+
+func decodeInteger(raw any) (any, string) {
+	if text, isText := raw.(Text); isText {
+		i, err := strconv.ParseInt(strings.TrimSpace(string(text)), 10, 64)
+		if err != nil {
+			return nil, "must be an integer"
 		}
-		s, isText, ok := stringOf(raw)
-		if !ok {
-			vs.add(p, n.timeRule())
-			return nil, false
+		return i, ""
+	}
+	if _, ok := raw.(int64); ok {
+		return raw, "" // already boxed
+	}
+	i, ok := toInt(raw)
+	if !ok {
+		if f, isNum := toFloat(raw); isNum && f == math.Trunc(f) {
+			return nil, "must be an integer between -9223372036854775808 and 9223372036854775807"
 		}
-		if n.def.Constraints.DateOnly && n.kind == kDateTime {
-			if t, ok := parseDate(s); ok {
-				return t, true
-			}
-			vs.add(p, n.timeRule())
-			return nil, false
+		return nil, "must be an integer"
+	}
+	return i, ""
+}
+
+func decodeFloat(raw any) (any, string) {
+	if text, isText := raw.(Text); isText {
+		f, err := strconv.ParseFloat(strings.TrimSpace(string(text)), 64)
+		if err != nil || !finite(f) {
+			return nil, "must be a number"
 		}
+		return f, ""
+	}
+	f, ok := toFloat(raw)
+	if !ok {
+		return nil, "must be a number"
+	}
+	if _, ok := raw.(float64); ok {
+		return raw, ""
+	}
+	return f, ""
+}
+
+func decodeBoolean(raw any) (any, string) {
+	if text, isText := raw.(Text); isText {
+		switch strings.ToLower(strings.TrimSpace(string(text))) {
+		case "true", "1", "yes", "on":
+			return true, ""
+		case "false", "0", "no", "off", "":
+			return false, ""
+		}
+		return nil, "must be true or false"
+	}
+	b, ok := raw.(bool)
+	if !ok {
+		return nil, "must be true or false"
+	}
+	return b, ""
+}
+
+// localLayouts are the local forms people type for a time (an HTML
+// datetime-local field, a date alone), read as UTC.
+var localLayouts = []string{"2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02 15:04:05", "2006-01-02"}
+
+func (n *node) decodeTime(raw any) (any, string) {
+	dateOnly := n.def.Constraints.DateOnly && n.kind == kDateTime
+	if x, ok := raw.(time.Time); ok {
+		if n.def.Constraints.DateOnly {
+			y, m, d := x.Date()
+			return time.Date(y, m, d, 0, 0, 0, 0, time.UTC), ""
+		}
+		return x.UTC(), ""
+	}
+	s, isText, ok := stringOf(raw)
+	switch {
+	case !ok:
+	case dateOnly:
+		if t, ok := parseDate(s); ok {
+			return t, ""
+		}
+	default:
 		if t, ok := parseDateTime(s); ok {
-			return t, true
+			return t, ""
 		}
 		if isText {
-			// People type local forms (an HTML datetime-local field, a
-			// date alone); read them as UTC.
-			for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02 15:04:05", "2006-01-02"} {
+			for _, layout := range localLayouts {
 				if t, err := time.Parse(layout, s); err == nil {
-					return t, true
+					return t, ""
 				}
 			}
 		}
-		vs.add(p, n.timeRule())
-		return nil, false
-	case kDuration:
-		d, isDuration := raw.(time.Duration)
-		s, isText, ok := stringOf(raw)
-		if isText {
-			// Go's form, typed by a person: 1h30m.
-			if pd, err := time.ParseDuration(s); err == nil {
-				d, isDuration = pd, true
-			}
-		}
-		if isDuration {
-			// The JSON form (an ISO 8601 duration in whole units, as
-			// JSON Schema's format) has no sign and no fraction: a
-			// duration it cannot hold is refused here too, so that every
-			// accepted duration has one canonical JSON.
-			if d < 0 || d%time.Second != 0 {
-				vs.add(p, "must be a whole, non-negative number of seconds such as 1h30m or PT1H30M")
-				return nil, false
-			}
-			return d, true
-		}
-		d, ok = parseDuration(s)
-		if !ok {
-			vs.add(p, "must be an ISO 8601 duration such as PT1H30M")
-			return nil, false
-		}
-		return d, true
-	case kEntity:
-		s, _, ok := stringOf(raw)
-		if !ok {
-			vs.add(p, n.entityRule())
-			return nil, false
-		}
-		if n.entityType != "" {
-			if s == "" {
-				vs.add(p, n.entityRule())
-				return nil, false
-			}
-			return entityRef{n.entityType, s}, true
-		}
-		typ, id, ok := strings.Cut(s, ":")
-		if !ok || typ == "" || id == "" || strings.ContainsRune(typ, '\n') {
-			vs.add(p, n.entityRule())
-			return nil, false
-		}
-		return entityRef{typ, id}, true
 	}
-	vs.add(p, "has a type that cannot be decoded")
-	return nil, false
+	return nil, n.timeRule()
+}
+
+func decodeDuration(raw any) (any, string) {
+	d, isDuration := raw.(time.Duration)
+	s, isText, _ := stringOf(raw)
+	if isText {
+		// Go's form, typed by a person: 1h30m.
+		if pd, err := time.ParseDuration(s); err == nil {
+			d, isDuration = pd, true
+		}
+	}
+	if isDuration {
+		// The JSON form (an ISO 8601 duration in whole units, as JSON
+		// Schema's format) has no sign and no fraction: a duration it
+		// cannot hold is refused here too, so that every accepted
+		// duration has one canonical JSON.
+		if d < 0 || d%time.Second != 0 {
+			return nil, "must be a whole, non-negative number of seconds such as 1h30m or PT1H30M"
+		}
+		return d, ""
+	}
+	d, ok := parseDuration(s)
+	if !ok {
+		return nil, "must be an ISO 8601 duration such as PT1H30M"
+	}
+	return d, ""
+}
+
+func (n *node) decodeEntityRef(raw any) (any, string) {
+	s, _, ok := stringOf(raw)
+	if !ok {
+		return nil, n.entityRule()
+	}
+	if n.entityType != "" {
+		if s == "" {
+			return nil, n.entityRule()
+		}
+		return entityRef{n.entityType, s}, ""
+	}
+	typ, id, ok := strings.Cut(s, ":")
+	if !ok || typ == "" || id == "" || strings.ContainsRune(typ, '\n') {
+		return nil, n.entityRule()
+	}
+	return entityRef{typ, id}, ""
 }
 
 // stringOf returns raw as a string: a JSON string as it is, text a person
@@ -366,7 +382,7 @@ func (n *node) timeRule() string {
 
 func (n *node) entityRule() string {
 	if n.entityType != "" {
-		return "must be the ID of a " + n.entityType + " as a string"
+		return "must be the ID of " + withArticle(n.entityTypeName()) + " as a string"
 	}
 	return `must be an entity reference of the form "type:id"`
 }
@@ -625,7 +641,7 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 		vs.add(p, "must be a map (a JSON object)")
 		return nil
 	}
-	n.checkCount(len(in), "property", p, vs)
+	n.checkCount(len(in)-n.nullsReadAsAbsent(in), "property", p, vs)
 	out := make(map[string]any, len(in))
 	if n.props == nil {
 		for k, v := range in {
@@ -656,9 +672,16 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 		name := pn.def.Name
 		v, present := in[name]
 		pp := p.prop(name)
-		if !present {
-			if pn.def.Required {
+		if !present || (v == nil && !pn.def.Nullable) {
+			// Absent, or null where null is no value: as for an input,
+			// the default (left out when there is none).
+			switch {
+			case pn.def.Required:
 				vs.add(&pp, "is required")
+			case present && pn.def.Constraints.NotNull:
+				vs.add(&pp, "must not be null")
+			case pn.deflt != nil:
+				out[name] = cloneDefault(pn.deflt)
 			}
 			continue
 		}
@@ -725,4 +748,19 @@ func (n *node) canonical(x any, noSensitive bool) any {
 		}
 	}
 	return x
+}
+
+// nullsReadAsAbsent counts the properties of in that are null where null
+// reads as absent (optional, not nullable, not NotNull): they count as
+// absent for the map's Count and NotBlank too, as the schema, which does
+// not allow them, sees the map without them.
+func (n *node) nullsReadAsAbsent(in map[string]any) int {
+	count := 0
+	for _, pn := range n.props {
+		d := pn.def
+		if v, present := in[d.Name]; present && v == nil && !d.Required && !d.Nullable && !d.Constraints.NotNull {
+			count++
+		}
+	}
+	return count
 }

@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -51,4 +52,55 @@ func TestListRangeNarrowsItems(t *testing.T) {
 	if diff := cmp.Diff(want, res.Violations); diff != "" {
 		t.Errorf("violations (-want +got):\n%s", diff)
 	}
+}
+
+// TestMapPropertyNullAndDefault checks that an optional map property sent
+// as null reads as absent, and an absent one with a default as that
+// default, exactly as a top-level input does, on both paths.
+func TestMapPropertyNullAndDefault(t *testing.T) {
+	var got *Values
+	r := newTestRegistry(t, echoTool(&got, &Definition{Name: "m", Type: "map", Required: true, Properties: []*Definition{
+		{Name: "label", Type: "string", Default: "none"},
+		{Name: "size", Type: "integer", Default: 10, Constraints: Constraints{NotNull: true}},
+		{Name: "note", Type: "string", Nullable: true, Default: "n"},
+		{Name: "plain", Type: "string"},
+		{Name: "must", Type: "string", Required: true},
+	}, Constraints: Constraints{Count: &Bounds{Max: Ptr(2)}}}))
+	ctx := WithAccount(context.Background(), editor)
+	tests := []struct {
+		args  string
+		want  map[string]any
+		viols []Violation
+	}{
+		{`{"m":{"must":"x"}}`, map[string]any{"must": "x", "label": "none", "size": int64(10), "note": "n"}, nil},
+		{`{"m":{"must":"x","label":null,"plain":null}}`, map[string]any{"must": "x", "label": "none", "size": int64(10), "note": "n"}, nil},
+		{`{"m":{"must":"x","note":null}}`, map[string]any{"must": "x", "label": "none", "size": int64(10), "note": nil}, nil},
+		{`{"m":{"must":"x","size":null}}`, nil, []Violation{{"m.size", "must not be null"}}},
+		{`{"m":{"must":null}}`, nil, []Violation{{"m.must", "is required"}}},
+		{`{"m":{"must":"x","label":"a","plain":"b"}}`, nil, []Violation{{"m", "must have at most 2 properties"}}},
+	}
+	for _, tt := range tests {
+		var args map[string]any
+		if err := json.Unmarshal([]byte(tt.args), &args); err != nil {
+			t.Fatal(err)
+		}
+		for path, res := range map[string]*Result{"RunJSON": must(r.RunJSON(ctx, "test.echo", []byte(tt.args))), "Run": must(r.Run(ctx, "test.echo", args))} {
+			if diff := cmp.Diff(tt.viols, res.Violations); diff != "" {
+				t.Errorf("%s %s: violations (-want +got):\n%s", path, tt.args, diff)
+				continue
+			}
+			if tt.want != nil {
+				if diff := cmp.Diff(tt.want, got.Map("m")); diff != "" {
+					t.Errorf("%s %s: value (-want +got):\n%s", path, tt.args, diff)
+				}
+			}
+		}
+	}
+}
+
+func must(res *Result, err error) *Result {
+	if err != nil {
+		panic(err)
+	}
+	return res
 }

@@ -25,6 +25,10 @@ type jsonReader struct {
 
 var jsonReaders = sync.Pool{New: func() any { return new(jsonReader) }}
 
+// allowDuplicateNames is the decoder option of the arguments document,
+// made once: an option made per call costs an allocation.
+var allowDuplicateNames = jsontext.AllowDuplicateNames(true)
+
 // errArgs is a problem with the arguments document as a whole.
 type errArgs struct{ v Violation }
 
@@ -63,7 +67,7 @@ func decodeJSONInputsInto(e *entry, data []byte, vs *violations) *Values {
 	// twice among the inputs, and within each map or any value (decoded
 	// strictly). The decoder's own check would keep every name of the
 	// document, however many unknown names a caller sends.
-	jr.dec.Reset(&jr.rd, jsontext.AllowDuplicateNames(true))
+	jr.dec.Reset(&jr.rd, allowDuplicateNames)
 	dec := &jr.dec
 	var extra extraNames
 	var present uint64

@@ -85,32 +85,57 @@ func compileNode(def *Definition, types func(string) *DataType, path string, inp
 	}
 	before := len(*errs)
 	n := &node{def: def, minLen: -1, maxLen: -1, minCount: -1, maxCount: -1}
-	typ := def.Type
-	switch {
-	case strings.HasPrefix(typ, "entity:"):
-		n.kind = kEntity
-		n.entityType = strings.TrimPrefix(typ, "entity:")
-		if n.entityType == "" {
-			errs.add(path, "type", "data type %q names no entity type", typ)
-			return nil
-		}
-	default:
-		k, ok := kindByName[typ]
-		if !ok {
-			var dt *DataType
-			if types != nil {
-				dt = types(typ)
-			}
-			if dt == nil {
-				errs.add(path, "type", "unknown data type %q", typ)
-				return nil
-			}
-			n.custom = dt
-			k = kindByName[dt.Base]
-		}
-		n.kind = k
+	if !n.resolveType(types, path, errs) {
+		return nil
 	}
-	c := def.Constraints
+	n.compileBounds(path, input, errs)
+	if !n.compileChildren(types, path, input, errs) {
+		return nil
+	}
+	n.checkConstraintKinds(path, errs)
+	n.compileEncoding(path, errs)
+	if len(*errs) > before {
+		// Choices and the default are checked against sound constraints
+		// only.
+		return n
+	}
+	n.compileValues(path, errs)
+	return n
+}
+
+// resolveType sets n's kind from its data type name; it reports false when
+// the name resolves to no type.
+func (n *node) resolveType(types func(string) *DataType, path string, errs *definitionErrors) bool {
+	typ := n.def.Type
+	if et, ok := strings.CutPrefix(typ, "entity:"); ok {
+		n.kind, n.entityType = kEntity, et
+		if et == "" {
+			errs.add(path, "type", "data type %q names no entity type", typ)
+			return false
+		}
+		return true
+	}
+	k, ok := kindByName[typ]
+	if !ok {
+		var dt *DataType
+		if types != nil {
+			dt = types(typ)
+		}
+		if dt == nil {
+			errs.add(path, "type", "unknown data type %q", typ)
+			return false
+		}
+		n.custom = dt
+		k = kindByName[dt.Base]
+	}
+	n.kind = k
+	return true
+}
+
+// compileBounds compiles the pattern, the length, count and range bounds,
+// and the limits an input has by default.
+func (n *node) compileBounds(path string, input bool, errs *definitionErrors) {
+	c := &n.def.Constraints
 	if c.Pattern != "" {
 		re, err := regexp.Compile(c.Pattern)
 		if err != nil {
@@ -133,76 +158,95 @@ func compileNode(def *Definition, types func(string) *DataType, path string, inp
 	if c.Range != nil {
 		if (c.Range.Min != nil && !finite(*c.Range.Min)) || (c.Range.Max != nil && !finite(*c.Range.Max)) {
 			errs.add(path, "range", "a range bound must be a finite number")
-		} else {
-			if c.Range.Min != nil {
-				n.min, n.hasMin = *c.Range.Min, true
-			}
-			if c.Range.Max != nil {
-				n.max, n.hasMax = *c.Range.Max, true
-			}
+			return
+		}
+		if c.Range.Min != nil {
+			n.min, n.hasMin = *c.Range.Min, true
+		}
+		if c.Range.Max != nil {
+			n.max, n.hasMax = *c.Range.Max, true
 		}
 	}
+}
+
+// compileChildren compiles the items of a list and the properties or
+// values of a map; it reports false when a list has no compilable item.
+func (n *node) compileChildren(types func(string) *DataType, path string, input bool, errs *definitionErrors) bool {
+	def := n.def
 	switch n.kind {
 	case kList:
 		if def.Items == nil {
 			errs.add(path, "type", "a list needs an item definition")
-			return nil
+			return false
 		}
 		// Constraints other than NotBlank and Count bind each item: a
 		// list's own Length, Range, Choice, Pattern and DateOnly move to
 		// its items.
 		item := *def.Items
-		moveItemConstraints(&item.Constraints, c)
+		moveItemConstraints(&item.Constraints, def.Constraints)
 		n.items = compileNode(&item, types, path+".items", input, errs)
 		if n.items == nil {
-			return nil
+			return false
 		}
 		n.pattern, n.minLen, n.maxLen, n.hasMin, n.hasMax = nil, -1, -1, false, false
 	case kMap:
-		if len(def.Properties) > 0 {
-			n.propIndex = make(map[string]int, len(def.Properties))
-			for i, p := range def.Properties {
-				if p == nil || p.Name == "" {
-					errs.add(path, "name", "property %d has no name", i)
-					continue
-				}
-				if _, dup := n.propIndex[p.Name]; dup {
-					errs.add(childPath(path, p.Name), "name", "property %q is defined twice", p.Name)
-					continue
-				}
-				if pn := compileNode(p, types, childPath(path, p.Name), input, errs); pn != nil {
-					n.propIndex[p.Name] = len(n.props)
-					n.props = append(n.props, pn)
-				}
+		if len(def.Properties) == 0 {
+			if def.Values != nil {
+				n.values = compileNode(def.Values, types, path+".values", input, errs)
 			}
-		} else if def.Values != nil {
-			n.values = compileNode(def.Values, types, path+".values", input, errs)
+			return true
+		}
+		n.propIndex = make(map[string]int, len(def.Properties))
+		for i, p := range def.Properties {
+			if p == nil || p.Name == "" {
+				errs.add(path, "name", "property %d has no name", i)
+				continue
+			}
+			if _, dup := n.propIndex[p.Name]; dup {
+				errs.add(childPath(path, p.Name), "name", "property %q is defined twice", p.Name)
+				continue
+			}
+			if pn := compileNode(p, types, childPath(path, p.Name), input, errs); pn != nil {
+				n.propIndex[p.Name] = len(n.props)
+				n.props = append(n.props, pn)
+			}
 		}
 	}
-	n.checkConstraintKinds(path, errs)
-	if c.Encoding != "" && n.kind != kList {
-		switch {
-		case c.Encoding != "base64":
-			errs.add(path, "encoding", "encoding %q is not base64, the only one", c.Encoding)
-		case n.kind != kString:
-			errs.add(path, "encoding", "base64 encodes strings, not %s", n.def.Type)
-		case c.Pattern != "":
-			errs.add(path, "pattern", "a base64 string has its own pattern; leave the pattern out")
-		default:
-			n.pattern = base64Pattern
-		}
+	return true
+}
+
+// compileEncoding checks the encoding, which gives a string its pattern.
+func (n *node) compileEncoding(path string, errs *definitionErrors) {
+	c := &n.def.Constraints
+	if c.Encoding == "" || n.kind == kList {
+		return
 	}
-	if len(*errs) > before {
-		// Choices and the default are checked against sound constraints
-		// only.
-		return n
+	switch {
+	case c.Encoding != "base64":
+		errs.add(path, "encoding", "encoding %q is not base64, the only one", c.Encoding)
+	case n.kind != kString:
+		errs.add(path, "encoding", "base64 encodes strings, not %s", n.def.Type)
+	case c.Pattern != "":
+		errs.add(path, "pattern", "a base64 string has its own pattern; leave the pattern out")
+	default:
+		n.pattern = base64Pattern
 	}
-	if len(c.Choice) > 0 && n.kind != kList {
-		for _, ch := range c.Choice {
+}
+
+// compileValues decodes the choices and the default, which must be values
+// of n, and checks that a locked input has a default.
+func (n *node) compileValues(path string, errs *definitionErrors) {
+	def := n.def
+	if len(def.Constraints.Choice) > 0 && n.kind != kList {
+		for _, ch := range def.Constraints.Choice {
 			var vs violations
 			v, _ := n.decodeScalar(ch, nil, &vs)
 			if !vs.empty() {
 				errs.add(path, "choice", "choice %v: %s", ch, vs.first())
+				continue
+			}
+			if s, ok := v.(string); ok && n.noNUL && strings.IndexByte(s, 0) >= 0 {
+				errs.add(path, "choice", "choice %q holds the NUL character (U+0000); allow it with AllowNUL", s)
 				continue
 			}
 			n.choice = append(n.choice, v)
@@ -219,7 +263,6 @@ func compileNode(def *Definition, types func(string) *DataType, path string, inp
 	if def.Locked && def.Default == nil {
 		errs.add(path, "locked", "a locked input needs a default")
 	}
-	return n
 }
 
 func moveItemConstraints(item *Constraints, list Constraints) {
@@ -292,3 +335,13 @@ func (n *node) checkConstraintKinds(path string, errs *definitionErrors) {
 // JSON Schema's pattern would (Go's decoder also skips newlines; the
 // advertised schema does not, so neither does the check).
 var base64Pattern = regexp.MustCompile(`^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$`)
+
+// entityTypeName returns the name of n's entity type for messages: its
+// label in lower case once the registry's type is known ("album"), else
+// its ID.
+func (n *node) entityTypeName() string {
+	if n.et != nil {
+		return typeName(n.et)
+	}
+	return n.entityType
+}

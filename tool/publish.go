@@ -236,7 +236,7 @@ func (n *node) publishEntity(pub *publisher, v any, p *pathSeg, vs *violations) 
 		}
 	}
 	if n.entityType != "" && ref.EntityType != n.entityType {
-		vs.add(p, "must be a "+n.entityType+" entity")
+		vs.add(p, "must be "+withArticle(n.entityType)+" entity")
 		return nil
 	}
 	// One published reference per entity and run: a list of a thousand

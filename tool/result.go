@@ -68,6 +68,26 @@ func (e *InputError) Error() string {
 	return e.Input + ": " + e.Message
 }
 
+// An AccessError refuses a run with a reason the caller sees, where a
+// bare refusal would only say "You may not run LABEL with these inputs.".
+// An access method ([Tool.Access]), an entity type's Access or a handler
+// returns one (or an error wrapping one), usually made by [Refuse]; the
+// run fails as an access failure saying "You may not run LABEL: REASON.".
+type AccessError struct {
+	// Reason says why, in plain words for the caller ("only the album's
+	// owner may publish it"); it must not hold what the caller may not
+	// know.
+	Reason string
+}
+
+func (e *AccessError) Error() string { return e.Reason }
+
+// Refuse returns an [*AccessError] with the given reason, for an access
+// method to return:
+//
+//	return false, tool.Refuse("only the album's owner may publish it")
+func Refuse(reason string) error { return &AccessError{Reason: reason} }
+
 // InputErrorf returns an [InputError] about input, its message formatted.
 func InputErrorf(input, format string, args ...any) error {
 	return &InputError{Input: input, Message: fmt.Sprintf(format, args...)}

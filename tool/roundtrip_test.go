@@ -54,7 +54,11 @@ func TestRoundTrip(t *testing.T) {
 				disagreements++
 				t.Errorf("%s: value %s: tree path accepts=%v, JSON path accepts=%v", describeDef(def), doc, ours, oursJSON)
 			}
-			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+			// The one documented exception: an optional map property
+			// sent as null reads as absent, though the schema does not
+			// allow null there.
+			theirDoc, _ := json.Marshal(map[string]any{def.Name: withoutOptionalNulls(def, v)})
+			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(theirDoc))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,6 +149,12 @@ func roundTripDefinitions() []*Definition {
 			{Name: "tags", Type: "list", Items: &Definition{Type: "string"}},
 		}},
 		&Definition{Name: "x", Type: "map", Required: true, Properties: []*Definition{
+			{Name: "limit", Type: "integer", Required: true},
+			{Name: "label", Type: "string", Default: "none"},
+			{Name: "size", Type: "integer", Default: 10, Constraints: Constraints{NotNull: true}},
+			{Name: "note", Type: "string", Nullable: true, Default: "n"},
+		}},
+		&Definition{Name: "x", Type: "map", Required: true, Properties: []*Definition{
 			{Name: "inner", Type: "map", Required: true, Properties: []*Definition{{Name: "when", Type: "timestamp", Required: true}}},
 		}},
 	)
@@ -229,6 +239,12 @@ func candidates(def *Definition, rng *rand.Rand, n int) []any {
 		if rng.IntN(3) == 0 {
 			m["note"] = nil
 		}
+		if rng.IntN(4) == 0 {
+			m["label"] = nil // optional, not nullable: reads as absent
+		}
+		if rng.IntN(4) == 0 {
+			m["size"] = []any{nil, 3, "big"}[rng.IntN(3)]
+		}
 		if rng.IntN(3) == 0 {
 			m["tags"] = []any{"a", "b"}
 		}
@@ -257,4 +273,44 @@ func isNum(v any) bool {
 		return true
 	}
 	return false
+}
+
+// withoutOptionalNulls returns v without the null values of the optional,
+// non-nullable properties of the maps def defines, where null reads as
+// absent (unless the property is NotNull).
+func withoutOptionalNulls(def *Definition, v any) any {
+	switch x := v.(type) {
+	case []any:
+		if def.Type != "list" || def.Items == nil {
+			return v
+		}
+		out := make([]any, len(x))
+		for i, item := range x {
+			out[i] = withoutOptionalNulls(def.Items, item)
+		}
+		return out
+	case map[string]any:
+		if def.Type != "map" {
+			return v
+		}
+		out := make(map[string]any, len(x))
+		for k, item := range x {
+			var pd *Definition
+			for _, p := range def.Properties {
+				if p.Name == k {
+					pd = p
+				}
+			}
+			switch {
+			case pd == nil:
+				out[k] = item
+			case item == nil && !pd.Required && !pd.Nullable && !pd.Constraints.NotNull:
+				// left out
+			default:
+				out[k] = withoutOptionalNulls(pd, item)
+			}
+		}
+		return out
+	}
+	return v
 }

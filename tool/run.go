@@ -121,6 +121,9 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 		if errors.As(err, &ie) {
 			return inputFailure(t, []Violation{{Path: ie.Input, Message: ie.Message}})
 		}
+		if res := refusal(t, err); res != nil {
+			return res
+		}
 		if err != nil {
 			return r.runtimeFailure(t, "access check failed", err)
 		}
@@ -146,6 +149,9 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 		var ie *InputError
 		if errors.As(err, &ie) {
 			return inputFailure(t, []Violation{{Path: ie.Input, Message: ie.Message}})
+		}
+		if res := refusal(t, err); res != nil {
+			return res
 		}
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return &Result{Message: t.label() + " was cancelled.", Failure: FailureRuntime}
@@ -244,6 +250,25 @@ func quotePermission(p Permission) string {
 	return strings.Join(q, " and ")
 }
 
+// refusal returns the access failure of err when it is (or wraps) an
+// *AccessError, else nil.
+func refusal(t *Tool, err error) *Result {
+	var ae *AccessError
+	if err == nil || !errors.As(err, &ae) {
+		return nil
+	}
+	return accessFailure("You may not run " + t.label() + ": " + sentence(ae.Reason))
+}
+
+// sentence returns s ending with a full stop (or its own ! or ?).
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?") {
+		return s
+	}
+	return s + "."
+}
+
 func accessFailure(msg string) *Result {
 	return &Result{Message: msg, Failure: FailureAccess}
 }
@@ -272,12 +297,12 @@ func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in 
 		if op == "" || in.values[i] == nil {
 			continue
 		}
-		l := entityLoader{r: r, t: t, acct: acct, op: op, sensitive: n.def.Sensitive, vs: &vs}
+		l := entityLoader{r: r, t: t, acct: acct, op: op, sensitive: n.def.Sensitive}
 		seg := pathSeg{name: n.def.Name}
 		switch v := in.values[i].(type) {
 		case entityRef:
 			in.keepRef(i, v)
-			ent, res := l.load(ctx, v, &seg)
+			ent, res := l.load(ctx, v, &seg, &vs)
 			if res != nil {
 				return res
 			}
@@ -296,12 +321,12 @@ func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in 
 				ent, seen := loaded[ref]
 				if !seen {
 					var res *Result
-					if ent, res = l.load(ctx, ref, &is); res != nil {
+					if ent, res = l.load(ctx, ref, &is, &vs); res != nil {
 						return res
 					}
 					loaded[ref] = ent
 				} else if ent == nil {
-					l.notFound(ref, &is)
+					l.notFound(ref, &is, &vs)
 				}
 				v[j] = ent
 			}
@@ -321,27 +346,29 @@ type entityLoader struct {
 	acct      Account
 	op        string
 	sensitive bool // the input is sensitive: messages do not quote it
-	vs        *violations
 }
 
 // load loads the entity ref refers to and checks the op on it. A missing
 // entity adds a violation and gives nil; a refusal or an error gives a
 // failure.
-func (l *entityLoader) load(ctx context.Context, ref entityRef, p *pathSeg) (any, *Result) {
+func (l *entityLoader) load(ctx context.Context, ref entityRef, p *pathSeg, vs *violations) (any, *Result) {
 	et, ok := l.r.EntityType(ref.typ)
 	if !ok {
-		l.notFound(ref, p)
+		l.notFound(ref, p, vs)
 		return nil, nil
 	}
 	e, err := et.Load(ctx, ref.id)
 	if errors.Is(err, ErrEntityNotFound) {
-		l.notFound(ref, p)
+		l.notFound(ref, p, vs)
 		return nil, nil
 	}
 	if err != nil {
 		return nil, l.r.runtimeFailure(l.t, "entity load failed", err)
 	}
 	ok, err = et.Access(ctx, l.acct, e, l.op)
+	if res := refusal(l.t, err); res != nil {
+		return nil, res
+	}
 	if err != nil {
 		return nil, l.r.runtimeFailure(l.t, "entity access check failed", err)
 	}
@@ -369,17 +396,17 @@ func (l *entityLoader) exists(ctx context.Context, ref entityRef) (bool, error) 
 }
 
 // notFound adds the violation of a reference to no entity.
-func (l *entityLoader) notFound(ref entityRef, p *pathSeg) {
+func (l *entityLoader) notFound(ref entityRef, p *pathSeg, vs *violations) {
 	et, ok := l.r.EntityType(ref.typ)
 	switch {
 	case !ok && l.sensitive:
-		l.vs.add(p, "names an unknown entity type")
+		vs.add(p, "names an unknown entity type")
 	case !ok:
-		l.vs.add(p, "names an unknown entity type \""+ref.typ+"\"")
+		vs.add(p, "names an unknown entity type \""+ref.typ+"\"")
 	case l.sensitive:
-		l.vs.add(p, withArticle(typeName(et))+" with this ID does not exist")
+		vs.add(p, withArticle(typeName(et))+" with this ID does not exist")
 	default:
-		l.vs.add(p, "no "+typeName(et)+" has the ID \""+ref.id+"\"")
+		vs.add(p, "no "+typeName(et)+" has the ID \""+ref.id+"\"")
 	}
 }
 

@@ -78,3 +78,42 @@ func TestPanicsOutsideTheHandler(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusalsSayWhy checks that an access method, an entity type and a
+// handler can refuse a run with a reason the caller sees.
+func TestRefusalsSayWhy(t *testing.T) {
+	r := newQuietRegistry()
+	et := albumType(nil)
+	et.ID = "song"
+	et.Access = func(_ context.Context, acct Account, e any, op string) (bool, error) {
+		return false, fmt.Errorf("checking: %w", Refuse("songs are read-only this week"))
+	}
+	r.AddEntityType(et)
+	h := func(context.Context, *Values) (*Result, error) { return nil, Refuse("the album is locked!") }
+	err := r.Add(
+		&Tool{ID: "t.publish", Label: "Publish", Description: "Publishes.", Handler: h,
+			Access: func(_ context.Context, in *Values) (bool, error) {
+				if in.Bool("mine") {
+					return true, nil
+				}
+				return false, Refuse("only the album's owner may publish it")
+			},
+			Inputs: []*Definition{{Name: "mine", Type: "boolean"}}},
+		&Tool{ID: "t.song", Label: "Play", Description: "Plays.", Handler: h,
+			Inputs: []*Definition{{Name: "song", Type: "entity:song", Required: true, EntityOp: "play"}}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := WithAccount(context.Background(), editor)
+	for _, c := range []struct{ id, args, want string }{
+		{"t.publish", `{}`, "You may not run Publish: only the album's owner may publish it."},
+		{"t.publish", `{"mine":true}`, "You may not run Publish: the album is locked!"},
+		{"t.song", `{"song":"1"}`, "You may not run Play: songs are read-only this week."},
+	} {
+		res, _ := r.RunJSON(ctx, c.id, []byte(c.args))
+		if res.Failure != FailureAccess || res.Message != c.want {
+			t.Errorf("%s %s: %+v, want an access failure %q", c.id, c.args, res, c.want)
+		}
+	}
+}

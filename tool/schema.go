@@ -2,6 +2,7 @@ package tool
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -43,6 +44,38 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 	d := n.def
 	s := &jsonschema.Schema{Title: d.Label, Description: d.Description}
 	c := &d.Constraints
+	typ := n.typeSchema(s, output)
+	if n.custom != nil && n.custom.Format != "" {
+		s.Format = n.custom.Format
+	}
+	if n.kind != kList {
+		n.scalarSchema(s, output)
+	}
+	if c.Media != "" && typ == "string" {
+		// A media type describes the content of a string; on any other
+		// type JSON Schema gives it no meaning.
+		s.ContentMediaType = c.Media
+	}
+	if d.Default != nil && !output {
+		if b, err := json.Marshal(d.Default); err == nil {
+			s.Default = b
+		}
+	}
+	if typ != "" {
+		if d.Nullable {
+			s.Types = []string{typ, "null"}
+		} else {
+			s.Type = typ
+		}
+	}
+	return s
+}
+
+// typeSchema fills in s what n's data type says (its format, items,
+// properties) and returns the JSON type, "" for any.
+func (n *node) typeSchema(s *jsonschema.Schema, output bool) string {
+	d := n.def
+	c := &d.Constraints
 	typ := ""
 	switch n.kind {
 	case kString:
@@ -70,6 +103,9 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 	case kBoolean:
 		typ = "boolean"
 	case kEntity:
+		if !output {
+			s.Description = joinSentences(d.Description, n.entityHint())
+		}
 		if output {
 			typ = "object"
 			s.Properties = map[string]*jsonschema.Schema{
@@ -90,7 +126,14 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 	case kList:
 		typ = "array"
 		s.Items = n.items.schema(output)
-		if len(d.Examples) > 0 {
+		if n.items.kind == kEntity && !output {
+			// The list says what its items take.
+			s.Items.Description = n.items.def.Description
+			s.Description = joinSentences(d.Description, "Each item is "+lowerFirst(n.items.entityHint()))
+		}
+		if len(d.Examples) > 0 && len(s.Items.Examples) == 0 {
+			// The list's examples are its items'; an item's own
+			// examples stay.
 			s.Items.Examples = d.Examples
 		}
 		s.MinItems, s.MaxItems = sizeBounds(c.NotBlank, n.minCount, n.maxCount)
@@ -109,61 +152,48 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 			s.Not = &jsonschema.Schema{Type: "null"}
 		}
 	}
-	if n.custom != nil && n.custom.Format != "" {
-		s.Format = n.custom.Format
+	return typ
+}
+
+// scalarSchema fills in s the annotations and constraints of a value that
+// is not a list (a list's move to its items).
+func (n *node) scalarSchema(s *jsonschema.Schema, output bool) {
+	d := n.def
+	c := &d.Constraints
+	if len(d.Examples) > 0 {
+		s.Examples = d.Examples
 	}
-	if n.kind != kList {
-		if len(d.Examples) > 0 {
-			s.Examples = d.Examples
-		}
-		plainString := n.kind == kString || n.kind == kEmail || n.kind == kURI
-		if lo, hi := sizeBounds(c.NotBlank && plainString, n.minLen, n.maxLen); lo != nil || hi != nil {
-			s.MinLength, s.MaxLength = lo, hi
-		}
-		if n.hasMin {
-			s.Minimum = Ptr(n.min)
-		}
-		if n.hasMax {
-			s.Maximum = Ptr(n.max)
-		}
-		if n.pattern != nil {
-			s.Pattern = n.pattern.String()
-		}
-		if n.noNUL && !output && len(c.Choice) == 0 && n.pattern != base64Pattern {
-			// Strings reject NUL: said with a pattern, or beside the
-			// definition's own pattern, as the pattern no value may match.
-			if s.Pattern == "" {
-				s.Pattern = noNULPattern
-			} else {
-				s.Not = &jsonschema.Schema{Pattern: `\x00`}
-			}
-		}
-		if c.Encoding != "" {
-			s.ContentEncoding = c.Encoding
-		}
-		if len(c.Choice) > 0 {
-			s.Enum = append([]any(nil), c.Choice...)
-			if d.Nullable {
-				s.Enum = append(s.Enum, nil)
-			}
-		}
+	plainString := n.kind == kString || n.kind == kEmail || n.kind == kURI
+	if lo, hi := sizeBounds(c.NotBlank && plainString, n.minLen, n.maxLen); lo != nil || hi != nil {
+		s.MinLength, s.MaxLength = lo, hi
 	}
-	if c.Media != "" {
-		s.ContentMediaType = c.Media
+	if n.hasMin {
+		s.Minimum = Ptr(n.min)
 	}
-	if d.Default != nil && !output {
-		if b, err := json.Marshal(d.Default); err == nil {
-			s.Default = b
-		}
+	if n.hasMax {
+		s.Maximum = Ptr(n.max)
 	}
-	if typ != "" {
-		if d.Nullable {
-			s.Types = []string{typ, "null"}
+	if n.pattern != nil {
+		s.Pattern = n.pattern.String()
+	}
+	if n.noNUL && !output && len(c.Choice) == 0 && n.pattern != base64Pattern {
+		// Strings reject NUL: said with a pattern, or beside the
+		// definition's own pattern, as the pattern no value may match.
+		if s.Pattern == "" {
+			s.Pattern = noNULPattern
 		} else {
-			s.Type = typ
+			s.Not = &jsonschema.Schema{Pattern: `\x00`}
 		}
 	}
-	return s
+	if c.Encoding != "" {
+		s.ContentEncoding = c.Encoding
+	}
+	if len(c.Choice) > 0 {
+		s.Enum = append([]any(nil), c.Choice...)
+		if d.Nullable {
+			s.Enum = append(s.Enum, nil)
+		}
+	}
 }
 
 // sizeBounds returns the least and greatest size (items, properties or
@@ -185,3 +215,33 @@ func sizeBounds(notBlank bool, lo, hi int) (minSize, maxSize *int) {
 // noNULPattern matches the strings without the NUL character (U+0000), in
 // the syntax both RE2 and ECMA-262 read.
 const noNULPattern = `^[^\x00]*$`
+
+// entityHint says what an entity input takes: "The ID of an album." or,
+// for an input of any entity type, "An entity reference TYPE:ID, such as
+// node:12.".
+func (n *node) entityHint() string {
+	if n.entityType == "" {
+		return "An entity reference TYPE:ID, such as node:12."
+	}
+	return "The ID of " + withArticle(n.entityTypeName()) + "."
+}
+
+// joinSentences joins a description and a sentence that follows it.
+func joinSentences(description, sentence string) string {
+	description = strings.TrimSpace(description)
+	if description == "" {
+		return sentence
+	}
+	if !strings.HasSuffix(description, ".") && !strings.HasSuffix(description, "!") && !strings.HasSuffix(description, "?") {
+		description += "."
+	}
+	return description + " " + sentence
+}
+
+// lowerFirst returns s with its first letter in lower case.
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}

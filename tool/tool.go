@@ -57,7 +57,8 @@ type Tool struct {
 	// Access, when set, is checked after the inputs are resolved: it
 	// reports whether the account in ctx (see [AccountFrom]) may run the
 	// tool with these inputs. An [InputError] it returns is an input
-	// failure; any other error is logged and fails the run.
+	// failure; an [AccessError] (see [Refuse]) refuses the run with its
+	// reason; any other error is logged and fails the run.
 	Access func(ctx context.Context, in *Values) (bool, error)
 	// Confirm asks a person to confirm each run before it happens.
 	Confirm bool

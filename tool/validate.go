@@ -80,7 +80,7 @@ func (r *Registry) lookUpEntities(ctx context.Context, e *entry, in *Values, vs 
 		if entityOp(n) == "" || in.values[i] == nil {
 			continue
 		}
-		l := entityLoader{r: r, t: e.tool, sensitive: n.def.Sensitive, vs: vs}
+		l := entityLoader{r: r, t: e.tool, sensitive: n.def.Sensitive}
 		seg := pathSeg{name: n.def.Name}
 		var refs []any
 		switch v := in.values[i].(type) {
@@ -109,7 +109,7 @@ func (r *Registry) lookUpEntities(ctx context.Context, e *entry, in *Values, vs 
 				found[ref] = ok
 			}
 			if !ok {
-				l.notFound(ref, &p)
+				l.notFound(ref, &p, vs)
 			}
 		}
 	}

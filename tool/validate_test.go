@@ -92,7 +92,7 @@ func TestInputValues(t *testing.T) {
 		}}, `{"settings":{"limit":500,"other":1}}`, nil, []Violation{{"settings.limit", "must be at most 100"}, {"settings.other", "is not a known property"}}},
 		{"map property required", &Definition{Name: "s", Type: "map", Properties: []*Definition{{Name: "a", Type: "string", Required: true}}}, `{"s":{}}`, nil, []Violation{{"s.a", "is required"}}},
 		{"map values", &Definition{Name: "m", Type: "map", Values: &Definition{Type: "integer"}}, `{"m":{"a":1,"b":"x"}}`, nil, []Violation{{"m.b", "must be an integer"}}},
-		{"entity id must be a string", &Definition{Name: "a", Type: "entity:album", Required: true, EntityOp: "view"}, `{"a":12}`, nil, []Violation{{"a", "must be the ID of a album as a string"}}},
+		{"entity id must be a string", &Definition{Name: "a", Type: "entity:album", Required: true, EntityOp: "view"}, `{"a":12}`, nil, []Violation{{"a", "must be the ID of an album as a string"}}},
 		{"several problems at once", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "integer", Constraints: Constraints{Range: &Range{Min: Ptr(0.0)}}}}, `{"x":[-1,"a",3]}`, nil, []Violation{{"x[0]", "must be at least 0"}, {"x[1]", "must be an integer"}}},
 	}
 	for _, tt := range tests {

@@ -24,7 +24,7 @@ type Values struct {
 	e      *entry
 	values []any
 	set    []bool
-	refs   []any // the references entity inputs were given by, once loaded; nil when none
+	refs   *[]any // the references entity inputs were given by, once loaded; nil when none
 
 	// Room for the inputs of most tools, so that one allocation holds
 	// them.
@@ -124,9 +124,10 @@ type Object map[string]any
 // the input is replaced by what it refers to.
 func (v *Values) keepRef(i int, ref any) {
 	if v.refs == nil {
-		v.refs = make([]any, len(v.values))
+		refs := make([]any, len(v.values))
+		v.refs = &refs
 	}
-	v.refs[i] = ref
+	(*v.refs)[i] = ref
 }
 
 // canonical returns the inputs the caller set (not those that took their
@@ -139,8 +140,8 @@ func (v *Values) canonical(noSensitive bool) map[string]any {
 			continue
 		}
 		x := v.values[i]
-		if v.refs != nil && v.refs[i] != nil {
-			x = v.refs[i]
+		if v.refs != nil && (*v.refs)[i] != nil {
+			x = (*v.refs)[i]
 		}
 		m[n.def.Name] = n.canonical(x, noSensitive)
 	}
