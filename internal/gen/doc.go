@@ -46,8 +46,8 @@
 //     nothing behind. A parameter named as an imported package is renamed
 //     in the generated code. The file is executed from a text/template
 //     and formatted with go/format. -describe stops after inference and
-//     prints each tool's [tool.Description] with its own JSON writer (see
-//     [Description.MarshalIndented]).
+//     prints each tool's [tool.Info], its schemas encoded by the tool
+//     package's encoder (see [Description.MarshalIndented]).
 //
 // # The generated file
 //
