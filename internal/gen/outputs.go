@@ -233,6 +233,12 @@ func (pi *pkgInference) output(t types.Type, sel []directive.Member, stack []*pu
 		d.Config = name
 		return d, pub, selNone(sel)
 	}
+	return pi.outputByKind(t, obj, sel, stack)
+}
+
+// outputByKind describes an output by the kind of its Go type: a scalar,
+// a list, a map, a struct or an interface.
+func (pi *pkgInference) outputByKind(t types.Type, obj *types.TypeName, sel []directive.Member, stack []*publication) (*tool.Definition, *publication, error) {
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
 		typ, rng, ok := scalar(u)

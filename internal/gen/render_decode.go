@@ -83,135 +83,127 @@ func (r *renderer) decodeInputs(t *Tool, locals []string, fail func(string) stri
 // input error of a value that cannot be decoded (a byte slice that is not
 // base64).
 func (r *renderer) decode(w *body, dst string, t types.Type, src string, path valuePath) {
-	ts := r.typeString(t)
-	if p, ok := t.(*types.Pointer); ok {
-		if r.isEntity(t) {
-			w.line("switch e := %s.(type) {", src)
-			w.line("case %s:", ts)
-			w.line("%s = e", dst)
-			w.line("case %s:", r.typeString(p.Elem()))
-			w.line("%s = &e", dst)
-			w.line("}")
-			return
-		}
-		x := w.fresh("x")
-		if asserted := r.assertedType(p.Elem()); asserted != "" {
-			w.line("if %s, ok := %s.(%s); ok {", x, src, asserted)
-			w.line("%s = &%s", dst, x)
-			w.line("}")
-			return
-		}
-		w.line("if %s != nil {", src)
-		w.line("var %s %s", x, r.typeString(p.Elem()))
-		r.decode(w, x, p.Elem(), src, path)
-		w.line("%s = &%s", dst, x)
-		w.line("}")
-		return
-	}
 	if asserted := r.assertedType(t); asserted != "" {
 		w.line("%s, _ = %s.(%s)", dst, src, asserted)
 		return
 	}
-	if r.isEntity(t) {
-		w.line("switch e := %s.(type) {", src)
-		w.line("case %s:", ts)
-		w.line("%s = e", dst)
-		w.line("case *%s:", ts)
-		w.line("%s = *e", dst)
-		w.line("}")
-		return
-	}
 	switch {
+	case r.isEntity(t):
+		r.decodeEntity(w, dst, t, src)
 	case isTime(t):
 		tv := w.fresh("t")
-		w.line("if %s, ok := %s.(%s); ok {", tv, src, ts)
+		w.line("if %s, ok := %s.(%s); ok {", tv, src, r.typeString(t))
 		w.line("%s = %s.UTC()", dst, tv)
 		w.line("}")
-		return
 	case isBytes(t):
-		// Bytes travel as standard base64, as the tool package publishes
-		// them.
-		sv, b := w.fresh("s"), w.fresh("b")
-		w.line("if %s, ok := %s.(string); ok {", sv, src)
-		w.line("%s, err := %s.StdEncoding.DecodeString(%s)", b, r.use("encoding/base64", "base64"), sv)
-		w.line("if err != nil {")
-		w.line("%s", w.failWith(r.notBase64()+"("+path()+")"))
-		w.line("}")
-		w.line("%s = %s", dst, b)
-		w.line("}")
-		return
-	}
-	switch u := t.Underlying().(type) {
-	case *types.Basic:
-		wire := wireGoType(u)
-		x := w.fresh("x")
-		w.line("if %s, ok := %s.(%s); ok {", x, src, wire)
-		w.line("%s = %s(%s)", dst, ts, x)
-		w.line("}")
-	case *types.Slice:
-		l, i, item := w.fresh("list"), w.fresh("i"), w.fresh("item")
-		w.line("if %s, ok := %s.([]any); ok {", l, src)
-		w.line("%s = make(%s, len(%s))", dst, ts, l)
-		w.line("for %s, %s := range %s {", i, item, l)
-		itemPath := func() string {
-			return fmt.Sprintf("%s.Sprintf(\"%%s[%%d]\", %s, %s)", r.use("fmt", "fmt"), path(), i)
+		r.decodeBytes(w, dst, src, path)
+	default:
+		switch u := t.Underlying().(type) {
+		case *types.Pointer:
+			r.decodePointer(w, dst, u, src, path)
+		case *types.Basic:
+			x := w.fresh("x")
+			w.line("if %s, ok := %s.(%s); ok {", x, src, wireGoType(u))
+			w.line("%s = %s(%s)", dst, r.typeString(t), x)
+			w.line("}")
+		case *types.Slice:
+			r.decodeList(w, dst, t, u, src, path)
+		case *types.Map:
+			r.decodeMap(w, dst, t, u, src, path)
+		case *types.Struct:
+			r.decodeNamedStruct(w, dst, t, u, src, path)
 		}
-		r.decode(w, dst+"["+i+"]", u.Elem(), item, itemPath)
-		w.line("}")
-		w.line("}")
-	case *types.Map:
-		m, k, item, x := w.fresh("m"), w.fresh("k"), w.fresh("item"), w.fresh("x")
-		w.line("if %s, ok := %s.(map[string]any); ok {", m, src)
-		w.line("%s = make(%s, len(%s))", dst, ts, m)
-		w.line("for %s, %s := range %s {", k, item, m)
-		w.line("var %s %s", x, r.typeString(u.Elem()))
-		r.decode(w, x, u.Elem(), item, func() string { return joinPath(path(), ".") + " + " + k })
-		w.line("%s[%s(%s)] = %s", dst, r.typeString(u.Key()), k, x)
-		w.line("}")
-		w.line("}")
-	case *types.Struct:
-		if namedObj(t) == nil {
-			r.decodeStruct(w, dst, u, src, path)
-			return
-		}
-		name, fallible := r.structDecoder(t, u)
-		if !fallible {
-			w.line("%s = %s(%s)", dst, name, src)
-			return
-		}
-		x := w.fresh("x")
-		w.line("%s, err := %s(%s, %s)", x, name, src, path())
-		w.line("if err != nil {")
-		w.line("%s", w.failWith("err"))
-		w.line("}")
-		w.line("%s = %s", dst, x)
 	}
 }
 
-// assertedType returns the Go type a value of t is taken from
-// tool.Values as, with a plain type assertion; "" when decoding it takes
-// more (a conversion, a loop, a decoder).
-func (r *renderer) assertedType(t types.Type) string {
-	switch {
-	case r.isEntity(t) || isTime(t) || isBytes(t):
-		return ""
-	case isDuration(t):
-		return r.typeString(t)
+// decodeEntity takes an entity, or a pointer to one, as the run path
+// loaded it: a value or a pointer.
+func (r *renderer) decodeEntity(w *body, dst string, t types.Type, src string) {
+	w.line("switch e := %s.(type) {", src)
+	w.line("case %s:", r.typeString(t))
+	w.line("%s = e", dst)
+	if p, ok := t.(*types.Pointer); ok {
+		w.line("case %s:", r.typeString(p.Elem()))
+		w.line("%s = &e", dst)
+	} else {
+		w.line("case *%s:", r.typeString(t))
+		w.line("%s = *e", dst)
 	}
-	switch u := t.Underlying().(type) {
-	case *types.Basic:
-		if wire := wireGoType(u); types.Identical(t, types.Typ[u.Kind()]) && wire == u.Name() {
-			return wire
-		}
-	case *types.Map:
-		if _, named := t.(*types.Named); !named && isEmptyInterface(u.Elem()) && types.Identical(u.Key(), types.Typ[types.String]) {
-			return "map[string]any"
-		}
-	case *types.Pointer, *types.Slice, *types.Struct:
-	default:
-		return r.typeString(t)
+	w.line("}")
+}
+
+// decodePointer sets a pointer to the decoded value, or leaves it nil.
+func (r *renderer) decodePointer(w *body, dst string, p *types.Pointer, src string, path valuePath) {
+	x := w.fresh("x")
+	if asserted := r.assertedType(p.Elem()); asserted != "" {
+		w.line("if %s, ok := %s.(%s); ok {", x, src, asserted)
+		w.line("%s = &%s", dst, x)
+		w.line("}")
+		return
 	}
-	return ""
+	w.line("if %s != nil {", src)
+	w.line("var %s %s", x, r.typeString(p.Elem()))
+	r.decode(w, x, p.Elem(), src, path)
+	w.line("%s = &%s", dst, x)
+	w.line("}")
+}
+
+// decodeBytes decodes standard base64, as the tool package publishes
+// bytes; a value that is not base64 fails the run as an input error.
+func (r *renderer) decodeBytes(w *body, dst, src string, path valuePath) {
+	sv, b := w.fresh("s"), w.fresh("b")
+	w.line("if %s, ok := %s.(string); ok {", sv, src)
+	w.line("%s, err := %s.StdEncoding.DecodeString(%s)", b, r.use("encoding/base64", "base64"), sv)
+	w.line("if err != nil {")
+	w.line("%s", w.failWith(r.notBase64()+"("+path()+")"))
+	w.line("}")
+	w.line("%s = %s", dst, b)
+	w.line("}")
+}
+
+func (r *renderer) decodeList(w *body, dst string, t types.Type, u *types.Slice, src string, path valuePath) {
+	l, i, item := w.fresh("list"), w.fresh("i"), w.fresh("item")
+	w.line("if %s, ok := %s.([]any); ok {", l, src)
+	w.line("%s = make(%s, len(%s))", dst, r.typeString(t), l)
+	w.line("for %s, %s := range %s {", i, item, l)
+	itemPath := func() string {
+		return fmt.Sprintf("%s.Sprintf(\"%%s[%%d]\", %s, %s)", r.use("fmt", "fmt"), path(), i)
+	}
+	r.decode(w, dst+"["+i+"]", u.Elem(), item, itemPath)
+	w.line("}")
+	w.line("}")
+}
+
+func (r *renderer) decodeMap(w *body, dst string, t types.Type, u *types.Map, src string, path valuePath) {
+	m, k, item, x := w.fresh("m"), w.fresh("k"), w.fresh("item"), w.fresh("x")
+	w.line("if %s, ok := %s.(map[string]any); ok {", m, src)
+	w.line("%s = make(%s, len(%s))", dst, r.typeString(t), m)
+	w.line("for %s, %s := range %s {", k, item, m)
+	w.line("var %s %s", x, r.typeString(u.Elem()))
+	r.decode(w, x, u.Elem(), item, func() string { return joinPath(path(), ".") + " + " + k })
+	w.line("%s[%s(%s)] = %s", dst, r.typeString(u.Key()), k, x)
+	w.line("}")
+	w.line("}")
+}
+
+// decodeNamedStruct calls the generated decoder of a named struct type;
+// an anonymous struct is decoded in place.
+func (r *renderer) decodeNamedStruct(w *body, dst string, t types.Type, u *types.Struct, src string, path valuePath) {
+	if namedObj(t) == nil {
+		r.decodeStruct(w, dst, u, src, path)
+		return
+	}
+	name, fallible := r.structDecoder(t, u)
+	if !fallible {
+		w.line("%s = %s(%s)", dst, name, src)
+		return
+	}
+	x := w.fresh("x")
+	w.line("%s, err := %s(%s, %s)", x, name, src, path())
+	w.line("if err != nil {")
+	w.line("%s", w.failWith("err"))
+	w.line("}")
+	w.line("%s = %s", dst, x)
 }
 
 func (r *renderer) decodeStruct(w *body, dst string, st *types.Struct, src string, path valuePath) {
@@ -295,4 +287,29 @@ func (r *renderer) hasBytes(t types.Type, seen map[types.Type]bool) bool {
 		}
 	}
 	return false
+}
+// assertedType returns the Go type a value of t is taken from
+// tool.Values as, with a plain type assertion; "" when decoding it takes
+// more (a conversion, a loop, a decoder).
+func (r *renderer) assertedType(t types.Type) string {
+	switch {
+	case r.isEntity(t) || isTime(t) || isBytes(t):
+		return ""
+	case isDuration(t):
+		return r.typeString(t)
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		if wire := wireGoType(u); types.Identical(t, types.Typ[u.Kind()]) && wire == u.Name() {
+			return wire
+		}
+	case *types.Map:
+		if _, named := t.(*types.Named); !named && isEmptyInterface(u.Elem()) && types.Identical(u.Key(), types.Typ[types.String]) {
+			return "map[string]any"
+		}
+	case *types.Pointer, *types.Slice, *types.Struct:
+	default:
+		return r.typeString(t)
+	}
+	return ""
 }
