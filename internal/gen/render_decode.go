@@ -288,6 +288,7 @@ func (r *renderer) hasBytes(t types.Type, seen map[types.Type]bool) bool {
 	}
 	return false
 }
+
 // assertedType returns the Go type a value of t is taken from
 // tool.Values as, with a plain type assertion; "" when decoding it takes
 // more (a conversion, a loop, a decoder).
