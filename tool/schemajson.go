@@ -2,6 +2,7 @@ package tool
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"sync"
 
@@ -74,7 +75,7 @@ func appendSchema(b []byte, s *jsonschema.Schema) []byte {
 	floatp := func(k string, v *float64) {
 		if v != nil {
 			key(k)
-			b = strconv.AppendFloat(b, *v, 'f', -1, 64)
+			b = appendFloat(b, *v)
 		}
 	}
 	value := func(k string, v any) {
@@ -99,7 +100,7 @@ func appendSchema(b []byte, s *jsonschema.Schema) []byte {
 		}
 		b = append(b, ']')
 	}
-	if len(s.Properties) > 0 {
+	if s.Properties != nil {
 		key("properties")
 		b = append(b, '{')
 		for i, name := range s.PropertyOrder {
@@ -185,4 +186,27 @@ func appendString(b []byte, s string) []byte {
 		return append(b, enc...)
 	}
 	return out
+}
+
+// AppendSchemaJSON appends the JSON of s, a schema this package built (as
+// [Tool.Describe] returns them), to b: the document
+// [jsonschema.Schema.MarshalJSON] writes, without its reflection.
+func AppendSchemaJSON(b []byte, s *jsonschema.Schema) []byte { return appendSchema(b, s) }
+
+// appendFloat appends f as encoding/json writes a float64: exponent
+// notation below 1e-6 and from 1e21 ("1e+21", "1e-7").
+func appendFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// Clean up e-09 to e-9, as encoding/json does.
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
 }

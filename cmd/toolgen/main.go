@@ -2,37 +2,49 @@
 //
 // Usage:
 //
-//	go run github.com/toolapi/toolapi/cmd/toolgen [-strict] [-check] [-describe] [packages]
+//	go tool toolgen [-lenient] [-check] [-describe] [packages]
 //
 // It writes tools_gen.go in every package with tools. Packages are
-// directories ("./...", "dir", "dir/..."); the default is "./...".
+// directories ("./...", "dir", "dir/..."); the default is "./...". A
+// method whose tool cannot be built is left out with a diagnostic, the
+// other tools are written, and toolgen exits 1.
 //
-//	-strict    exit 1 if there is any diagnostic
+//	-lenient   exit 0 even when there are diagnostics
+//	-strict    the default: exit 1 if there is any diagnostic (accepted for older scripts)
 //	-check     write nothing; exit 1 if a generated file is stale, printing the command that fixes it
 //	-describe  write nothing; print the tools and diagnostics as JSON
 //
-// In a package, //go:generate go run github.com/toolapi/toolapi/cmd/toolgen
-// regenerates that package's file.
+// Add toolgen to a module with go get -tool
+// github.com/toolapi/toolapi/cmd/toolgen; then //go:generate go tool
+// toolgen in a package regenerates that package's file.
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/toolapi/toolapi/internal/gen"
 )
 
 func main() {
 	var opts gen.Options
-	flag.BoolVar(&opts.Strict, "strict", false, "exit 1 if there is any diagnostic")
+	flag.BoolVar(&opts.Lenient, "lenient", false, "exit 0 even when there are diagnostics")
+	flag.Bool("strict", true, "exit 1 if there is any diagnostic (the default)")
 	flag.BoolVar(&opts.Check, "check", false, "write nothing; exit 1 if a generated file is stale")
 	flag.BoolVar(&opts.Describe, "describe", false, "write nothing; print the tools and diagnostics as JSON")
 	flag.Usage = func() {
-		fmt.Fprintln(flag.CommandLine.Output(), "usage: toolgen [-strict] [-check] [-describe] [packages]")
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: toolgen [-lenient] [-check] [-describe] [packages]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
 	opts.Patterns = flag.Args()
+	importPath := ""
+	if info, ok := debug.ReadBuildInfo(); ok {
+		importPath = info.Path
+	}
+	wd, _ := os.Getwd()
+	opts.Command = gen.Command(gen.ParentArgs(), os.Args, importPath, wd)
 	os.Exit(gen.Run(&opts))
 }

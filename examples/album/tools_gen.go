@@ -171,40 +171,8 @@ func albumListTool(svc *Lister) *tool.Tool {
 				Description: "The albums, newest first.",
 				Required:    true,
 				Items: &tool.Definition{
-					Type: "map",
-					Properties: []*tool.Definition{
-						{
-							Name:        "album",
-							Type:        "entity:album",
-							Description: "Album is the album listed.",
-							Required:    true,
-							Nullable:    true,
-						},
-						{
-							Name:        "title",
-							Type:        "string",
-							Description: "Title is the album's title.",
-							Required:    true,
-						},
-						{
-							Name:        "year",
-							Type:        "integer",
-							Description: "Year is the year the album was released.",
-							Required:    true,
-						},
-						{
-							Name:        "published",
-							Type:        "boolean",
-							Description: "Published says whether everyone can see the album.",
-							Required:    true,
-						},
-						{
-							Name:        "track_count",
-							Type:        "integer",
-							Description: "TrackCount is how many tracks the album has.",
-							Required:    true,
-						},
-					},
+					Type:       "map",
+					Properties: listingProperties(),
 				},
 			},
 		},
@@ -256,47 +224,8 @@ func albumSearchTool(svc *Manager) *tool.Tool {
 				Description: "The images that matched, newest first.",
 				Required:    true,
 				Items: &tool.Definition{
-					Type: "map",
-					Properties: []*tool.Definition{
-						{
-							Name:        "title",
-							Type:        "string",
-							Description: "Title names the picture.",
-							Required:    true,
-						},
-						{
-							Name:        "caption",
-							Type:        "string",
-							Description: "Caption is shown under the picture.",
-							Required:    true,
-							Constraints: tool.Constraints{Media: "text/html"},
-						},
-						{
-							Name:        "alt",
-							Type:        "string",
-							Description: "Alt describes the picture for people who cannot see it.",
-							Required:    true,
-						},
-						{
-							Name:        "created",
-							Type:        "datetime_iso8601",
-							Description: "Created is when the picture was added.",
-							Required:    true,
-						},
-						{
-							Name:        "album",
-							Type:        "entity:album",
-							Description: "Album is the album the picture belongs to.",
-							Required:    true,
-							Nullable:    true,
-						},
-						{
-							Name:        "url",
-							Type:        "uri",
-							Description: "URL returns the address the picture is served from.",
-							Required:    true,
-						},
-					},
+					Type:       "map",
+					Properties: imageProperties(),
 				},
 			},
 		},
@@ -429,9 +358,7 @@ func albumAddTrackTool(svc *Manager) *tool.Tool {
 		}
 		title, _ := in.At(1).(string)
 		var length *time.Duration
-		if in.At(2) != nil {
-			var x1 time.Duration
-			x1, _ = in.At(2).(time.Duration)
+		if x1, ok := in.At(2).(time.Duration); ok {
 			length = &x1
 		}
 		result, err := svc.AddTrack(ctx, album, title, length)
@@ -494,47 +421,8 @@ func albumSummarizeTool(svc *Manager) *tool.Tool {
 				Description: "The album's images, in the order they were added.",
 				Required:    true,
 				Items: &tool.Definition{
-					Type: "map",
-					Properties: []*tool.Definition{
-						{
-							Name:        "title",
-							Type:        "string",
-							Description: "Title names the picture.",
-							Required:    true,
-						},
-						{
-							Name:        "caption",
-							Type:        "string",
-							Description: "Caption is shown under the picture.",
-							Required:    true,
-							Constraints: tool.Constraints{Media: "text/html"},
-						},
-						{
-							Name:        "alt",
-							Type:        "string",
-							Description: "Alt describes the picture for people who cannot see it.",
-							Required:    true,
-						},
-						{
-							Name:        "created",
-							Type:        "datetime_iso8601",
-							Description: "Created is when the picture was added.",
-							Required:    true,
-						},
-						{
-							Name:        "album",
-							Type:        "entity:album",
-							Description: "Album is the album the picture belongs to.",
-							Required:    true,
-							Nullable:    true,
-						},
-						{
-							Name:        "url",
-							Type:        "uri",
-							Description: "URL returns the address the picture is served from.",
-							Required:    true,
-						},
-					},
+					Type:       "map",
+					Properties: imageProperties(),
 				},
 			},
 		},
@@ -580,29 +468,8 @@ func siteInfoTool(svc *SiteSettings) *tool.Tool {
 				Type:        "map",
 				Description: "The site's settings.",
 				Required:    true,
-				Properties: []*tool.Definition{
-					{
-						Name:        "name",
-						Type:        "string",
-						Description: "Name is the site's name.",
-					},
-					{
-						Name:        "slogan",
-						Type:        "string",
-						Description: "Slogan is a short line shown under the name.",
-					},
-					{
-						Name:        "mail",
-						Type:        "string",
-						Description: "Mail is the address the site sends mail from.",
-					},
-					{
-						Name:        "page_size",
-						Type:        "integer",
-						Description: "PageSize is how many albums a page of a listing shows.",
-					},
-				},
-				Config: "site",
+				Properties:  siteProperties(),
+				Config:      "site",
 			},
 		},
 	}
@@ -637,28 +504,7 @@ func siteUpdateInfoTool(svc *SiteSettings) *tool.Tool {
 				Type:        "map",
 				Description: "The settings to change, by name.",
 				Required:    true,
-				Properties: []*tool.Definition{
-					{
-						Name:        "name",
-						Type:        "string",
-						Description: "Name is the site's name.",
-					},
-					{
-						Name:        "slogan",
-						Type:        "string",
-						Description: "Slogan is a short line shown under the name.",
-					},
-					{
-						Name:        "mail",
-						Type:        "string",
-						Description: "Mail is the address the site sends mail from.",
-					},
-					{
-						Name:        "page_size",
-						Type:        "integer",
-						Description: "PageSize is how many albums a page of a listing shows.",
-					},
-				},
+				Properties:  siteProperties(),
 				Config:      "site",
 				Constraints: tool.Constraints{NotBlank: true},
 			},
@@ -669,29 +515,8 @@ func siteUpdateInfoTool(svc *SiteSettings) *tool.Tool {
 				Type:        "map",
 				Description: "The site's settings as stored afterwards.",
 				Required:    true,
-				Properties: []*tool.Definition{
-					{
-						Name:        "name",
-						Type:        "string",
-						Description: "Name is the site's name.",
-					},
-					{
-						Name:        "slogan",
-						Type:        "string",
-						Description: "Slogan is a short line shown under the name.",
-					},
-					{
-						Name:        "mail",
-						Type:        "string",
-						Description: "Mail is the address the site sends mail from.",
-					},
-					{
-						Name:        "page_size",
-						Type:        "integer",
-						Description: "PageSize is how many albums a page of a listing shows.",
-					},
-				},
-				Config: "site",
+				Properties:  siteProperties(),
+				Config:      "site",
 			},
 		},
 	}
@@ -709,6 +534,87 @@ func siteUpdateInfoTool(svc *SiteSettings) *tool.Tool {
 		}), nil
 	}
 	return t
+}
+
+// imageProperties returns the properties of an Image.
+func imageProperties() []*tool.Definition {
+	return []*tool.Definition{
+		{
+			Name:        "title",
+			Type:        "string",
+			Description: "Title names the picture.",
+			Required:    true,
+		},
+		{
+			Name:        "caption",
+			Type:        "string",
+			Description: "Caption is shown under the picture.",
+			Required:    true,
+			Constraints: tool.Constraints{Media: "text/html"},
+		},
+		{
+			Name:        "alt",
+			Type:        "string",
+			Description: "Alt describes the picture for people who cannot see it.",
+			Required:    true,
+		},
+		{
+			Name:        "created",
+			Type:        "datetime_iso8601",
+			Description: "Created is when the picture was added.",
+			Required:    true,
+		},
+		{
+			Name:        "album",
+			Type:        "entity:album",
+			Description: "Album is the album the picture belongs to.",
+			Required:    true,
+			Nullable:    true,
+		},
+		{
+			Name:        "url",
+			Type:        "uri",
+			Description: "URL returns the address the picture is served from.",
+			Required:    true,
+		},
+	}
+}
+
+// listingProperties returns the properties of a Listing.
+func listingProperties() []*tool.Definition {
+	return []*tool.Definition{
+		{
+			Name:        "album",
+			Type:        "entity:album",
+			Description: "Album is the album listed.",
+			Required:    true,
+			Nullable:    true,
+		},
+		{
+			Name:        "title",
+			Type:        "string",
+			Description: "Title is the album's title.",
+			Required:    true,
+		},
+		{
+			Name:        "year",
+			Type:        "integer",
+			Description: "Year is the year the album was released.",
+			Required:    true,
+		},
+		{
+			Name:        "published",
+			Type:        "boolean",
+			Description: "Published says whether everyone can see the album.",
+			Required:    true,
+		},
+		{
+			Name:        "track_count",
+			Type:        "integer",
+			Description: "TrackCount is how many tracks the album has.",
+			Required:    true,
+		},
+	}
 }
 
 // publishAlbumPtr publishes a *Album: nil as null.
@@ -784,4 +690,30 @@ func publishTrackPtr(v *Track) any {
 		return nil
 	}
 	return v
+}
+
+// siteProperties returns the properties of a Site.
+func siteProperties() []*tool.Definition {
+	return []*tool.Definition{
+		{
+			Name:        "name",
+			Type:        "string",
+			Description: "Name is the site's name.",
+		},
+		{
+			Name:        "slogan",
+			Type:        "string",
+			Description: "Slogan is a short line shown under the name.",
+		},
+		{
+			Name:        "mail",
+			Type:        "string",
+			Description: "Mail is the address the site sends mail from.",
+		},
+		{
+			Name:        "page_size",
+			Type:        "integer",
+			Description: "PageSize is how many albums a page of a listing shows.",
+		},
+	}
 }

@@ -403,18 +403,7 @@ func jsonSchema202012ToolTool(svc *Service) *tool.Tool {
 				Name:        "address",
 				Type:        "map",
 				Description: "Where the contact lives.",
-				Properties: []*tool.Definition{
-					{
-						Name:        "street",
-						Type:        "string",
-						Description: "Street is the street and house number.",
-					},
-					{
-						Name:        "city",
-						Type:        "string",
-						Description: "City is the city.",
-					},
-				},
+				Properties:  addressProperties(),
 			},
 			{
 				Name:        "contact_method",
@@ -447,9 +436,7 @@ func jsonSchema202012ToolTool(svc *Service) *tool.Tool {
 	}
 	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 		var name *string
-		if in.At(0) != nil {
-			var x1 string
-			x1, _ = in.At(0).(string)
+		if x1, ok := in.At(0).(string); ok {
 			name = &x1
 		}
 		var address *Address
@@ -467,15 +454,11 @@ func jsonSchema202012ToolTool(svc *Service) *tool.Tool {
 			contactMethod = &x3
 		}
 		var phone *string
-		if in.At(3) != nil {
-			var x5 string
-			x5, _ = in.At(3).(string)
+		if x5, ok := in.At(3).(string); ok {
 			phone = &x5
 		}
 		var email *string
-		if in.At(4) != nil {
-			var x6 string
-			x6, _ = in.At(4).(string)
+		if x6, ok := in.At(4).(string); ok {
 			email = &x6
 		}
 		result, err := svc.JSONSchema202012(ctx, name, address, contactMethod, phone, email)
@@ -553,6 +536,22 @@ func testElicitationSep1330EnumsTool(svc *Service) *tool.Tool {
 		}), nil
 	}
 	return t
+}
+
+// addressProperties returns the properties of an Address.
+func addressProperties() []*tool.Definition {
+	return []*tool.Definition{
+		{
+			Name:        "street",
+			Type:        "string",
+			Description: "Street is the street and house number.",
+		},
+		{
+			Name:        "city",
+			Type:        "string",
+			Description: "City is the city.",
+		},
+	}
 }
 
 // decodeAddress returns the Address a map input holds.

@@ -8,7 +8,9 @@
 //
 // A directive is one comment line. Nothing may stand between "//" and
 // "tool:", so gofmt and go/doc treat the line as a directive and keep it out
-// of the documentation.
+// of the documentation. A line with space there ("// tool:method") is
+// prose to gofmt and go/doc; [IsSpaced] recognizes it, so that toolgen
+// reports it instead of ignoring it.
 //
 //	directive   = "//tool:" name [ space arg ] { space item } .
 //	name        = "method" | "input" | "entity" | "output" | "property"
@@ -37,7 +39,7 @@
 //	method      id label description op destructive permission access refine confirm
 //	input NAME  description label type example... default notblank notnull
 //	            count length range choice pattern media dateonly locked
-//	            config definition
+//	            sensitive config definition
 //	entity NAME as input without config, plus op (required) and optional
 //	output      name description label type multiple example... media config
 //	            nullable members definition
@@ -79,9 +81,32 @@
 //
 // # Struct tags
 //
-// Value-object fields are marked with a struct tag, parsed by [ParseTag]:
+// Fields of a struct carry a tool struct tag, parsed by [ParseTag]:
 //
-//	tool:"[name][,opt...]"   opt = "omitnull" | "type=" T | "media=" M | "label=" L
+//	tool:"[name][,opt...]"
+//	opt = "omitnull" | "notblank" | "notnull" | "dateonly" | "sensitive"
+//	    | ("type" | "media" | "label" | "example" | "default" | "pattern") "=" value
+//	    | ("count" | "length") "=" MIN..MAX | "range=" MIN..MAX | "choice=" a|b|c
+//
+// Each option means what the key of the same name means on //tool:input
+// or //tool:property; values cannot hold a comma. name renames the member
+// or property (it wins over a json tag); a field's description is its doc
+// comment.
+//
+// What a tagged struct is depends on where it is used:
+//
+//   - As a result or member, a named struct that tags fields is a value
+//     object: it publishes its tagged fields (and its getters marked
+//     //tool:property), refined by their options. default, notnull and
+//     sensitive, which only inputs take, are a diagnostic there.
+//   - As a parameter, a struct is a map input whose properties are all
+//     its exported fields; a tag gives a property its name and input
+//     options (default=, range=, choice=, pattern=...), so that each
+//     property of a map input has its own default and constraints.
+//   - A struct is a value object that only outputs take when it has a
+//     getter marked //tool:property or a field whose tag has an option
+//     only a published member takes ([OutputOnly]: omitnull). Taking one
+//     as a parameter is a diagnostic naming that getter or field.
 //
 // # Diagnostics
 //

@@ -140,6 +140,31 @@ func (d *Directive) Format() string {
 // IsDirective reports whether a comment's text is a directive line.
 func IsDirective(comment string) bool { return strings.HasPrefix(comment, Prefix) }
 
+// IsSpaced reports whether a comment's text looks like a directive with
+// space between "//" and "tool:" ("// tool:method ..."), which is not a
+// directive: gofmt and go/doc treat it as prose.
+func IsSpaced(comment string) bool {
+	rest, ok := strings.CutPrefix(comment, "//")
+	if !ok {
+		return false
+	}
+	trimmed := strings.TrimLeft(rest, " \t")
+	if len(trimmed) == len(rest) {
+		return false
+	}
+	name, ok := strings.CutPrefix(trimmed, "tool:")
+	return ok && name != "" && 'a' <= name[0] && name[0] <= 'z'
+}
+
+// Unspaced returns the diagnostic of a comment [IsSpaced] reports, found
+// at pos.
+func Unspaced(comment string, pos token.Position) Diagnostic {
+	rest := strings.TrimLeft(strings.TrimPrefix(comment, "//"), " \t")
+	name, _, _ := strings.Cut(strings.TrimPrefix(rest, "tool:"), " ")
+	written := comment[:len(comment)-len(rest)+len("tool:")+len(name)]
+	return Diagnostic{Pos: pos, Message: fmt.Sprintf("%q is not a directive, as a space follows \"//\": remove the space (write //tool:%s)", written, name)}
+}
+
 // Parse parses one directive line (a comment's text, starting with
 // "//tool:") found at pos. It returns the directive, nil when its name is
 // unknown, and every problem found. A directive with diagnostics may be

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 var pos = token.Position{Filename: "a.go", Offset: 100, Line: 7, Column: 1}
@@ -204,8 +205,22 @@ func TestParseTag(t *testing.T) {
 	}{
 		{"", Tag{}, ""},
 		{"title", Tag{Name: "title"}, ""},
-		{",omitnull,type=uri,media=text/html,label=Cover", Tag{OmitNull: true, Type: "uri", Media: "text/html", Label: "Cover"}, ""},
-		{"url,type=entity:node", Tag{Name: "url", Type: "entity:node"}, ""},
+		{",omitnull,type=uri,media=text/html,label=Cover", Tag{Args: []Arg{
+			{Key: "omitnull", Value: "true", Bare: true}, {Key: "type", Value: "uri"}, {Key: "media", Value: "text/html"}, {Key: "label", Value: "Cover"},
+		}}, ""},
+		{"url,type=entity:node", Tag{Name: "url", Args: []Arg{{Key: "type", Value: "entity:node"}}}, ""},
+		{"limit,default=10,range=1..100,choice=10|20", Tag{Name: "limit", Args: []Arg{
+			{Key: "default", Value: "10"},
+			{Key: "range", Value: "1..100", Range: &NumBounds{Min: ptr(1.0), Max: ptr(100.0)}},
+			{Key: "choice", Value: "10|20", Choice: []string{"10", "20"}},
+		}}, ""},
+		{",notblank,length=1..5,pattern=^[a-z]+$,example=ab,example=cd", Tag{Args: []Arg{
+			{Key: "notblank", Value: "true", Bare: true},
+			{Key: "length", Value: "1..5", Bounds: &IntBounds{Min: ptr(1), Max: ptr(5)}},
+			{Key: "pattern", Value: "^[a-z]+$"}, {Key: "example", Value: "ab"}, {Key: "example", Value: "cd"},
+		}}, ""},
+		{",default=1,default=2", Tag{}, "default is given twice"},
+		{",range=9..1", Tag{}, "range:"},
 		{",bogus", Tag{}, `unknown option "bogus"`},
 		{",type=", Tag{}, "type needs a value"},
 		{",type=URI", Tag{}, `is not a data type`},
@@ -222,8 +237,8 @@ func TestParseTag(t *testing.T) {
 		}
 		if err != nil {
 			t.Errorf("ParseTag(%q): %v", tt.tag, err)
-		} else if got != tt.want {
-			t.Errorf("ParseTag(%q) = %+v, want %+v", tt.tag, got, tt.want)
+		} else if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("ParseTag(%q) (-want +got):\n%s", tt.tag, diff)
 		}
 	}
 }
@@ -274,3 +289,26 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestIsSpaced(t *testing.T) {
+	tests := []struct {
+		comment string
+		want    bool
+	}{
+		{"// tool:method id=a", true},
+		{"//\ttool:input word", true},
+		{"//   tool:output", true},
+		{"//tool:method id=a", false},
+		{"// tool: a word", false},
+		{"// the tool:method directive", false},
+		{"// Tool:method", false},
+		{"/* tool:method */", false},
+	}
+	for _, tt := range tests {
+		if got := IsSpaced(tt.comment); got != tt.want {
+			t.Errorf("IsSpaced(%q) = %v, want %v", tt.comment, got, tt.want)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -85,6 +85,7 @@ var inputKeys = map[string]Key{
 	"media":       {Kind: Text},
 	"dateonly":    {Kind: Flag},
 	"locked":      {Kind: Flag},
+	"sensitive":   {Kind: Flag},
 	"config":      {Kind: Text},
 	"definition":  {Kind: FuncName},
 }

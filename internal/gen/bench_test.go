@@ -193,3 +193,38 @@ func median(ds []time.Duration) time.Duration {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// BenchmarkInfer measures inference alone over the 30 loaded packages of
+// the benchmark tree, on one processor against all of them, alternating
+// in one run.
+func BenchmarkInfer(b *testing.B) {
+	dir, _ := benchTree(b, 900, 30)
+	var dirs []string
+	for i := range 30 {
+		dirs = append(dirs, filepath.Join(dir, fmt.Sprintf("svc%03d", i)))
+	}
+	pkgs, err := Load(dir, dirs)
+	if err != nil || len(pkgs) != 30 {
+		b.Fatalf("load: %v (%d packages)", err, len(pkgs))
+	}
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
+	run := func(n int) time.Duration {
+		runtime.GOMAXPROCS(n)
+		runtime.GC()
+		t0 := time.Now()
+		if model, diags := Infer(pkgs); len(model) != 30 || len(diags) > 0 {
+			b.Fatalf("%d packages, %v", len(model), diags)
+		}
+		return time.Since(t0)
+	}
+	var one, all []time.Duration
+	for b.Loop() {
+		one = append(one, run(1))
+		all = append(all, run(procs))
+	}
+	m1, ma := median(one), median(all)
+	b.ReportMetric(m1.Seconds()*1e3, "one-proc-ms")
+	b.ReportMetric(ma.Seconds()*1e3, "all-procs-ms")
+	b.ReportMetric(ma.Seconds()/m1.Seconds(), "all/one")
+}

@@ -102,13 +102,6 @@ func TestCases(t *testing.T) {
 			if fast, err := desc.MarshalIndented(); err != nil || !bytes.Equal(fast, got) {
 				t.Errorf("MarshalIndented differs from json.MarshalIndent (%v):\n%s", err, cmp.Diff(string(got), string(fast)))
 			}
-			// -describe infers without writing code, and must describe the
-			// same.
-			dmodel, ddiags := infer([]*packages.Package{p}, nil, false)
-			dres := &Result{Packages: dmodel, Diagnostics: ddiags}
-			if only, err := dres.Describe(c.dir).MarshalIndented(); err != nil || !bytes.Equal(only, got) {
-				t.Errorf("inferring without code describes otherwise (%v):\n%s", err, cmp.Diff(string(got), string(only)))
-			}
 			changed := false
 			check := func(name string, got []byte) {
 				for i := range c.ar.Files {

@@ -29,17 +29,25 @@
 //     command lists the packages, which keeps one process busy for most of
 //     a load.
 //  3. [Infer] indexes the loaded syntax (directives, doc comments, type
-//     and method declarations) and builds a [Package] model per package,
-//     packages in parallel: services, their tools as tool.Tool
-//     definitions, and the Go code that decodes inputs and publishes
-//     outputs. Each tool's definitions are checked by
-//     [tool.Tool.Check], as a registry would check them. A method whose
-//     tool cannot be built is left out with a [Diagnostic]; every other
-//     tool still generates. Two methods sharing an ID are both left out.
-//  4. [Render] executes a text/template over the model and formats the
-//     result with go/format. -describe stops after inference (writing no
-//     Go code) and prints each tool's [tool.Description] with its own
-//     JSON writer (see [Description.MarshalIndented]).
+//     and method declarations) and builds a [Package] model per package:
+//     plain data, no Go code. Each tool holds its definitions as
+//     tool.Tool, its parameters with their Go types, how each output's
+//     value is published (as it is, converted, through a generated
+//     helper for pointers, lists, maps, structs and value objects), and
+//     the names of its access= and refine= methods. Each tool's
+//     definitions are checked by [tool.Tool.Check], as a registry would
+//     check them. A method whose tool cannot be built is left out with a
+//     [Diagnostic]; every other tool still generates. Two methods sharing
+//     an ID are both left out. Packages are inferred one after another:
+//     inference is a few percent of a run, which the load dominates.
+//  4. [Render] alone writes Go: from the model it writes the decoders,
+//     the publishing helpers and the calls, and imports a package exactly
+//     when the code it wrote names it, so a left-out method leaves
+//     nothing behind. A parameter named as an imported package is renamed
+//     in the generated code. The file is executed from a text/template
+//     and formatted with go/format. -describe stops after inference and
+//     prints each tool's [tool.Info], its schemas encoded by the tool
+//     package's encoder (see [Description.MarshalIndented]).
 //
 // # The generated file
 //
@@ -68,7 +76,14 @@
 // int64, byte slices as []byte (which the tool package publishes as
 // base64), tool.Resource as it is, pointers as their value or nil. No
 // reflection runs per call, and a changed method signature breaks the
-// build of the generated file.
+// build of the generated file. The properties of each named struct and
+// value object are written once, in a function returning them, which
+// every tool using that type calls.
+//
+// toolgen exits 1 when it printed any diagnostic (the good tools are
+// still written); -lenient keeps the exit status 0, and -strict, the
+// default, is accepted for older scripts. -check's fix-it line names the
+// command that ran toolgen ([Command]).
 //
 // # Decisions
 //
@@ -92,6 +107,11 @@
 //     seconds); an unknown type name is an application data type, checked
 //     by the registry.
 //   - Getter and field descriptions are their doc comments as written.
+//   - A struct parameter is a map input; the tool tags of its fields give
+//     each property its name and input options (see package
+//     internal/directive for the rule that makes a struct a value object,
+//     an output only). A problem with a field or getter is reported at its
+//     declaration.
 //   - A []byte (or a named type over it) is a string: as an output or
 //     value-object member it is published as standard base64 (padded),
 //     as the tool package publishes bytes, with no contentEncoding in

@@ -32,7 +32,7 @@ type Result struct {
 // Generate scans the packages of patterns relative to dir, type-checks
 // those with directives and builds their generated files in memory.
 func Generate(dir string, patterns []string) (*Result, error) {
-	res, err := discover(dir, patterns, true)
+	res, err := Discover(dir, patterns)
 	if err != nil {
 		return nil, err
 	}
@@ -40,12 +40,8 @@ func Generate(dir string, patterns []string) (*Result, error) {
 }
 
 // Discover is [Generate] without rendering: the definitions and
-// diagnostics only, for -describe. Its packages cannot be rendered.
+// diagnostics only, for -describe.
 func Discover(dir string, patterns []string) (*Result, error) {
-	return discover(dir, patterns, false)
-}
-
-func discover(dir string, patterns []string, code bool) (*Result, error) {
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
@@ -57,7 +53,7 @@ func discover(dir string, patterns []string, code bool) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	model, diags := infer(pkgs, directives, code)
+	model, diags := infer(pkgs, directives)
 	return &Result{Packages: model, Diagnostics: diags, Scanned: scan.Files, generated: scan.Generated}, nil
 }
 
@@ -177,18 +173,23 @@ type Options struct {
 	// Patterns select the packages: "./...", "dir", "dir/...". Empty
 	// means "./...".
 	Patterns []string
-	// Strict makes any diagnostic fail the run.
-	Strict bool
+	// Lenient keeps the exit status 0 when there are diagnostics; by
+	// default any diagnostic fails the run (the good tools are still
+	// written).
+	Lenient bool
 	// Check writes nothing and fails the run if a generated file is stale.
 	Check bool
 	// Describe prints the JSON description and writes nothing.
 	Describe bool
+	// Command is how toolgen was run ("go tool toolgen"), for the command
+	// -check prints; "" means [FixCommand].
+	Command string
 	// Stdout and Stderr receive the output; nil means os.Stdout, os.Stderr.
 	Stdout, Stderr io.Writer
 }
 
 // FixCommand is the command -check prints to bring generated files up to
-// date.
+// date when [Options.Command] is not set.
 const FixCommand = "go run github.com/toolapi/toolapi/cmd/toolgen"
 
 // Run runs toolgen and returns its exit status.
@@ -233,7 +234,7 @@ func Run(opts *Options) int {
 			fmt.Fprintln(stderr, d.Relative(dir))
 		}
 	}
-	if opts.Strict && len(res.Diagnostics) > 0 {
+	if !opts.Lenient && len(res.Diagnostics) > 0 {
 		status = 1
 	}
 	switch {
@@ -253,7 +254,11 @@ func Run(opts *Options) int {
 			if args == "" {
 				args = "./..."
 			}
-			fmt.Fprintf(stderr, "to fix, run: %s %s\n", FixCommand, args)
+			command := opts.Command
+			if command == "" {
+				command = FixCommand
+			}
+			fmt.Fprintf(stderr, "to fix, run: %s %s\n", command, args)
 			status = 1
 		}
 	default:
@@ -263,4 +268,97 @@ func Run(opts *Options) int {
 		}
 	}
 	return status
+}
+
+// Command returns the command that runs this toolgen again, from how it
+// was started: the arguments of the process that started it (nil when
+// unknown; see [ParentArgs]), its own arguments (os.Args), the import path
+// of its main package (from its build info; "" when unknown) and the
+// working directory.
+//
+//   - "go tool NAME" or "go run [flags] PACKAGE" as the parent go command
+//     was given them;
+//   - otherwise, for a binary in the go command's cache (go tool, and go
+//     run since Go 1.24): "go run ./cmd/toolgen" (relative to wd) inside
+//     the module that holds toolgen, else "go tool toolgen";
+//   - for a binary go run left in a temporary directory: "go run
+//     IMPORTPATH";
+//   - os.Args[0] as given for an installed binary.
+func Command(parent, args []string, importPath, wd string) string {
+	if c, ok := goCommand(parent, args); ok {
+		return c
+	}
+	arg0 := args[0]
+	dir, base := filepath.Split(filepath.Clean(arg0))
+	dir = filepath.Clean(dir)
+	name := base
+	if importPath != "" {
+		name = importPath[strings.LastIndex(importPath, "/")+1:]
+	}
+	cached := strings.HasSuffix(filepath.Base(dir), "-d") && len(filepath.Base(filepath.Dir(dir))) == 2 // GOCACHE/xx/HASH-d/NAME
+	temporary := filepath.Base(dir) == "exe" && strings.Contains(dir, "go-build")                       // TMP/go-buildN/b001/exe/NAME
+	switch {
+	case (cached || temporary) && importPath != "":
+		if root, ok := moduleRoot(wd); ok {
+			if rest, ok := strings.CutPrefix(importPath, modulePath+"/"); ok {
+				if rel, err := filepath.Rel(wd, filepath.Join(root, filepath.FromSlash(rest))); err == nil && filepath.IsLocal(rel) {
+					return "go run ./" + filepath.ToSlash(rel)
+				}
+			}
+		}
+		if temporary {
+			return "go run " + importPath
+		}
+		return "go tool " + name
+	case cached:
+		return "go tool " + name
+	case temporary:
+		return FixCommand
+	}
+	return arg0
+}
+
+// goCommand returns the go command line that started toolgen when the
+// parent process is go run or go tool given toolgen's arguments.
+func goCommand(parent, args []string) (string, bool) {
+	if len(parent) < 3 || filepath.Base(parent[0]) != "go" {
+		return "", false
+	}
+	// The package or tool is the first argument not a flag; the rest
+	// are toolgen's.
+	i := 2
+	for i < len(parent) && strings.HasPrefix(parent[i], "-") {
+		i++
+	}
+	if i >= len(parent) || !slices.Equal(parent[i+1:], args[1:]) {
+		return "", false
+	}
+	switch parent[1] {
+	case "run", "tool":
+		return "go " + strings.Join(parent[1:i+1], " "), true
+	}
+	return "", false
+}
+
+// modulePath is the path of the module holding toolgen.
+const modulePath = "github.com/toolapi/toolapi"
+
+// moduleRoot returns the directory of the go.mod of the module holding
+// toolgen when wd is inside it.
+func moduleRoot(wd string) (string, bool) {
+	for dir := wd; ; {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			for line := range strings.Lines(string(data)) {
+				if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+					return dir, strings.Trim(f[1], `"`) == modulePath
+				}
+			}
+			return "", false
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
 }

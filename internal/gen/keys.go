@@ -32,13 +32,13 @@ func typeGroup(typ string) (string, bool) {
 // overrideType applies a type= override to def, inferred from goType. On a
 // list it types the items. For an output it may return a conversion: an
 // integer published as a timestamp is converted from Unix seconds.
-func (ty *typer) overrideType(def *tool.Definition, goType types.Type, typ string, output bool) (pubFn, error) {
+func (pi *pkgInference) overrideType(def *tool.Definition, goType types.Type, typ string, output bool) (*publication, error) {
 	if def.Type == "list" && typ != "list" && def.Items != nil {
 		var elem types.Type
 		if s, ok := goType.Underlying().(*types.Slice); ok {
 			elem = s.Elem()
 		}
-		if _, err := ty.overrideType(def.Items, elem, typ, output); err != nil {
+		if _, err := pi.overrideType(def.Items, elem, typ, output); err != nil {
 			return nil, err
 		}
 		return nil, nil
@@ -51,11 +51,11 @@ func (ty *typer) overrideType(def *tool.Definition, goType types.Type, typ strin
 		if from != "text" && from != "integer" && from != "float" && from != "boolean" {
 			return nil, fmt.Errorf("type=%s: an application data type needs a string, integer, float or boolean value, not %s", typ, def.Type)
 		}
-		ty.x.setAppBase(def, def.Type)
+		pi.setAppBase(def, def.Type)
 	case from == to:
 	case output && from == "integer" && to == "time":
 		def.Type = typ
-		return func(src string) string { return "time.Unix(int64(" + src + "), 0).UTC()" }, nil
+		return &publication{kind: pubUnixTime, typ: goType}, nil
 	case output && to == "any":
 	default:
 		return nil, fmt.Errorf("type=%s does not fit the Go type, which is %s", typ, def.Type)
@@ -102,12 +102,12 @@ func parseValue(def *tool.Definition, text string) (any, error) {
 // (description, label, type, example, default, constraints...). Keys that
 // name or place the value are the caller's. It returns a publishing
 // conversion a type= override needs, if any.
-func (ty *typer) applyKeys(def *tool.Definition, goType types.Type, args []directive.Arg, output bool) (pubFn, error) {
-	var conv pubFn
+func (pi *pkgInference) applyKeys(def *tool.Definition, goType types.Type, args []directive.Arg, output bool) (*publication, error) {
+	var conv *publication
 	// type first: the other values parse by it.
 	for _, a := range args {
 		if a.Key == "type" {
-			c, err := ty.overrideType(def, goType, a.Value, output)
+			c, err := pi.overrideType(def, goType, a.Value, output)
 			if err != nil {
 				return nil, err
 			}
@@ -148,14 +148,8 @@ func (ty *typer) applyKeys(def *tool.Definition, goType types.Type, args []direc
 			}
 			c.Count = &tool.Bounds{Min: a.Bounds.Min, Max: a.Bounds.Max}
 		case "length":
-			if g, _ := typeGroup(item.Type); g != "text" && g != "" {
-				return nil, fmt.Errorf("length bounds a string, not %s", item.Type)
-			}
 			c.Length = &tool.Bounds{Min: a.Bounds.Min, Max: a.Bounds.Max}
 		case "range":
-			if g, _ := typeGroup(item.Type); g != "integer" && g != "float" && g != "" {
-				return nil, fmt.Errorf("range bounds a number, not %s", item.Type)
-			}
 			// A declared range narrows the bounds of the Go type (int8,
 			// uint16, ...) and never widens them: values outside the type
 			// would wrap when converted.
@@ -181,12 +175,11 @@ func (ty *typer) applyKeys(def *tool.Definition, goType types.Type, args []direc
 			c.DateOnly = a.Value != "false"
 		case "locked":
 			def.Locked = a.Value != "false"
+		case "sensitive":
+			def.Sensitive = a.Value != "false"
 		case "nullable":
 			def.Nullable = a.Value != "false"
 		}
-	}
-	if def.Locked && def.Default == nil {
-		return nil, fmt.Errorf("locked needs a default=")
 	}
 	return conv, nil
 }

@@ -17,7 +17,6 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/toolapi/toolapi/internal/directive"
-	"github.com/toolapi/toolapi/tool"
 )
 
 // LoadMode is what toolgen asks go/packages for: names, types, syntax and
@@ -110,9 +109,12 @@ func parseDirectives(fset *token.FileSet, f *ast.File) []parsedDirective {
 	var out []parsedDirective
 	for _, cg := range f.Comments {
 		for _, c := range cg.List {
-			if directive.IsDirective(c.Text) {
+			switch {
+			case directive.IsDirective(c.Text):
 				d, diags := directive.Parse(c.Text, fset.Position(c.Pos()))
 				out = append(out, parsedDirective{comment: c, d: d, diags: diags})
+			case directive.IsSpaced(c.Text):
+				out = append(out, parsedDirective{comment: c, diags: []directive.Diagnostic{directive.Unspaced(c.Text, fset.Position(c.Pos()))}})
 			}
 		}
 	}
@@ -187,37 +189,20 @@ func (e *earlyParse) parseFile(fset *token.FileSet, filename string, src []byte)
 // wait waits for the early parses to end.
 func (e *earlyParse) wait() { e.wg.Wait() }
 
-// An index holds what every loaded package declares that toolgen reads:
+// A declIndex holds what every loaded package declares that toolgen reads:
 // type declarations, methods, doc comments and directives.
-type index struct {
+type declIndex struct {
 	fset    *token.FileSet
 	pkgs    map[string]*packages.Package // by path
 	types   map[string]*typeDecl         // "path.Name"
 	methods map[string]*ast.FuncDecl     // "path.Type.Method"
 	imeths  map[string]*ast.Field        // "path.Interface.Method"
 	fields  map[token.Pos]*ast.Field     // struct fields by the position of their first name
-	// entityTypes maps a type key to the entity type IDs it is the class of.
-	entityTypes map[string][]string
-	// configs maps a config name to the type key of its struct.
-	configs map[string]string
-	// appBase maps a definition given an application data type (type=
-	// naming no built-in type) to the built-in type its Go value has.
-	appBase map[*tool.Definition]string
-	// members caches the members of value objects by type.
-	members map[types.Type]membersOf
-	// parsed holds every directive comment with its parse; consumed marks
-	// the ones a rule has read.
+	// parsed holds every directive comment with its parse, in the order
+	// of the files; diags holds the parse problems.
 	parsed map[*ast.Comment]*directive.Directive
 	order  []*ast.Comment
 	diags  []Diagnostic
-
-	// mu guards what inference writes while it infers packages in
-	// parallel: the fields below, and appBase and members.
-	mu       sync.Mutex
-	consumed map[*ast.Comment]bool
-	// misplaced marks directives a rule found in the wrong place: they are
-	// reported even when another rule reads them.
-	misplaced map[*ast.Comment]bool
 }
 
 type typeDecl struct {
@@ -227,42 +212,36 @@ type typeDecl struct {
 	obj  *types.TypeName
 }
 
-func newIndex(pkgs []*packages.Package, dc *directiveCache) *index {
-	x := &index{
-		pkgs:        map[string]*packages.Package{},
-		types:       map[string]*typeDecl{},
-		methods:     map[string]*ast.FuncDecl{},
-		imeths:      map[string]*ast.Field{},
-		fields:      map[token.Pos]*ast.Field{},
-		entityTypes: map[string][]string{},
-		configs:     map[string]string{},
-		appBase:     map[*tool.Definition]string{},
-		members:     map[types.Type]membersOf{},
-		parsed:      map[*ast.Comment]*directive.Directive{},
-		consumed:    map[*ast.Comment]bool{},
-		misplaced:   map[*ast.Comment]bool{},
+func newDeclIndex(pkgs []*packages.Package, dc *directiveCache) *declIndex {
+	decls := &declIndex{
+		pkgs:    map[string]*packages.Package{},
+		types:   map[string]*typeDecl{},
+		methods: map[string]*ast.FuncDecl{},
+		imeths:  map[string]*ast.Field{},
+		fields:  map[token.Pos]*ast.Field{},
+		parsed:  map[*ast.Comment]*directive.Directive{},
 	}
 	for _, p := range pkgs {
-		if x.fset == nil {
-			x.fset = p.Fset
+		if decls.fset == nil {
+			decls.fset = p.Fset
 		}
-		x.pkgs[p.PkgPath] = p
+		decls.pkgs[p.PkgPath] = p
 		for _, f := range p.Syntax {
 			if ast.IsGenerated(f) {
 				continue // generated files carry no directives to read
 			}
-			x.addFile(p, f, dc)
+			decls.addFile(p, f, dc)
 		}
 	}
-	return x
+	return decls
 }
 
-func (x *index) addFile(p *packages.Package, f *ast.File, dc *directiveCache) {
-	for _, pd := range dc.of(x.fset, f) {
-		x.parsed[pd.comment] = pd.d
-		x.order = append(x.order, pd.comment)
+func (decls *declIndex) addFile(p *packages.Package, f *ast.File, dc *directiveCache) {
+	for _, pd := range dc.of(decls.fset, f) {
+		decls.parsed[pd.comment] = pd.d
+		decls.order = append(decls.order, pd.comment)
 		for _, dg := range pd.diags {
-			x.diags = append(x.diags, Diagnostic{Pos: dg.Pos, Message: dg.Message, comment: pd.comment})
+			decls.diags = append(decls.diags, Diagnostic{Pos: dg.Pos, Message: dg.Message, comment: pd.comment})
 		}
 	}
 	for _, decl := range f.Decls {
@@ -279,14 +258,14 @@ func (x *index) addFile(p *packages.Package, f *ast.File, dc *directiveCache) {
 				}
 				obj, _ := p.TypesInfo.Defs[ts.Name].(*types.TypeName)
 				key := p.PkgPath + "." + ts.Name.Name
-				x.types[key] = &typeDecl{pkg: p, spec: ts, doc: doc, obj: obj}
+				decls.types[key] = &typeDecl{pkg: p, spec: ts, doc: doc, obj: obj}
 				ast.Inspect(ts.Type, func(n ast.Node) bool {
 					if st, ok := n.(*ast.StructType); ok {
 						for _, fld := range st.Fields.List {
 							if len(fld.Names) > 0 {
-								x.fields[fld.Names[0].Pos()] = fld
+								decls.fields[fld.Names[0].Pos()] = fld
 							} else {
-								x.fields[fld.Type.Pos()] = fld
+								decls.fields[fld.Type.Pos()] = fld
 							}
 						}
 					}
@@ -295,7 +274,7 @@ func (x *index) addFile(p *packages.Package, f *ast.File, dc *directiveCache) {
 				if it, ok := ts.Type.(*ast.InterfaceType); ok {
 					for _, m := range it.Methods.List {
 						if len(m.Names) == 1 {
-							x.imeths[key+"."+m.Names[0].Name] = m
+							decls.imeths[key+"."+m.Names[0].Name] = m
 						}
 					}
 				}
@@ -305,7 +284,7 @@ func (x *index) addFile(p *packages.Package, f *ast.File, dc *directiveCache) {
 				continue
 			}
 			if name := recvName(decl.Recv.List[0].Type); name != "" {
-				x.methods[p.PkgPath+"."+name+"."+decl.Name.Name] = decl
+				decls.methods[p.PkgPath+"."+name+"."+decl.Name.Name] = decl
 			}
 		}
 	}
@@ -326,53 +305,13 @@ func recvName(e ast.Expr) string {
 	return ""
 }
 
-// directives returns the parsed directives of a doc comment, marking them
-// read. Directives that failed to parse are left out.
-func (x *index) directives(cg *ast.CommentGroup) []*directive.Directive {
-	if cg == nil {
-		return nil
-	}
-	var ds []*directive.Directive
-	for _, c := range cg.List {
-		if d, ok := x.parsed[c]; ok {
-			x.consume(c)
-			if d != nil {
-				ds = append(ds, d)
-			}
-		}
-	}
-	return ds
-}
-
-// consume marks a directive read.
-func (x *index) consume(c *ast.Comment) {
-	x.mu.Lock()
-	x.consumed[c] = true
-	x.mu.Unlock()
-}
-
-// setAppBase records the built-in type standing for the application data
-// type of def.
-func (x *index) setAppBase(def *tool.Definition, base string) {
-	x.mu.Lock()
-	x.appBase[def] = base
-	x.mu.Unlock()
-}
-
-func (x *index) appBaseOf(def *tool.Definition) (string, bool) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	base, ok := x.appBase[def]
-	return base, ok
-}
-
 // parseProblems returns the parse diagnostics of the directives of cg.
-func (x *index) parseProblems(cg *ast.CommentGroup) []Diagnostic {
+func (decls *declIndex) parseProblems(cg *ast.CommentGroup) []Diagnostic {
 	if cg == nil {
 		return nil
 	}
 	var out []Diagnostic
-	for _, d := range x.diags {
+	for _, d := range decls.diags {
 		for _, c := range cg.List {
 			if d.comment == c {
 				out = append(out, d)
@@ -392,26 +331,26 @@ func typeKey(obj *types.TypeName) string {
 
 // method returns the declaration of a method of a named type, for its doc
 // comment.
-func (x *index) methodDoc(obj *types.TypeName, method string) (*ast.CommentGroup, bool) {
+func (decls *declIndex) methodDoc(obj *types.TypeName, method string) (*ast.CommentGroup, bool) {
 	key := typeKey(obj) + "." + method
-	if fd, ok := x.methods[key]; ok {
+	if fd, ok := decls.methods[key]; ok {
 		return fd.Doc, true
 	}
-	if f, ok := x.imeths[key]; ok {
+	if f, ok := decls.imeths[key]; ok {
 		return f.Doc, true
 	}
 	return nil, false
 }
 
 // fieldDecl returns the syntax of a struct field, when it was loaded.
-func (x *index) fieldDecl(owner *types.TypeName, f *types.Var) *ast.Field {
-	if fld, ok := x.fields[f.Pos()]; ok {
+func (decls *declIndex) fieldDecl(owner *types.TypeName, f *types.Var) *ast.Field {
+	if fld, ok := decls.fields[f.Pos()]; ok {
 		return fld
 	}
 	if owner == nil {
 		return nil
 	}
-	td, ok := x.types[typeKey(owner)]
+	td, ok := decls.types[typeKey(owner)]
 	if !ok {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"go/types"
 	"path/filepath"
 
+	"github.com/toolapi/toolapi/internal/directive"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -53,16 +54,20 @@ func (d Diagnostic) format(file string) string {
 	return prefix + d.Message
 }
 
-// A Package is what toolgen found in one Go package.
+// A Package is what toolgen found in one Go package: plain data about its
+// tools, from which [Render] alone writes Go code.
 type Package struct {
 	Path, Name, Dir string
 	types           *types.Package
 	// Services are the types whose methods are tools, by name.
 	Services []*Service
-	// helpers are the generated functions the tools call, by name.
-	helpers  map[string]*helper
-	helperBy map[string]string // key -> name
-	imports  *imports
+	// objects maps the map definitions of named structs and value objects
+	// to their Go types, so that the renderer writes their properties
+	// once.
+	objects map[*tool.Definition]types.Type
+	// entityTypes maps the key of a Go type ("path.Name") to the entity
+	// types it is the class of, for every loaded package.
+	entityTypes map[string][]string
 }
 
 // A Service is a Go type with tool methods.
@@ -72,7 +77,8 @@ type Service struct {
 	Tools     []*Tool
 }
 
-// A Tool is one method tool: its definition and the Go code that runs it.
+// A Tool is one method tool: its definitions and what the generated code
+// needs to run it.
 type Tool struct {
 	// Tool holds the definitions; its Handler is nil.
 	Tool    *tool.Tool
@@ -80,19 +86,17 @@ type Tool struct {
 	Service *Service
 	// Method is the Go method name ("Invoke" for an invokable service).
 	Method string
-	// Func is the name of the generated function that builds the tool.
-	Func string
 
-	// Generated Go code.
-	inputDefs  []string // each input definition as a Go expression
-	outputDefs []string
-	decode     string // statements declaring the method's arguments from in
-	call       string // statements calling the method and returning
-	access     string // statements of the Access function, "" when none
-	refine     string // the Refiner expression, "" when none
-	signature  string // a declaration asserting the method's signature
+	method  *types.Func // the Go method, whose signature the generated file asserts
+	context bool        // the method takes a context.Context first
+	params  []*param    // the other parameters, each an input
+	result  results     // how the method returns its outputs
+	outputs []*output
+	access  string // the access= method, "" when none
+	refine  string // the refine= method, "" when none
+
 	// check is the tool as toolgen checks and describes it (see
-	// [index.standIn]).
+	// [standIn]).
 	check *tool.Tool
 	// describeOnly names the inputs and outputs whose schemas -describe
 	// cannot know: given by definition=, or typed by an application data
@@ -103,8 +107,96 @@ type Tool struct {
 // MethodName returns "Type.Method".
 func (t *Tool) MethodName() string { return t.Service.Name + "." + t.Method }
 
-// A helper is a generated function the tools call.
-type helper struct {
+// A param is one input parameter of a tool method.
+type param struct {
+	v        *types.Var
+	goName   string
+	name     string // input name
+	def      *tool.Definition
+	defFunc  *funcRef // definition=, nil when none
+	variadic bool
+	dir      *directive.Directive
+}
+
+// An output is one output of a tool method.
+type output struct {
+	def     *tool.Definition
+	defFunc *funcRef // definition=, nil when none
+	// pub says how the result's value is published; nil for the outputs
+	// declared over a tool.Result or a map[string]any, which the method
+	// publishes itself.
+	pub *publication
+	// goName is the Go name of the named result, "" when unnamed.
+	goName string
+	// dir is its //tool:output directive, nil when none.
+	dir *directive.Directive
+}
+
+// A funcRef is a package-level function named by definition=.
+type funcRef struct {
+	pkg  *types.Package // nil for the tool's own package
 	name string
-	code string
+}
+
+// results says how a method returns its outputs.
+type results struct {
+	kind resultKind
+	// values is the number of non-error results.
+	values int
+	// err says the last result is an error.
+	err bool
+	// pointer says a tool.Result is returned as *tool.Result.
+	pointer bool
+}
+
+type resultKind int
+
+const (
+	resultNone       resultKind = iota // no output: nothing, an error, or the receiver (fluent)
+	resultToolResult                   // a tool.Result, published as returned
+	resultAnyMap                       // a map[string]any keyed by the declared outputs
+	resultValues                       // one output per result
+)
+
+// A publication says how the generated code turns a Go value into the
+// value a tool publishes.
+type publication struct {
+	kind pubKind
+	typ  types.Type // the Go type of the value
+	// conv is the type a pubConvert converts to: "int64", "[]byte"...
+	conv string
+	// elem publishes the element of a list or map, or what a non-nil
+	// pointer points to (nil: the pointer itself, as for an entity).
+	elem *publication
+	// members are the members a pubFields or pubMembers publishes.
+	members []*publishedMember
+	// key identifies a pubMembers: its type and members= selection.
+	key string
+}
+
+type pubKind int
+
+const (
+	pubAsIs     pubKind = iota // the value as it is
+	pubConvert                 // a Go conversion to conv
+	pubUnixTime                // an integer of Unix seconds as a time.Time
+	pubJSON                    // a json.Marshaler through its JSON
+	pubPointer                 // nil as nil, else the element
+	pubList                    // a slice as []any
+	pubMap                     // a map as map[string]any
+	pubFields                  // a struct as the map of all its exported fields
+	pubMembers                 // a value object as the map of its marked or selected members
+)
+
+// A publishedMember is one member a publication reads.
+type publishedMember struct {
+	name   string     // key in the published map
+	goName string     // field or getter name
+	method bool       // a getter, called
+	typ    types.Type // the member's Go type
+	pub    *publication
+	// omitZero leaves the key out when the value is its zero value (an
+	// optional field of a struct published whole); omitNil leaves it out
+	// when nil (omitnull).
+	omitZero, omitNil bool
 }

@@ -1,423 +1,514 @@
 package gen
 
 import (
+	"errors"
 	"fmt"
 	"go/token"
 	"go/types"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/toolapi/toolapi/internal/directive"
 	"github.com/toolapi/toolapi/tool"
 )
 
-// An output is one output of a tool method.
-type output struct {
-	def     *tool.Definition
-	defExpr string // a definition= function call, "" when none
-	pub     pubFn
-	local   string // the Go variable holding its value
+// asIs publishes a value of t as it is.
+func asIs(t types.Type) *publication { return &publication{kind: pubAsIs, typ: t} }
+
+// converted publishes a value of t converted to the Go type conv.
+func converted(t types.Type, conv string) *publication {
+	return &publication{kind: pubConvert, typ: t, conv: conv}
 }
 
-// outputName returns the name an //tool:output directive gives: its
-// argument or name=.
-func outputName(d *directive.Directive) string {
-	if n := d.String("name"); n != "" {
-		return n
-	}
-	return d.Arg
+// A member is a member of a value object: an exported field or a getter.
+type member struct {
+	name   string // member name on the wire
+	goName string
+	method bool
+	typ    types.Type
+	desc   string
+	marked bool
+	prop   *directive.Directive // the getter's //tool:property
+	tag    *directive.Tag       // the field's tool tag
+	pos    int
+	at     token.Pos // the field or getter
 }
 
-func outputPos(d *directive.Directive) token.Position {
-	if a, ok := d.Lookup("name"); ok {
-		return a.ValuePos
+// members returns the members of a struct or interface type: every
+// exported field and getter, marked or not, marked ones flagged. They are
+// read once per type; callers do not change them.
+func (pi *pkgInference) members(t types.Type) ([]member, error) {
+	if r, ok := pi.memberCache[t]; ok {
+		return r.members, r.err
 	}
-	if d.Arg != "" {
-		return d.ArgPos
-	}
-	return d.Pos
+	ms, err := pi.readMembers(t)
+	pi.memberCache[t] = membersOf{ms, err}
+	return ms, err
 }
 
-// outputs describes what the method returns and writes the statements
-// that call it and return its result.
-func (in *inferrer) outputs(ty *typer, errs *toolErrors, c candidate, sig *types.Signature, dirs []*directive.Directive, doc docText, args string, locals map[string]bool) ([]*output, string) {
-	res := sig.Results()
-	var vals []*types.Var
-	hasErr := false
-	for i := range res.Len() {
-		v := res.At(i)
-		if isError(v.Type()) {
-			if i != res.Len()-1 {
-				errs.add(c.pos, "only the last result may be an error")
-				return nil, ""
-			}
-			hasErr = true
-			continue
-		}
-		vals = append(vals, v)
-	}
-	callExpr := fmt.Sprintf("svc.%s(%s)", c.method.Name(), args)
-	w := ty.writer()
-	errCheck := func() {
-		if hasErr {
-			w.line("if err != nil {")
-			w.line("return nil, err")
-			w.line("}")
-		}
-	}
-	local := func(base string) string {
-		name := base
-		for locals[name] {
-			name += "Out"
-		}
-		locals[name] = true
-		return name
-	}
-	assign := func(names ...string) string {
-		if hasErr {
-			names = append(names, "err")
-		}
-		return strings.Join(names, ", ") + " := " + callExpr
-	}
-	noOutputs := func() {
-		switch {
-		case hasErr && len(vals) == 0:
-			w.line("if err := %s; err != nil {", callExpr)
-			w.line("return nil, err")
-			w.line("}")
-		case hasErr:
-			w.line("if _, err := %s; err != nil {", callExpr)
-			w.line("return nil, err")
-			w.line("}")
-		default:
-			w.line("%s", callExpr)
-		}
-		w.line(`return tool.Succeeded("", nil), nil`)
-	}
+type membersOf struct {
+	members []member
+	err     error
+}
 
-	// Nothing, or only an error: no output.
-	if len(vals) == 0 {
-		if len(dirs) > 0 {
-			errs.add(dirs[0].Pos, "//tool:output on a method that returns no value")
-			return nil, ""
-		}
-		noOutputs()
-		return nil, w.b.String()
-	}
-	if len(vals) == 1 && isToolResultType(vals[0].Type()) {
-		outs := in.declaredOutputs(ty, errs, dirs, "a tool.Result")
-		r := local("res")
-		w.line("%s", assign(r))
-		errCheck()
-		if _, isPtr := vals[0].Type().(*types.Pointer); isPtr {
-			w.line("return %s, nil", r)
-		} else {
-			w.line("return &%s, nil", r)
-		}
-		return outs, w.b.String()
-	}
-	// A fluent method returns its receiver: no output.
-	if len(vals) == 1 && types.Identical(derefType(vals[0].Type()), c.recv.Type()) {
-		if len(dirs) > 0 {
-			errs.add(dirs[0].Pos, "//tool:output on a fluent method, which has no output")
-			return nil, ""
-		}
-		noOutputs()
-		return nil, w.b.String()
-	}
-	// Several outputs declared over a map[string]any result.
-	if len(vals) == 1 && vals[0].Name() == "" && isAnyMap(vals[0].Type()) && len(dirs) >= 2 {
-		outs := in.declaredOutputs(ty, errs, dirs, "a map[string]any")
-		r := local("out")
-		w.line("%s", assign(r))
-		errCheck()
-		w.line(`return tool.Succeeded("", %s), nil`, r)
-		return outs, w.b.String()
-	}
-
-	named := vals[0].Name() != "" && vals[0].Name() != "_"
-	if !named && len(vals) > 1 {
-		errs.add(c.pos, "several unnamed results: name them, as each named result is an output")
-		return nil, ""
-	}
-	var outs []*output
-	var names []string
-	for _, v := range vals {
-		name := "result"
-		if named {
-			name = snake(v.Name())
-		}
-		names = append(names, name)
-	}
-	// Directives refine the outputs they name.
-	dirFor := map[int]*directive.Directive{}
-	for _, d := range dirs {
-		n := outputName(d)
-		switch {
-		case !named && len(vals) == 1:
-			if _, dup := dirFor[0]; dup {
-				errs.add(d.Pos, "several //tool:output on one result: return map[string]any or tool.Result to declare several outputs, or name the results")
+func (pi *pkgInference) readMembers(t types.Type) ([]member, error) {
+	obj := namedObj(t)
+	var out []member
+	if st, ok := t.Underlying().(*types.Struct); ok {
+		for i := range st.NumFields() {
+			f := st.Field(i)
+			if !f.Exported() || f.Embedded() {
 				continue
 			}
-			dirFor[0] = d
-			if n != "" {
-				names[0] = n
-			}
-		default:
-			i := -1
-			for j, v := range vals {
-				if n == names[j] || n == v.Name() {
-					i = j
+			m := member{name: snake(f.Name()), goName: f.Name(), typ: f.Type(), pos: i, at: f.Pos()}
+			if tv, ok := reflectLookup(st.Tag(i), "tool"); ok {
+				tag, err := directive.ParseTag(tv)
+				if err != nil {
+					return nil, atField(f, fmt.Errorf("%s.%s: %w", obj.Name(), f.Name(), err))
+				}
+				m.marked, m.tag = true, &tag
+				if tag.Name != "" {
+					m.name = tag.Name
 				}
 			}
-			if i < 0 {
-				errs.add(outputPos(d), "//tool:output %s names no result (results: %s)", n, strings.Join(names, ", "))
-				continue
-			}
-			if _, dup := dirFor[i]; dup {
-				errs.add(outputPos(d), "result %s has two //tool:output directives", n)
-				continue
-			}
-			dirFor[i] = d
+			m.desc = fieldDoc(pi.decls.fieldDecl(obj, f))
+			out = append(out, m)
 		}
 	}
-	var locs []string
-	for i, v := range vals {
-		o, ok := in.inferredOutput(ty, errs, c, v.Type(), names[i], dirFor[i])
-		if !ok {
+	if obj == nil {
+		return out, nil
+	}
+	var methods []*types.Func
+	if it, ok := t.Underlying().(*types.Interface); ok {
+		for i := range it.NumMethods() {
+			methods = append(methods, it.Method(i))
+		}
+	} else {
+		ms := types.NewMethodSet(types.NewPointer(t))
+		for i := range ms.Len() {
+			methods = append(methods, ms.At(i).Obj().(*types.Func))
+		}
+	}
+	slices.SortStableFunc(methods, func(a, b *types.Func) int { return int(a.Pos() - b.Pos()) })
+	for _, fn := range methods {
+		if !fn.Exported() {
 			continue
 		}
-		if named {
-			if d, ok := doc.Items[v.Name()]; ok {
-				o.def.Description = d
-			} else if d, ok := doc.Items[names[i]]; ok {
-				o.def.Description = d
+		sig := fn.Type().(*types.Signature)
+		doc, _ := pi.decls.methodDoc(obj, fn.Name())
+		var prop *directive.Directive
+		for _, d := range pi.directives(doc) {
+			if d.Name == "property" {
+				prop = d
 			}
-		} else if o.def.Description == "" {
-			o.def.Description = doc.Returns
 		}
-		if dd := dirFor[i]; dd != nil && dd.Has("description") {
-			o.def.Description = dd.String("description")
+		getter := sig.Params().Len() == 0 && sig.Results().Len() == 1
+		if prop != nil && !getter {
+			return nil, fmt.Errorf("%s.%s is marked //tool:property but is not a getter (no parameters, one result)", obj.Name(), fn.Name())
 		}
-		base := "result"
-		if named {
-			base = v.Name()
+		if !getter {
+			continue
 		}
-		o.local = local(base)
-		locs = append(locs, o.local)
-		outs = append(outs, o)
+		m := member{name: memberName(fn.Name()), goName: fn.Name(), method: true, typ: sig.Results().At(0).Type(), pos: 1 << 20, at: fn.Pos()}
+		if prop != nil {
+			m.marked, m.prop = true, prop
+			if n := prop.String("name"); n != "" {
+				m.name = n
+			}
+		}
+		m.desc = readDoc(doc, "").Description
+		out = append(out, m)
 	}
-	if errs.n > 0 {
-		return nil, ""
-	}
-	w.line("%s", assign(locs...))
-	errCheck()
-	w.line(`return tool.Succeeded("", map[string]any{`)
-	for _, o := range outs {
-		w.line("%q: %s,", o.def.Name, o.pub(o.local))
-	}
-	w.line("}), nil")
-	return outs, w.b.String()
+	return out, nil
 }
 
-func isAnyMap(t types.Type) bool {
-	m, ok := t.(*types.Map)
-	return ok && types.Identical(m.Key(), types.Typ[types.String]) && isEmptyInterface(m.Elem())
+func reflectLookup(tag, key string) (string, bool) {
+	return reflect.StructTag(tag).Lookup(key)
 }
 
-// inferredOutput describes one output typed from a Go result.
-func (in *inferrer) inferredOutput(ty *typer, errs *toolErrors, c candidate, t types.Type, name string, d *directive.Directive) (*output, bool) {
-	fail := func(pos token.Position, format string, args ...any) (*output, bool) {
-		errs.add(pos, "output %s: %s", name, fmt.Sprintf(format, args...))
-		return nil, false
+// outputOnly says why a named struct or interface is a value object that
+// only outputs take: a getter marked //tool:property, or a field whose
+// tool tag has an option only a published member takes (omitnull). It
+// returns "" for any other type: a struct whose fields carry tool tags
+// is then a map input, its tags giving each property's input options.
+func (pi *pkgInference) outputOnly(t types.Type) string {
+	if namedObj(t) == nil {
+		return ""
 	}
-	at := c.pos
-	if d != nil {
-		at = d.Pos
-	}
-	var sel []directive.Member
-	if d != nil {
-		if a, ok := d.Lookup("members"); ok {
-			sel = a.Members
-		}
-	}
-	o := &output{}
-	var err error
-	switch {
-	case d != nil && d.String("definition") != "":
-		expr, err := in.definitionFunc(ty, d.String("definition"))
-		if err != nil {
-			return fail(at, "definition=%s: %v", d.String("definition"), err)
-		}
-		o.defExpr = fmt.Sprintf("withName(%s(), %q)", expr, name)
-		ty.pkg.helpers["withName"] = &helper{name: "withName", code: withNameCode}
-		o.def = &tool.Definition{Type: "any", Required: true}
-		o.pub = in.rawPublisher(ty, t)
-	case d != nil && d.String("config") != "":
-		def, err := in.configOutput(ty, t, d.String("config"))
-		if err != nil {
-			return fail(at, "%v", err)
-		}
-		o.def = def
-		_, o.pub, err = ty.output(t, nil, nil)
-		if err != nil && isAnyMap(t) {
-			o.pub = identity
-		} else if err != nil {
-			return fail(at, "%v", err)
-		}
-	case d != nil && d.String("type") != "" && (isMarshaler(derefType(t)) || isEmptyInterface(t)):
-		if sel != nil {
-			return fail(at, "members= selects nothing: type= replaced what the value holds")
-		}
-		o.def = &tool.Definition{Type: d.String("type")}
-		if d.Flag("multiple") {
-			o.def = &tool.Definition{Type: "list", Items: o.def}
-		}
-		o.pub = in.rawPublisher(ty, t)
+	switch t.Underlying().(type) {
+	case *types.Struct, *types.Interface:
 	default:
-		o.def, o.pub, err = ty.output(t, sel, nil)
-		if err != nil {
-			return fail(at, "%v", err)
-		}
-		if d != nil && d.Flag("multiple") && o.def.Type != "list" {
-			return fail(at, "multiple needs a list result, not %s", types.TypeString(t, nil))
-		}
+		return ""
 	}
-	o.def.Name = name
-	o.def.Required = true
-	if d != nil {
-		var args []directive.Arg
-		for _, a := range d.Args {
-			if a.Key == "type" && o.def.Type == d.String("type") {
-				continue // already applied
-			}
-			args = append(args, a)
-		}
-		conv, err := ty.applyKeys(o.def, t, args, true)
-		if err != nil {
-			return fail(at, "%v", err)
-		}
-		if conv != nil {
-			o.pub = conv
-		}
-	}
-	return o, true
-}
-
-// rawPublisher publishes a value that describes itself: a json.Marshaler
-// through its JSON, anything else as it is.
-func (in *inferrer) rawPublisher(ty *typer, t types.Type) pubFn {
-	if !isMarshaler(derefType(t)) {
-		return identity
-	}
-	ty.pkg.imports.add("encoding/json", "json")
-	ty.pkg.helpers["publishJSON"] = &helper{name: "publishJSON", code: publishJSONCode}
-	return call("publishJSON")
-}
-
-const publishJSONCode = `// publishJSON publishes a value through its own JSON encoding. A value
-// that fails to encode publishes as nil, which the registry reports.
-func publishJSON(v json.Marshaler) any {
-	data, err := v.MarshalJSON()
+	ms, err := pi.members(t)
 	if err != nil {
-		return nil
+		return "" // reported where the struct is described
 	}
-	var x any
-	if err := json.Unmarshal(data, &x); err != nil {
-		return nil
+	for _, m := range ms {
+		switch {
+		case m.prop != nil:
+			return fmt.Sprintf("its getter %s is marked //tool:property", m.goName)
+		case m.tag != nil && m.tag.First(directive.OutputOnly) != "":
+			return fmt.Sprintf("the tool tag of its field %s has %s", m.goName, m.tag.First(directive.OutputOnly))
+		}
 	}
-	return x
+	return ""
 }
-`
 
-// configOutput describes a config= output: the config struct's fields.
-func (in *inferrer) configOutput(ty *typer, t types.Type, name string) (*tool.Definition, error) {
-	key, ok := in.x.configs[name]
-	if !ok {
-		return nil, fmt.Errorf("config=%s: no type declares //tool:config %s", name, name)
+// configName returns the //tool:config name of a named struct type.
+func (pi *pkgInference) configName(t types.Type) string {
+	obj := namedObj(t)
+	if obj == nil {
+		return ""
 	}
-	td := in.x.types[key]
-	pt := derefType(t)
-	if !isAnyMap(pt) && typeKey(namedObj(pt)) != key {
-		return nil, fmt.Errorf("config=%s: the result must be %s or map[string]any, not %s", name, td.obj.Name(), types.TypeString(t, nil))
+	key := typeKey(obj)
+	for name, k := range pi.configs {
+		if k == key {
+			return name
+		}
 	}
-	d, _, err := ty.shape(td.obj.Type(), td.obj.Type().Underlying().(*types.Struct), nil)
+	return ""
+}
+
+// output returns the definition of an output of Go type t and how its
+// values are published. sel is a members= selection; stack holds the value
+// objects being described (a member referring back to one is typed any).
+func (pi *pkgInference) output(t types.Type, sel []directive.Member, stack []*publication) (*tool.Definition, *publication, error) {
+	t = types.Unalias(t)
+	if ids := pi.entityIDs(t); ids != nil {
+		if sel != nil {
+			return nil, nil, errors.New("members= selects nothing: an entity has no members")
+		}
+		d := &tool.Definition{Type: entityDataType(ids)}
+		if _, isPtr := t.(*types.Pointer); isPtr {
+			// The tool package publishes an entity from its pointer.
+			d.Nullable = true
+			return d, &publication{kind: pubPointer, typ: t}, nil
+		}
+		return d, asIs(t), nil
+	}
+	if p, ok := t.(*types.Pointer); ok {
+		d, pub, err := pi.output(p.Elem(), sel, stack)
+		if err != nil {
+			return nil, nil, err
+		}
+		d.Nullable = true
+		return d, &publication{kind: pubPointer, typ: t, elem: pub}, nil
+	}
+	switch {
+	case isTime(t):
+		return &tool.Definition{Type: "datetime_iso8601"}, asIs(t), selNone(sel)
+	case isDuration(t):
+		return &tool.Definition{Type: "duration"}, asIs(t), selNone(sel)
+	case isToolResult(t):
+		return nil, nil, errors.New("a tool.Result can only be the method's result")
+	case isError(t) || isContext(t):
+		return nil, nil, fmt.Errorf("%s cannot be an output", types.TypeString(t, nil))
+	}
+	obj := namedObj(t)
+	if obj != nil && isMarshaler(t) {
+		return nil, nil, fmt.Errorf("%s publishes its own JSON: give its output type= or definition=", obj.Name())
+	}
+	if isBytes(t) {
+		// The tool package publishes bytes as a standard base64 string.
+		d := &tool.Definition{Type: "string", Constraints: tool.Constraints{Encoding: "base64"}}
+		if types.Identical(t, byteSlice) {
+			return d, asIs(t), selNone(sel)
+		}
+		return d, converted(t, "[]byte"), selNone(sel)
+	}
+	if isNamed(t, toolPath, "Resource") {
+		// Published by the tool package as a map of uri, mime_type, and
+		// text or blob.
+		d := tool.ResourceDefinition("", "")
+		d.Required = false
+		return d, asIs(t), selNone(sel)
+	}
+	if name := pi.configName(t); name != "" {
+		d, pub, err := pi.shape(t, t.Underlying().(*types.Struct), stack)
+		if err != nil {
+			return nil, nil, err
+		}
+		d.Config = name
+		return d, pub, selNone(sel)
+	}
+	return pi.outputByKind(t, obj, sel, stack)
+}
+
+// outputByKind describes an output by the kind of its Go type: a scalar,
+// a list, a map, a struct or an interface.
+func (pi *pkgInference) outputByKind(t types.Type, obj *types.TypeName, sel []directive.Member, stack []*publication) (*tool.Definition, *publication, error) {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		typ, rng, ok := scalar(u)
+		if !ok {
+			return nil, nil, fmt.Errorf("type %s cannot be an output", types.TypeString(t, nil))
+		}
+		d := &tool.Definition{Type: typ, Constraints: tool.Constraints{Range: rng}}
+		if obj != nil && (typ == "string" || typ == "integer") {
+			d.Constraints.Choice = enumChoices(t)
+		}
+		wire := wireGoType(u)
+		if types.Identical(t, types.Typ[u.Kind()]) && wire == u.Name() {
+			return d, asIs(t), selNone(sel)
+		}
+		return d, converted(t, wire), selNone(sel)
+	case *types.Slice:
+		item, pub, err := pi.output(u.Elem(), sel, stack)
+		if err != nil {
+			return nil, nil, err
+		}
+		if sel != nil {
+			item.Name = ""
+		}
+		return &tool.Definition{Type: "list", Items: item}, &publication{kind: pubList, typ: t, elem: pub}, nil
+	case *types.Map:
+		if b, ok := u.Key().Underlying().(*types.Basic); !ok || b.Kind() != types.String {
+			return nil, nil, fmt.Errorf("type %s: map keys must be strings", types.TypeString(t, nil))
+		}
+		if sel != nil {
+			return nil, nil, errors.New("members= selects nothing: a map has no members")
+		}
+		d := &tool.Definition{Type: "map"}
+		if isEmptyInterface(u.Elem()) {
+			if obj == nil && types.Identical(u.Key(), types.Typ[types.String]) {
+				return d, asIs(t), nil
+			}
+			return d, converted(t, "map[string]any"), nil
+		}
+		v, pub, err := pi.output(u.Elem(), nil, stack)
+		if err != nil {
+			return nil, nil, err
+		}
+		d.Values = v
+		return d, &publication{kind: pubMap, typ: t, elem: pub}, nil
+	case *types.Struct:
+		if obj == nil {
+			if sel != nil {
+				return nil, nil, errors.New("members= selects nothing: an anonymous struct publishes all its fields")
+			}
+			return pi.shape(t, u, stack)
+		}
+		return pi.valueObject(t, sel, stack)
+	case *types.Interface:
+		if u.Empty() {
+			return nil, nil, errors.New("an any result needs type= or definition= on its output")
+		}
+		return pi.valueObject(t, sel, stack)
+	}
+	return nil, nil, fmt.Errorf("type %s cannot be an output", types.TypeString(t, nil))
+}
+
+var byteSlice = types.NewSlice(types.Typ[types.Byte])
+
+func selNone(sel []directive.Member) error {
+	if sel != nil {
+		return errors.New("members= selects nothing: the value has no members")
+	}
+	return nil
+}
+
+// shape describes a struct whose exported fields are all published: an
+// anonymous struct result or a config object.
+func (pi *pkgInference) shape(t types.Type, st *types.Struct, stack []*publication) (*tool.Definition, *publication, error) {
+	fields, err := structFields(st)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := &tool.Definition{Type: "map"}
+	if namedObj(t) != nil {
+		pi.pkg.objects[d] = t
+	}
+	pub := &publication{kind: pubFields, typ: t}
+	owner := namedObj(t)
+	for _, f := range fields {
+		fd, fp, err := pi.output(f.v.Type(), nil, stack)
+		if err != nil {
+			return nil, nil, atField(f.v, fmt.Errorf("field %s: %w", f.v.Name(), err))
+		}
+		fd.Name = f.name
+		fd.Required = !f.optional
+		fd.Description = fieldDoc(pi.decls.fieldDecl(owner, f.v))
+		pm := &publishedMember{name: f.name, goName: f.v.Name(), typ: f.v.Type(), pub: fp, omitZero: f.optional}
+		if f.tag != nil {
+			if err := pi.taggedField(fd, pm, f.tag); err != nil {
+				return nil, nil, atField(f.v, fmt.Errorf("field %s: %w", f.v.Name(), err))
+			}
+		}
+		d.Properties = append(d.Properties, fd)
+		pub.members = append(pub.members, pm)
+	}
+	return d, pub, nil
+}
+
+// taggedField applies the tool tag of a field of a struct published
+// whole: its output options, omitnull included.
+func (pi *pkgInference) taggedField(fd *tool.Definition, pm *publishedMember, tag *directive.Tag) error {
+	for _, key := range []string{"default", "notnull", "sensitive"} {
+		if tag.Has(key) {
+			return fmt.Errorf("%s in its tool tag applies when the struct is an input; a published field takes none", key)
+		}
+	}
+	conv, err := pi.applyKeys(fd, pm.typ, tag.Args, true)
+	if err != nil {
+		return err
+	}
+	if conv != nil {
+		pm.pub = conv
+	}
+	if tag.Has("omitnull") {
+		if !fd.Nullable {
+			return errors.New("omitnull needs a field that can be nil (a pointer)")
+		}
+		fd.Required, fd.Nullable = false, false
+		pm.omitZero, pm.omitNil = false, true
+	}
+	return nil
+}
+
+// selKey renders a selection for helper keys.
+func selKey(sel []directive.Member) string {
+	var b strings.Builder
+	for i, m := range sel {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(m.Name)
+		if m.Members != nil {
+			b.WriteString("(" + selKey(m.Members) + ")")
+		}
+		if len(m.Refine) > 0 {
+			b.WriteByte('{')
+			for _, a := range m.Refine {
+				b.WriteString(a.Key + "=" + a.Value + ";")
+			}
+			b.WriteByte('}')
+		}
+	}
+	return b.String()
+}
+
+// valueObject describes a value object: the members it marks, or those a
+// members= selection chooses.
+func (pi *pkgInference) valueObject(t types.Type, sel []directive.Member, stack []*publication) (*tool.Definition, *publication, error) {
+	key := types.TypeString(t, nil)
+	if sel != nil {
+		key += " members=" + selKey(sel)
+	}
+	if i := slices.IndexFunc(stack, func(p *publication) bool { return p.key == key }); i >= 0 {
+		// A member referring back to a type being described.
+		return &tool.Definition{Type: "any"}, stack[i], nil
+	}
+	picked, err := pi.pickMembers(t, sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	pub := &publication{kind: pubMembers, typ: t, key: key}
+	stack = append(stack, pub)
+	d := &tool.Definition{Type: "map"}
+	pi.pkg.objects[d] = t
+	for _, c := range picked {
+		md, mp, err := pi.member(c.m, c.sub, c.ref, stack)
+		if err != nil {
+			return nil, nil, atPos(c.m.at, fmt.Errorf("member %s: %w", c.m.name, err))
+		}
+		d.Properties = append(d.Properties, md)
+		pub.members = append(pub.members, mp)
+	}
+	return d, pub, nil
+}
+
+// A chosenMember is a member a value object publishes, with the members=
+// selection and refinements of its call site.
+type chosenMember struct {
+	m   member
+	sub []directive.Member
+	ref []directive.Arg
+}
+
+// pickMembers returns the members a value object publishes: those it
+// marks, or those sel selects.
+func (pi *pkgInference) pickMembers(t types.Type, sel []directive.Member) ([]chosenMember, error) {
+	obj := namedObj(t)
+	all, err := pi.members(t)
 	if err != nil {
 		return nil, err
 	}
-	d.Config = name
-	return d, nil
+	var picked []chosenMember
+	if sel == nil {
+		for _, m := range all {
+			if m.marked {
+				picked = append(picked, chosenMember{m: m})
+			}
+		}
+		if len(picked) == 0 {
+			if _, isIface := t.Underlying().(*types.Interface); isIface {
+				return nil, fmt.Errorf("interface %s marks no method with //tool:property", obj.Name())
+			}
+			return nil, fmt.Errorf("%s marks no member: mark fields with a tool struct tag or getters with //tool:property, or select members with members=", obj.Name())
+		}
+		return picked, nil
+	}
+	for _, s := range sel {
+		i := slices.IndexFunc(all, func(m member) bool { return m.name == s.Name || m.goName == s.Name })
+		if i < 0 {
+			var names []string
+			for _, m := range all {
+				names = append(names, m.name)
+			}
+			return nil, fmt.Errorf("members=: %q is not a member of %s (members: %s)", s.Name, obj.Name(), strings.Join(names, ", "))
+		}
+		picked = append(picked, chosenMember{m: all[i], sub: s.Members, ref: s.Refine})
+	}
+	return picked, nil
 }
 
-// declaredOutputs describes outputs a result cannot type (a tool.Result or
-// a map): each //tool:output needs a name and a type, definition or config.
-func (in *inferrer) declaredOutputs(ty *typer, errs *toolErrors, dirs []*directive.Directive, what string) []*output {
-	var outs []*output
-	seen := map[string]bool{}
-	for _, d := range dirs {
-		name := outputName(d)
-		if name == "" {
-			errs.add(d.Pos, "//tool:output over %s needs a name", what)
-			continue
-		}
-		if seen[name] {
-			errs.add(outputPos(d), "output %s is declared twice", name)
-			continue
-		}
-		seen[name] = true
-		if d.Has("members") {
-			a, _ := d.Lookup("members")
-			errs.add(a.Pos, "output %s: members= cannot select from %s, which is published as returned", name, what)
-			continue
-		}
-		o := &output{}
-		switch {
-		case d.String("definition") != "":
-			expr, err := in.definitionFunc(ty, d.String("definition"))
-			if err != nil {
-				errs.add(d.Pos, "output %s: definition=%s: %v", name, d.String("definition"), err)
-				continue
-			}
-			o.defExpr = fmt.Sprintf("withName(%s(), %q)", expr, name)
-			ty.pkg.helpers["withName"] = &helper{name: "withName", code: withNameCode}
-			o.def = &tool.Definition{Name: name, Type: "any", Required: true}
-			outs = append(outs, o)
-			continue
-		case d.String("config") != "":
-			key, ok := in.x.configs[d.String("config")]
-			if !ok {
-				errs.add(d.Pos, "output %s: config=%s: no type declares //tool:config %s", name, d.String("config"), d.String("config"))
-				continue
-			}
-			td := in.x.types[key]
-			def, _, err := ty.shape(td.obj.Type(), td.obj.Type().Underlying().(*types.Struct), nil)
-			if err != nil {
-				errs.add(d.Pos, "output %s: %v", name, err)
-				continue
-			}
-			def.Config = d.String("config")
-			o.def = def
-		case d.String("type") != "":
-			o.def = &tool.Definition{Type: d.String("type")}
-			if d.Flag("multiple") {
-				o.def = &tool.Definition{Type: "list", Items: o.def}
-			}
-		default:
-			errs.add(d.Pos, "output %s: an output of %s needs type=, definition= or config=, as nothing can be inferred", name, what)
-			continue
-		}
-		o.def.Name = name
-		o.def.Required = true
-		var args []directive.Arg
-		for _, a := range d.Args {
-			if a.Key != "type" {
-				args = append(args, a)
-			}
-		}
-		if _, err := ty.applyKeys(o.def, nil, args, true); err != nil {
-			errs.add(d.Pos, "output %s: %v", name, err)
-			continue
-		}
-		outs = append(outs, o)
+// member describes one member of a value object, refined by its
+// //tool:property, its tool tag and its call site, in that order.
+func (pi *pkgInference) member(m member, sub []directive.Member, callSite []directive.Arg, stack []*publication) (*tool.Definition, *publishedMember, error) {
+	md, pub, err := pi.output(m.typ, sub, stack)
+	if err != nil {
+		return nil, nil, err
 	}
-	return outs
+	md.Name = m.name
+	md.Required = true
+	md.Description = m.desc
+	var refine []directive.Arg
+	if m.prop != nil {
+		refine = append(refine, m.prop.Args...)
+	}
+	if m.tag != nil {
+		for _, key := range []string{"default", "notnull", "sensitive"} {
+			if m.tag.Has(key) {
+				return nil, nil, fmt.Errorf("%s in its tool tag applies when the struct is an input; a published member takes none", key)
+			}
+		}
+		refine = append(refine, m.tag.Args...)
+	}
+	refine = append(refine, callSite...)
+	omit := false
+	for _, a := range refine {
+		switch a.Key {
+		case "name":
+			md.Name = a.Value
+		case "omitnull":
+			omit = a.Value != "false"
+		}
+	}
+	convert, err := pi.applyKeys(md, m.typ, refine, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if convert != nil {
+		pub = convert
+	}
+	if omit {
+		if !md.Nullable {
+			return nil, nil, errors.New("omitnull needs a member that can be nil (a pointer)")
+		}
+		md.Required = false
+		md.Nullable = false
+	}
+	return md, &publishedMember{name: md.Name, goName: m.goName, method: m.method, typ: m.typ, pub: pub, omitNil: omit}, nil
 }

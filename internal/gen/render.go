@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
-	"math"
-	"reflect"
+	"go/token"
+	"go/types"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,197 +14,6 @@ import (
 
 	"github.com/toolapi/toolapi/tool"
 )
-
-// defLiteral returns the Go expression of a definition.
-func defLiteral(d *tool.Definition) string { return "&tool.Definition" + defBody(d) }
-
-// defBody returns the braced fields of a definition, for slices of them.
-func defBody(d *tool.Definition) string {
-	var b strings.Builder
-	b.WriteString("{")
-	writeDefFields(&b, d)
-	b.WriteString("}")
-	return b.String()
-}
-
-// outputLiteral returns the Go expression of an output definition in a
-// slice: a call of tool.ResourceDefinition for the output it defines,
-// else the braced fields.
-func outputLiteral(d *tool.Definition) string {
-	if d.Constraints.Media == tool.MediaResource && reflect.DeepEqual(d, tool.ResourceDefinition(d.Name, d.Description)) {
-		return fmt.Sprintf("tool.ResourceDefinition(%q, %q)", d.Name, d.Description)
-	}
-	return defBody(d)
-}
-
-func writeDefFields(b *strings.Builder, d *tool.Definition) {
-	field := func(name, value string) {
-		b.WriteString("\n")
-		b.WriteString(name)
-		b.WriteString(": ")
-		b.WriteString(value)
-		b.WriteString(",")
-	}
-	q := strconv.Quote
-	if d.Name != "" {
-		field("Name", q(d.Name))
-	}
-	field("Type", q(d.Type))
-	if d.Label != "" {
-		field("Label", q(d.Label))
-	}
-	if d.Description != "" {
-		field("Description", q(d.Description))
-	}
-	if d.Required {
-		field("Required", "true")
-	}
-	if d.Nullable {
-		field("Nullable", "true")
-	}
-	if d.Default != nil {
-		field("Default", goValue(d.Default))
-	}
-	if d.Locked {
-		field("Locked", "true")
-	}
-	if len(d.Examples) > 0 {
-		field("Examples", goValue(d.Examples))
-	}
-	if d.Items != nil {
-		field("Items", defLiteral(d.Items))
-	}
-	if len(d.Properties) > 0 {
-		var pb strings.Builder
-		pb.WriteString("[]*tool.Definition{")
-		for _, p := range d.Properties {
-			pb.WriteString("\n")
-			pb.WriteString(defBody(p))
-			pb.WriteString(",")
-		}
-		pb.WriteString("\n}")
-		field("Properties", pb.String())
-	}
-	if d.Values != nil {
-		field("Values", defLiteral(d.Values))
-	}
-	if d.EntityOp != "" {
-		field("EntityOp", q(d.EntityOp))
-	}
-	if d.Config != "" {
-		field("Config", q(d.Config))
-	}
-	if c := constraintsLiteral(d.Constraints); c != "" {
-		field("Constraints", c)
-	}
-	b.WriteString("\n")
-}
-
-func constraintsLiteral(c tool.Constraints) string {
-	var parts []string
-	add := func(name, value string) { parts = append(parts, name+": "+value) }
-	if c.NotBlank {
-		add("NotBlank", "true")
-	}
-	if c.NotNull {
-		add("NotNull", "true")
-	}
-	if c.Count != nil {
-		add("Count", boundsLiteral(c.Count))
-	}
-	if c.Length != nil {
-		add("Length", boundsLiteral(c.Length))
-	}
-	if c.Range != nil {
-		var rp []string
-		if c.Range.Min != nil {
-			rp = append(rp, "Min: tool.Ptr("+floatLiteral(*c.Range.Min)+")")
-		}
-		if c.Range.Max != nil {
-			rp = append(rp, "Max: tool.Ptr("+floatLiteral(*c.Range.Max)+")")
-		}
-		add("Range", "&tool.Range{"+strings.Join(rp, ", ")+"}")
-	}
-	if len(c.Choice) > 0 {
-		add("Choice", goValue(c.Choice))
-	}
-	if c.Pattern != "" {
-		add("Pattern", strconv.Quote(c.Pattern))
-	}
-	if c.Email {
-		add("Email", "true")
-	}
-	if c.Encoding != "" {
-		add("Encoding", strconv.Quote(c.Encoding))
-	}
-	if c.DateOnly {
-		add("DateOnly", "true")
-	}
-	if c.Media != "" {
-		add("Media", strconv.Quote(c.Media))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "tool.Constraints{" + strings.Join(parts, ", ") + "}"
-}
-
-func boundsLiteral(b *tool.Bounds) string {
-	var parts []string
-	if b.Min != nil {
-		parts = append(parts, "Min: tool.Ptr("+strconv.Itoa(*b.Min)+")")
-	}
-	if b.Max != nil {
-		parts = append(parts, "Max: tool.Ptr("+strconv.Itoa(*b.Max)+")")
-	}
-	return "&tool.Bounds{" + strings.Join(parts, ", ") + "}"
-}
-
-// floatLiteral writes f so that Go reads it as a float64.
-func floatLiteral(f float64) string {
-	s := strconv.FormatFloat(f, 'g', -1, 64)
-	if !strings.ContainsAny(s, ".eEn") {
-		s += ".0"
-	}
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return "0.0"
-	}
-	return s
-}
-
-// goValue returns the Go expression of a JSON-form value.
-func goValue(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "nil"
-	case string:
-		return strconv.Quote(v)
-	case bool:
-		return strconv.FormatBool(v)
-	case int:
-		return strconv.Itoa(v)
-	case float64:
-		return "float64(" + floatLiteral(v) + ")"
-	case []any:
-		parts := make([]string, len(v))
-		for i, x := range v {
-			parts[i] = goValue(x)
-		}
-		return "[]any{" + strings.Join(parts, ", ") + "}"
-	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = strconv.Quote(k) + ": " + goValue(v[k])
-		}
-		return "map[string]any{" + strings.Join(parts, ", ") + "}"
-	}
-	return fmt.Sprintf("%#v", v)
-}
 
 var fileTemplate = template.Must(template.New("file").Parse(`{{.Header}}
 
@@ -216,8 +26,8 @@ import (
 {{end}}
 {{range .Other}}	{{.}}
 {{end}})
-{{range .Pkg.Services}}
-// {{.Name}}Tools returns the tools of {{.Name}}'s methods:{{range $i, $t := .Tools}}{{if $i}},{{end}} {{$t.Tool.ID}}{{end}}.
+{{range .Services}}
+// {{.Name}}Tools returns the tools of {{.Name}}'s methods:{{range $i, $t := .Tools}}{{if $i}},{{end}} {{$t.Def.ID}}{{end}}.
 // A nil svc gives the tools without handlers, which [tool.Registry.Add]
 // leaves out and logs.
 func {{.Name}}Tools(svc {{if not .Interface}}*{{end}}{{.Name}}) []*tool.Tool {
@@ -226,12 +36,12 @@ func {{.Name}}Tools(svc {{if not .Interface}}*{{end}}{{.Name}}) []*tool.Tool {
 {{end}}	}
 }
 {{end}}
-// RegisterTools adds the tools of {{range $i, $s := .Pkg.Services}}{{if $i}}, {{end}}{{$s.Name}}{{end}} to r. A nil
+// RegisterTools adds the tools of {{range $i, $s := .Services}}{{if $i}}, {{end}}{{$s.Name}}{{end}} to r. A nil
 // service leaves its tools out, logged by r; the error joins the reasons of
 // every tool left out.
-func RegisterTools(r *tool.Registry{{range .Pkg.Services}}, {{.Param}} {{if not .Interface}}*{{end}}{{.Name}}{{end}}) error {
+func RegisterTools(r *tool.Registry{{range .Services}}, {{.Param}} {{if not .Interface}}*{{end}}{{.Name}}{{end}}) error {
 	var tools []*tool.Tool
-{{range .Pkg.Services}}	tools = append(tools, {{.Name}}Tools({{.Param}})...)
+{{range .Services}}	tools = append(tools, {{.Name}}Tools({{.Param}})...)
 {{end}}	return r.Add(tools...)
 }
 {{range .Tools}}
@@ -287,8 +97,14 @@ type fileData struct {
 	Header, Tag string
 	Pkg         *Package
 	Std, Other  []string
+	Services    []*renderService
 	Tools       []*renderTool
 	Helpers     []string
+}
+
+type renderService struct {
+	*Service
+	Tools []*renderTool
 }
 
 type renderTool struct {
@@ -311,50 +127,314 @@ func (s *Service) Param() string {
 	return p
 }
 
+// A renderer writes the generated file of one package from its model. It
+// alone decides what the file imports: a package is imported when the
+// code it writes names it.
+type renderer struct {
+	pkg     *Package
+	imports *imports
+	// helpers holds the code of each generated helper function by name
+	// ("" while it is written); helperOf names the helper of each key.
+	helpers  map[string]string
+	helperOf map[string]string
+	// reserved holds the names a generated function's locals avoid;
+	// locals collects those they took.
+	reserved map[string]bool
+	locals   map[string]bool
+}
+
+// reservedLocals are the names the generated functions declare or refer
+// to themselves.
+var reservedLocals = []string{"ctx", "in", "svc", "t", "err", "tool", "context", "e", "m", "v", "x", "out", "res"}
+
 // Render returns the generated file of a package, formatted.
 func Render(pkg *Package) ([]byte, error) {
-	im := pkg.imports
-	im.add("context", "context")
-	im.add(toolPath, "tool")
-	data := &fileData{Header: Header, Tag: BuildTag, Pkg: pkg}
-	for _, s := range pkg.Services {
-		for _, t := range s.Tools {
-			op := string(t.Tool.Operation)
-			data.Tools = append(data.Tools, &renderTool{
-				Def: t.Tool, Service: s, Func: t.Func, MethodName: t.MethodName(), InputDefs: t.inputDefs, OutputDefs: t.outputDefs,
-				Decode: t.decode, Call: t.call, Access: t.access, Refine: t.refine, Signature: t.signature,
-				OpName: strings.ToUpper(op[:1]) + op[1:],
-			})
+	reserved := map[string]bool{}
+	for _, n := range reservedLocals {
+		reserved[n] = true
+	}
+	for {
+		r := &renderer{pkg: pkg, imports: newImports(pkg.types), helpers: map[string]string{}, helperOf: map[string]string{},
+			reserved: reserved, locals: map[string]bool{}}
+		src, err := r.file()
+		if err != nil {
+			return src, err
+		}
+		// A parameter or result named as a package the file imports
+		// would hide it: render again with that name taken.
+		clash := false
+		for _, name := range r.imports.byPath {
+			if r.locals[name] && !reserved[name] {
+				reserved[name], clash = true, true
+			}
+		}
+		if !clash {
+			return src, nil
 		}
 	}
+}
+
+// file renders the whole file.
+func (r *renderer) file() ([]byte, error) {
+	r.use("context", "context")
+	r.use(toolPath, "tool")
+	data := &fileData{Header: Header, Tag: BuildTag, Pkg: r.pkg}
+	// Tool functions are named first, so that helpers never take their
+	// names.
+	funcs := map[*Tool]string{}
+	for _, s := range r.pkg.Services {
+		for _, t := range s.Tools {
+			funcs[t] = r.helper("tool "+t.Tool.ID, lowerFirst(camel(t.Tool.ID))+"Tool", func(string) string { return "" })
+		}
+	}
+	for _, s := range r.pkg.Services {
+		rs := &renderService{Service: s}
+		for _, t := range s.Tools {
+			rt := r.tool(t, funcs[t])
+			rs.Tools = append(rs.Tools, rt)
+			data.Tools = append(data.Tools, rt)
+		}
+		data.Services = append(data.Services, rs)
+	}
 	var names []string
-	for name, h := range pkg.helpers {
-		if h.code != "" {
+	for name, code := range r.helpers {
+		if code != "" {
 			names = append(names, name)
 		}
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		data.Helpers = append(data.Helpers, pkg.helpers[n].code)
+		data.Helpers = append(data.Helpers, r.helpers[n])
 	}
-	for _, t := range data.Tools {
-		if strings.Contains(t.Decode+t.Call+t.Access, "time.") {
-			im.add("time", "time")
-		}
-	}
-	for _, h := range data.Helpers {
-		if strings.Contains(h, "time.") {
-			im.add("time", "time")
-		}
-	}
-	data.Std, data.Other = im.lines()
+	data.Std, data.Other = r.imports.lines()
 	var buf bytes.Buffer
 	if err := fileTemplate.Execute(&buf, data); err != nil {
 		return nil, err
 	}
 	out, err := format.Source(buf.Bytes())
 	if err != nil {
-		return buf.Bytes(), fmt.Errorf("formatting the generated file of %s: %w", pkg.Path, err)
+		return buf.Bytes(), fmt.Errorf("formatting the generated file of %s: %w", r.pkg.Path, err)
 	}
 	return out, nil
+}
+
+// tool renders the function building one tool.
+func (r *renderer) tool(t *Tool, name string) *renderTool {
+	op := string(t.Tool.Operation)
+	rt := &renderTool{
+		Def: t.Tool, Service: t.Service, Func: name, MethodName: t.MethodName(),
+		OpName:    strings.ToUpper(op[:1]) + op[1:],
+		Signature: r.signatureAssertion(t.method),
+	}
+	for _, p := range t.params {
+		if p.defFunc != nil {
+			rt.InputDefs = append(rt.InputDefs, r.definitionCall(p.defFunc, p.name))
+		} else {
+			rt.InputDefs = append(rt.InputDefs, r.defBody(p.def))
+		}
+	}
+	for _, o := range t.outputs {
+		if o.defFunc != nil {
+			rt.OutputDefs = append(rt.OutputDefs, r.definitionCall(o.defFunc, o.def.Name))
+		} else {
+			rt.OutputDefs = append(rt.OutputDefs, r.outputLiteral(o.def))
+		}
+	}
+	taken := maps.Clone(r.reserved)
+	local := func(base, suffix string) string {
+		name := base
+		for taken[name] {
+			name += suffix
+		}
+		taken[name] = true
+		r.locals[name] = true
+		return name
+	}
+	locals := make([]string, len(t.params))
+	args := make([]string, 0, len(t.params)+1)
+	if t.context {
+		args = append(args, "ctx")
+	}
+	for i, p := range t.params {
+		locals[i] = local(p.goName, "Arg")
+		arg := locals[i]
+		if p.variadic {
+			arg += "..."
+		}
+		args = append(args, arg)
+	}
+	rt.Decode = r.decodeInputs(t, locals, nil)
+	if t.access != "" {
+		// An input the access method cannot be given is left to the
+		// handler, which decodes the same values, fails the same way and
+		// reports the input error without calling the method.
+		decode := r.decodeInputs(t, locals, func(string) string { return "return true, nil" })
+		accessArgs := append([]string{"ctx"}, args[len(args)-len(t.params):]...)
+		rt.Access = decode + fmt.Sprintf("return svc.%s(%s)\n", t.access, strings.Join(accessArgs, ", "))
+	}
+	if t.refine != "" {
+		var names []string
+		for _, p := range t.params {
+			names = append(names, strconv.Quote(p.name))
+		}
+		rt.Refine = fmt.Sprintf("&tool.Refiner{Inputs: []string{%s}, Refine: svc.%s}", strings.Join(names, ", "), t.refine)
+	}
+	rt.Call = r.call(t, fmt.Sprintf("svc.%s(%s)", t.Method, strings.Join(args, ", ")), func(base string) string { return local(base, "Out") })
+	return rt
+}
+
+// call returns the statements calling the method (callExpr) and
+// returning its result.
+func (r *renderer) call(t *Tool, callExpr string, local func(string) string) string {
+	w := &body{}
+	res := t.result
+	assign := func(names ...string) {
+		if res.err {
+			names = append(names, "err")
+		}
+		w.line("%s := %s", strings.Join(names, ", "), callExpr)
+		if res.err {
+			w.line("if err != nil {")
+			w.line("return nil, err")
+			w.line("}")
+		}
+	}
+	switch res.kind {
+	case resultNone:
+		switch {
+		case res.err && res.values == 0:
+			w.line("if err := %s; err != nil {", callExpr)
+			w.line("return nil, err")
+			w.line("}")
+		case res.err:
+			w.line("if _, err := %s; err != nil {", callExpr)
+			w.line("return nil, err")
+			w.line("}")
+		default:
+			w.line("%s", callExpr)
+		}
+		w.line(`return tool.Succeeded("", nil), nil`)
+	case resultToolResult:
+		v := local("res")
+		assign(v)
+		if res.pointer {
+			w.line("return %s, nil", v)
+		} else {
+			w.line("return &%s, nil", v)
+		}
+	case resultAnyMap:
+		v := local("out")
+		assign(v)
+		w.line(`return tool.Succeeded("", %s), nil`, v)
+	case resultValues:
+		vars := make([]string, len(t.outputs))
+		for i, o := range t.outputs {
+			base := "result"
+			if o.goName != "" {
+				base = o.goName
+			}
+			vars[i] = local(base)
+		}
+		assign(vars...)
+		w.line(`return tool.Succeeded("", map[string]any{`)
+		for i, o := range t.outputs {
+			w.line("%q: %s,", o.def.Name, r.publish(o.pub, vars[i]))
+		}
+		w.line("}), nil")
+	}
+	return w.b.String()
+}
+
+// definitionCall returns the expression of a definition= function's
+// definition, named name.
+func (r *renderer) definitionCall(f *funcRef, name string) string {
+	fn := f.name
+	if f.pkg != nil {
+		fn = r.use(f.pkg.Path(), f.pkg.Name()) + "." + f.name
+	}
+	withName := r.helper("withName", "withName", func(name string) string {
+		return fmt.Sprintf(`// %[1]s returns a copy of a definition a function gave, named name.
+func %[1]s(d *tool.Definition, name string) *tool.Definition {
+	c := *d
+	c.Name = name
+	return &c
+}
+`, name)
+	})
+	return fmt.Sprintf("%s(%s(), %q)", withName, fn, name)
+}
+
+// signatureAssertion returns a declaration that compiles only while the
+// method has exactly the signature the tool was generated from:
+//
+//	var _ func(*Manager, context.Context, string) ([]Image, error) = (*Manager).Search
+//
+// A result whose type changed, or a parameter added, breaks the build
+// even where the generated call would still compile.
+func (r *renderer) signatureAssertion(m *types.Func) string {
+	sig := m.Type().(*types.Signature)
+	recv := sig.Recv().Type()
+	params := []*types.Var{types.NewParam(token.NoPos, nil, "", recv)}
+	for i := range sig.Params().Len() {
+		params = append(params, types.NewParam(token.NoPos, nil, "", sig.Params().At(i).Type()))
+	}
+	var results []*types.Var
+	for i := range sig.Results().Len() {
+		results = append(results, types.NewParam(token.NoPos, nil, "", sig.Results().At(i).Type()))
+	}
+	fn := types.NewSignatureType(nil, nil, nil, types.NewTuple(params...), types.NewTuple(results...), sig.Variadic())
+	return fmt.Sprintf("var _ %s = (%s).%s", r.typeString(fn), r.typeString(recv), m.Name())
+}
+
+// use imports path, returning its local name.
+func (r *renderer) use(path, name string) string { return r.imports.add(path, name) }
+
+// typeString returns how the generated file spells t, importing what it
+// names.
+func (r *renderer) typeString(t types.Type) string { return r.imports.typeString(t) }
+
+// helper returns the name of the generated function for key, written by
+// write the first time key is asked for. base is the name it would like.
+func (r *renderer) helper(key, base string, write func(name string) string) string {
+	if name, ok := r.helperOf[key]; ok {
+		return name
+	}
+	name := base
+	for i := 2; ; i++ {
+		_, taken := r.helpers[name]
+		if !taken && (r.pkg.types == nil || r.pkg.types.Scope().Lookup(name) == nil) {
+			break
+		}
+		name = base + strconv.Itoa(i)
+	}
+	r.helperOf[key] = name
+	r.helpers[name] = "" // taken while written: a type may refer to itself
+	r.helpers[name] = write(name)
+	return name
+}
+
+// slug names a type inside generated function names: Image, AlbumImage
+// (from package album), ImageList, ImagePtr.
+func (r *renderer) slug(t types.Type) string {
+	switch t := types.Unalias(t).(type) {
+	case *types.Named:
+		name := upperFirst(t.Obj().Name())
+		if p := t.Obj().Pkg(); p != nil && p.Path() != r.pkg.Path {
+			name = upperFirst(p.Name()) + name
+		}
+		return name
+	case *types.Pointer:
+		return r.slug(t.Elem()) + "Ptr"
+	case *types.Slice:
+		return r.slug(t.Elem()) + "List"
+	case *types.Map:
+		return r.slug(t.Elem()) + "Map"
+	case *types.Basic:
+		return upperFirst(t.Name())
+	case *types.Struct:
+		return "Shape"
+	case *types.Interface:
+		return "Any"
+	}
+	return "Value"
 }

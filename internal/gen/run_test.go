@@ -123,7 +123,7 @@ func TestRunWriteCheckAndRemove(t *testing.T) {
 	}
 }
 
-func TestRunStrictAndDescribe(t *testing.T) {
+func TestRunDiagnosticsFailAndDescribe(t *testing.T) {
 	bad := serviceSrc + `
 // Open has no access check.
 //
@@ -131,13 +131,13 @@ func TestRunStrictAndDescribe(t *testing.T) {
 func (s *S) Open(ctx context.Context) error { return nil }
 `
 	dir := writeCase(t, map[string]string{"a.go": bad})
-	code, _, errOut := runGen(t, Options{Dir: dir, Describe: true})
+	code, _, errOut := runGen(t, Options{Dir: dir, Describe: true, Lenient: true})
 	if code != 0 {
-		t.Errorf("-describe without -strict: exit %d: %s", code, errOut)
+		t.Errorf("-describe -lenient: exit %d: %s", code, errOut)
 	}
-	code, out, _ := runGen(t, Options{Dir: dir, Describe: true, Strict: true})
+	code, out, _ := runGen(t, Options{Dir: dir, Describe: true})
 	if code != 1 {
-		t.Errorf("-describe -strict with a diagnostic: exit %d", code)
+		t.Errorf("-describe with a diagnostic: exit %d", code)
 	}
 	var d Description
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
@@ -152,9 +152,14 @@ func (s *S) Open(ctx context.Context) error { return nil }
 	if _, err := os.Stat(filepath.Join(dir, GeneratedFile)); err == nil {
 		t.Error("-describe wrote a file")
 	}
-	code, _, errOut = runGen(t, Options{Dir: dir, Strict: true})
+	code, _, errOut = runGen(t, Options{Dir: dir, Lenient: true})
+	if code != 0 || !strings.Contains(errOut, "a.go:16:13: tool a.open (S.Open): no access check") {
+		t.Errorf("-lenient: exit %d, stderr %q", code, errOut)
+	}
+	os.Remove(filepath.Join(dir, GeneratedFile))
+	code, _, errOut = runGen(t, Options{Dir: dir})
 	if code != 1 || !strings.Contains(errOut, "a.go:16:13: tool a.open (S.Open): no access check") {
-		t.Errorf("-strict: exit %d, stderr %q", code, errOut)
+		t.Errorf("a diagnostic: exit %d, stderr %q", code, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, GeneratedFile)); err != nil {
 		t.Error("the good tool was not generated beside the diagnostic")
@@ -188,5 +193,71 @@ func TestChangedSignatureBreaksBuild(t *testing.T) {
 	out, err := build()
 	if err == nil || !strings.Contains(out, GeneratedFile) {
 		t.Errorf("a changed signature still builds (err %v):\n%s", err, out)
+	}
+}
+
+func TestCommand(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const self = "github.com/toolapi/toolapi/cmd/toolgen"
+	cached, temp := "/root/.cache/go-build/9c/9c63ee82-d/toolgen", "/tmp/go-build123/b001/exe/toolgen"
+	tests := []struct {
+		name         string
+		parent, args []string
+		importPath   string
+		wd, want     string
+	}{
+		{"go tool", []string{"go", "tool", "toolgen", "-check"}, []string{cached, "-check"}, self, root, "go tool toolgen"},
+		{"go tool by path", []string{"/usr/local/go/bin/go", "tool", self}, []string{cached}, self, root, "go tool " + self},
+		{"go run", []string{"go", "run", "./cmd/toolgen", "-check", "./..."}, []string{cached, "-check", "./..."}, self, root, "go run ./cmd/toolgen"},
+		{"go run with flags", []string{"go", "run", "-race", self + "@v1.0.0", "./x"}, []string{temp, "./x"}, self, root, "go run -race " + self + "@v1.0.0"},
+		{"a parent that is not go", []string{"make", "gen"}, []string{cached}, self, t.TempDir(), "go tool toolgen"},
+		{"a parent with other arguments", []string{"go", "run", "./cmd/toolgen", "-describe"}, []string{cached, "-check"}, self, root, "go run ./cmd/toolgen"},
+		{"cached, in this module", nil, []string{cached}, self, root, "go run ./cmd/toolgen"},
+		{"cached, in a package of this module", nil, []string{cached}, self, filepath.Join(root, "internal", "gen"), "go tool toolgen"},
+		{"cached, elsewhere", nil, []string{cached}, self, t.TempDir(), "go tool toolgen"},
+		{"cached, no build info", nil, []string{cached}, "", t.TempDir(), "go tool toolgen"},
+		{"temporary, elsewhere", nil, []string{temp}, self, t.TempDir(), "go run " + self},
+		{"installed", nil, []string{"toolgen"}, self, root, "toolgen"},
+		{"installed, by path", nil, []string{"/usr/local/bin/toolgen"}, self, root, "/usr/local/bin/toolgen"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Command(tt.parent, tt.args, tt.importPath, tt.wd); got != tt.want {
+				t.Errorf("Command(%q, %q, %q, %q) = %q, want %q", tt.parent, tt.args, tt.importPath, tt.wd, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCheckNamesTheCommandRun runs toolgen as this repository's
+// developers do, go run ./cmd/toolgen -check, and reads the fix-it line.
+func TestCheckNamesTheCommandRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go run")
+	}
+	dir := writeCase(t, map[string]string{"a.go": serviceSrc})
+	root, _ := filepath.Abs("../..")
+	rel, _ := filepath.Rel(root, dir)
+	pattern := "./" + filepath.ToSlash(rel)
+	cmd := exec.Command("go", "run", "./cmd/toolgen", "-check", pattern)
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if want := "to fix, run: go run ./cmd/toolgen " + pattern + "\n"; err == nil || !strings.Contains(string(out), want) {
+		t.Errorf("go run ./cmd/toolgen -check on a stale package (err %v) printed:\n%s\nwant a line %q", err, out, want)
+	}
+}
+
+// TestSpacedDirectiveIsFound checks that the scan finds a package whose
+// only directive is written with a space after "//", so that toolgen
+// reports it instead of ignoring the package.
+func TestSpacedDirectiveIsFound(t *testing.T) {
+	src := strings.Replace(serviceSrc, "//tool:method", "// tool:method", 1)
+	dir := writeCase(t, map[string]string{"a.go": src})
+	code, _, errOut := runGen(t, Options{Dir: dir})
+	if code != 1 || !strings.Contains(errOut, `a.go:10:1: "// tool:method" is not a directive, as a space follows "//": remove the space (write //tool:method)`) {
+		t.Errorf("exit %d, stderr:\n%s", code, errOut)
 	}
 }

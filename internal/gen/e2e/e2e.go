@@ -83,6 +83,8 @@ type Received struct {
 // Scheduler schedules albums.
 type Scheduler struct {
 	Got []Received
+	// Filters records the filters Filter received.
+	Filters []Filter
 	// Images records the bytes Thumbnail and Attach received.
 	Images [][]byte
 	// AccessChecked records the bytes CanAttach received.
@@ -270,4 +272,22 @@ func (l *Lister) Invoke(ctx context.Context, year *int) ([]struct {
 		Title string `json:"title"`
 		Year  int    `json:"year"`
 	}{{Title: "Blue", Year: 1971}}, nil
+}
+
+// A Filter selects images; its tags give each property its input options.
+type Filter struct {
+	// Word is matched in titles.
+	Word string `tool:"word,notblank"`
+	// Limit caps the images returned.
+	Limit int `tool:"limit,default=10,range=1..100"`
+	// Order sorts them.
+	Order string `json:"order,omitempty" tool:",default=newest,choice=newest|oldest"`
+}
+
+// Filter records the filter it is given.
+//
+//tool:method id=e2e.filter op=read permission="access content"
+func (s *Scheduler) Filter(ctx context.Context, filter Filter) error {
+	s.Filters = append(s.Filters, filter)
+	return nil
 }

@@ -265,7 +265,7 @@ func TestNilServiceIsLeftOut(t *testing.T) {
 		t.Error("the other services' tools were not added")
 	}
 	var te interface{ Unwrap() []error }
-	if !errors.As(err, &te) || len(te.Unwrap()) != 9 {
+	if !errors.As(err, &te) || len(te.Unwrap()) != 10 {
 		t.Errorf("error = %v, want one reason per left-out tool", err)
 	}
 }

@@ -22,7 +22,7 @@ func ListerTools(svc *Lister) []*tool.Tool {
 	}
 }
 
-// SchedulerTools returns the tools of Scheduler's methods: e2e.schedule, e2e.search, e2e.cover, e2e.thumbnail, e2e.notes, e2e.stats, e2e.export, e2e.rename, e2e.attach.
+// SchedulerTools returns the tools of Scheduler's methods: e2e.schedule, e2e.search, e2e.cover, e2e.thumbnail, e2e.notes, e2e.stats, e2e.export, e2e.rename, e2e.attach, e2e.filter.
 // A nil svc gives the tools without handlers, which [tool.Registry.Add]
 // leaves out and logs.
 func SchedulerTools(svc *Scheduler) []*tool.Tool {
@@ -36,6 +36,7 @@ func SchedulerTools(svc *Scheduler) []*tool.Tool {
 		e2eExportTool(svc),
 		e2eRenameTool(svc),
 		e2eAttachTool(svc),
+		e2eFilterTool(svc),
 	}
 }
 
@@ -263,27 +264,8 @@ func e2eSearchTool(svc *Scheduler) *tool.Tool {
 				Description: "The images that matched.",
 				Required:    true,
 				Items: &tool.Definition{
-					Type: "map",
-					Properties: []*tool.Definition{
-						{
-							Name:        "caption",
-							Type:        "string",
-							Description: "Caption is shown under the picture.",
-							Constraints: tool.Constraints{Media: "text/html"},
-						},
-						{
-							Name:        "title",
-							Type:        "string",
-							Description: "Title names the picture.",
-							Required:    true,
-						},
-						{
-							Name:        "url",
-							Type:        "uri",
-							Description: "URL is where the picture is served from.",
-							Required:    true,
-						},
-					},
+					Type:       "map",
+					Properties: imageProperties(),
 				},
 			},
 		},
@@ -322,47 +304,10 @@ func e2eCoverTool(svc *Scheduler) *tool.Tool {
 		},
 		Outputs: []*tool.Definition{
 			{
-				Name:     "result",
-				Type:     "map",
-				Required: true,
-				Properties: []*tool.Definition{
-					{
-						Name:        "album",
-						Type:        "entity:album",
-						Description: "Album is the album itself.",
-						Required:    true,
-						Nullable:    true,
-					},
-					{
-						Name:        "images",
-						Type:        "list",
-						Description: "Images are the album's images.",
-						Required:    true,
-						Items: &tool.Definition{
-							Type: "map",
-							Properties: []*tool.Definition{
-								{
-									Name:        "caption",
-									Type:        "string",
-									Description: "Caption is shown under the picture.",
-									Constraints: tool.Constraints{Media: "text/html"},
-								},
-								{
-									Name:        "title",
-									Type:        "string",
-									Description: "Title names the picture.",
-									Required:    true,
-								},
-								{
-									Name:        "url",
-									Type:        "uri",
-									Description: "URL is where the picture is served from.",
-									Required:    true,
-								},
-							},
-						},
-					},
-				},
+				Name:       "result",
+				Type:       "map",
+				Required:   true,
+				Properties: coverProperties(),
 			},
 		},
 	}
@@ -685,6 +630,38 @@ func e2eAttachTool(svc *Scheduler) *tool.Tool {
 	return t
 }
 
+// e2eFilterTool returns e2e.filter, the tool of Scheduler.Filter.
+func e2eFilterTool(svc *Scheduler) *tool.Tool {
+	var _ func(*Scheduler, context.Context, Filter) error = (*Scheduler).Filter // a changed signature must break the build
+	t := &tool.Tool{
+		ID:          "e2e.filter",
+		Label:       "Filter",
+		Description: "Records the filter it is given.",
+		Operation:   tool.OpRead,
+		Permission:  "access content",
+		Inputs: []*tool.Definition{
+			{
+				Name:       "filter",
+				Type:       "map",
+				Required:   true,
+				Properties: filterProperties(),
+			},
+		},
+	}
+	if svc == nil {
+		return t
+	}
+	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		var filter Filter
+		filter = decodeFilter(in.At(0))
+		if err := svc.Filter(ctx, filter); err != nil {
+			return nil, err
+		}
+		return tool.Succeeded("", nil), nil
+	}
+	return t
+}
+
 // e2eSiteInfoTool returns e2e.site_info, the tool of Site.Info.
 func e2eSiteInfoTool(svc *Site) *tool.Tool {
 	var _ func(*Site, context.Context) (Settings, error) = (*Site).Info // a changed signature must break the build
@@ -696,23 +673,11 @@ func e2eSiteInfoTool(svc *Site) *tool.Tool {
 		Permission:  "access content",
 		Outputs: []*tool.Definition{
 			{
-				Name:     "site",
-				Type:     "map",
-				Required: true,
-				Properties: []*tool.Definition{
-					{
-						Name:        "name",
-						Type:        "string",
-						Description: "Name is the site's name.",
-						Required:    true,
-					},
-					{
-						Name:        "page_size",
-						Type:        "integer",
-						Description: "PageSize is how many items a page shows.",
-					},
-				},
-				Config: "e2e.site",
+				Name:       "site",
+				Type:       "map",
+				Required:   true,
+				Properties: settingsProperties(),
+				Config:     "e2e.site",
 			},
 		},
 	}
@@ -742,23 +707,11 @@ func e2eUpdateInfoTool(svc *Site) *tool.Tool {
 		Permission:  "administer site",
 		Inputs: []*tool.Definition{
 			{
-				Name:     "values",
-				Type:     "map",
-				Required: true,
-				Properties: []*tool.Definition{
-					{
-						Name:        "name",
-						Type:        "string",
-						Description: "Name is the site's name.",
-						Required:    true,
-					},
-					{
-						Name:        "page_size",
-						Type:        "integer",
-						Description: "PageSize is how many items a page shows.",
-					},
-				},
-				Config: "e2e.site",
+				Name:       "values",
+				Type:       "map",
+				Required:   true,
+				Properties: settingsProperties(),
+				Config:     "e2e.site",
 			},
 		},
 	}
@@ -776,6 +729,41 @@ func e2eUpdateInfoTool(svc *Site) *tool.Tool {
 	return t
 }
 
+// coverProperties returns the properties of a Cover.
+func coverProperties() []*tool.Definition {
+	return []*tool.Definition{
+		{
+			Name:        "album",
+			Type:        "entity:album",
+			Description: "Album is the album itself.",
+			Required:    true,
+			Nullable:    true,
+		},
+		{
+			Name:        "images",
+			Type:        "list",
+			Description: "Images are the album's images.",
+			Required:    true,
+			Items: &tool.Definition{
+				Type:       "map",
+				Properties: imageProperties(),
+			},
+		},
+	}
+}
+
+// decodeFilter returns the Filter a map input holds.
+func decodeFilter(v any) (x Filter) {
+	if m1, ok := v.(map[string]any); ok {
+		x.Word, _ = m1["word"].(string)
+		if x2, ok := m1["limit"].(int64); ok {
+			x.Limit = int(x2)
+		}
+		x.Order, _ = m1["order"].(string)
+	}
+	return x
+}
+
 // decodeSettings returns the Settings a map input holds.
 func decodeSettings(v any) (x Settings) {
 	if m1, ok := v.(map[string]any); ok {
@@ -785,6 +773,57 @@ func decodeSettings(v any) (x Settings) {
 		}
 	}
 	return x
+}
+
+// filterProperties returns the properties of a Filter.
+func filterProperties() []*tool.Definition {
+	return []*tool.Definition{
+		{
+			Name:        "word",
+			Type:        "string",
+			Description: "Word is matched in titles.",
+			Required:    true,
+			Constraints: tool.Constraints{NotBlank: true},
+		},
+		{
+			Name:        "limit",
+			Type:        "integer",
+			Description: "Limit caps the images returned.",
+			Default:     10,
+			Constraints: tool.Constraints{Range: &tool.Range{Min: tool.Ptr(1.0), Max: tool.Ptr(100.0)}},
+		},
+		{
+			Name:        "order",
+			Type:        "string",
+			Description: "Order sorts them.",
+			Default:     "newest",
+			Constraints: tool.Constraints{Choice: []any{"newest", "oldest"}},
+		},
+	}
+}
+
+// imageProperties returns the properties of an Image.
+func imageProperties() []*tool.Definition {
+	return []*tool.Definition{
+		{
+			Name:        "caption",
+			Type:        "string",
+			Description: "Caption is shown under the picture.",
+			Constraints: tool.Constraints{Media: "text/html"},
+		},
+		{
+			Name:        "title",
+			Type:        "string",
+			Description: "Title names the picture.",
+			Required:    true,
+		},
+		{
+			Name:        "url",
+			Type:        "uri",
+			Description: "URL is where the picture is served from.",
+			Required:    true,
+		},
+	}
 }
 
 // notBase64 returns the input error of a value at path that is not
@@ -868,4 +907,21 @@ func publishStringPtr(v *string) any {
 		return nil
 	}
 	return *v
+}
+
+// settingsProperties returns the properties of a Settings.
+func settingsProperties() []*tool.Definition {
+	return []*tool.Definition{
+		{
+			Name:        "name",
+			Type:        "string",
+			Description: "Name is the site's name.",
+			Required:    true,
+		},
+		{
+			Name:        "page_size",
+			Type:        "integer",
+			Description: "PageSize is how many items a page shows.",
+		},
+	}
 }

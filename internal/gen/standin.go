@@ -15,7 +15,7 @@ import (
 // Access function that is never called. It also returns the names ("input
 // NAME", "output NAME") of the inputs and outputs whose schemas are
 // therefore not the application's.
-func (x *index) standIn(t *tool.Tool, access bool) (*tool.Tool, []string) {
+func (inf *inference) standIn(t *tool.Tool, access bool) (*tool.Tool, []string) {
 	s := &tool.Tool{
 		ID: t.ID, Label: t.Label, Description: t.Description,
 		Operation: t.Operation, Destructive: t.Destructive, Permission: t.Permission,
@@ -28,7 +28,7 @@ func (x *index) standIn(t *tool.Tool, access bool) (*tool.Tool, []string) {
 	defs := func(kind string, in []*tool.Definition) []*tool.Definition {
 		out := in
 		for i, d := range in {
-			sd, changed := x.standInDef(d)
+			sd, changed := inf.standInDef(d)
 			if !changed {
 				continue
 			}
@@ -51,7 +51,7 @@ func declaredAccess(context.Context, *tool.Values) (bool, error) { return false,
 // standInDef returns def with every application data type replaced by a
 // built-in type, and whether anything was replaced; def itself is never
 // changed.
-func (x *index) standInDef(def *tool.Definition) (*tool.Definition, bool) {
+func (inf *inference) standInDef(def *tool.Definition) (*tool.Definition, bool) {
 	if def == nil {
 		return nil, false
 	}
@@ -65,20 +65,20 @@ func (x *index) standInDef(def *tool.Definition) (*tool.Definition, bool) {
 	if _, known := typeGroup(def.Type); !known {
 		copyDef()
 		c.Type = "any"
-		if base, ok := x.appBaseOf(def); ok {
+		if base, ok := inf.appBaseOf(def); ok {
 			c.Type = base
 		}
 	}
-	if d, changed := x.standInDef(def.Items); changed {
+	if d, changed := inf.standInDef(def.Items); changed {
 		copyDef()
 		c.Items = d
 	}
-	if d, changed := x.standInDef(def.Values); changed {
+	if d, changed := inf.standInDef(def.Values); changed {
 		copyDef()
 		c.Values = d
 	}
 	for i, p := range def.Properties {
-		d, changed := x.standInDef(p)
+		d, changed := inf.standInDef(p)
 		if !changed {
 			continue
 		}
