@@ -352,7 +352,8 @@ func TestRunFailures(t *testing.T) {
 		{name: "input error from the tool", args: []string{"demo.refuse", "--input", "word=x"}, errorType: "invalid_input", messageHas: "likes"},
 		{name: "permission", args: []string{"demo.secret"}, errorType: "access_denied"},
 		{name: "confirmation needed", args: []string{"demo.launch"}, errorType: "access_denied", messageHas: "onfirm"},
-		{name: "tool error stays inside", args: []string{"demo.fail"}, errorType: "execution_failed", messageHasNot: "fire"},
+		{name: "tool error stays inside", args: []string{"demo.fail", "--yes"}, errorType: "execution_failed", messageHasNot: "fire"},
+		{name: "destructive needs --yes", args: []string{"demo.fail"}, errorType: "access_denied", messageHas: "--yes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -485,6 +486,67 @@ func TestConfirm(t *testing.T) {
 				t.Errorf("progress not reported; stderr:\n%s", errOut)
 			}
 		})
+	}
+}
+
+// A destructive tool runs only once a person says yes at the terminal, or
+// with --yes; an account that may not run it is refused without a
+// question.
+func TestDestructive(t *testing.T) {
+	reg := newRegistry(t)
+	wipe := &tool.Tool{
+		ID: "demo.wipe", Label: "Wipe", Description: "Wipes everything.",
+		Operation: tool.OpWrite, Destructive: true, Permission: "see secrets",
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			return tool.Succeeded("Wiped.", nil), nil
+		},
+	}
+	if err := reg.Add(wipe); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		args       []string
+		stdin      io.Reader
+		errorType  string // "" means success
+		messageHas string
+		prompt     bool
+	}{
+		{name: "yes flag", args: []string{"--yes", "--user", "admin"}},
+		{name: "prompt y", args: []string{"--user", "admin"}, stdin: strings.NewReader("y\n"), prompt: true},
+		{name: "prompt n", args: []string{"--user", "admin"}, stdin: strings.NewReader("n\n"), prompt: true,
+			errorType: "access_denied", messageHas: "not confirmed (--yes confirms it)"},
+		{name: "prompt end of input", args: []string{"--user", "admin"}, stdin: strings.NewReader(""), prompt: true,
+			errorType: "access_denied", messageHas: "not confirmed"},
+		{name: "no one to ask", args: []string{"--user", "admin"},
+			errorType: "access_denied", messageHas: "run it again with --yes"},
+		{name: "no permission: no question", stdin: strings.NewReader("y\n"),
+			errorType: "access_denied", messageHas: "permission"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := &toolcli.Options{Name: "app tool", Accounts: lookUp, Stdin: tt.stdin}
+			code, out, errOut := call(t, reg, opts, append([]string{"run", "demo.wipe", "--json"}, tt.args...)...)
+			var r result
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatalf("stdout %q: %v", out, err)
+			}
+			if r.Success != (tt.errorType == "") || (code == 0) != r.Success || r.ErrorType != tt.errorType {
+				t.Errorf("success %v, exit status %d, error_type %q; want error_type %q (message %q)", r.Success, code, r.ErrorType, tt.errorType, r.Message)
+			}
+			if !strings.Contains(r.Message, tt.messageHas) {
+				t.Errorf("message %q does not contain %q", r.Message, tt.messageHas)
+			}
+			if got := strings.Count(errOut, "Run Wipe? [y/N] "); got != map[bool]int{true: 1}[tt.prompt] {
+				t.Errorf("prompted %d times, want %v; stderr:\n%s", got, tt.prompt, errOut)
+			}
+		})
+	}
+	// A destructive tool that also asks for confirmation asks once.
+	opts := &toolcli.Options{Name: "app tool", Stdin: strings.NewReader("y\n")}
+	_, _, errOut := call(t, reg, opts, "run", "demo.launch")
+	if n := strings.Count(errOut, "[y/N]"); n != 1 {
+		t.Errorf("demo.launch asked %d times; stderr:\n%s", n, errOut)
 	}
 }
 
