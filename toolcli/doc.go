@@ -32,6 +32,17 @@
 // those and export declares only those; run leaves the decision to the
 // registry's run path.
 //
+// # Describing a tool
+//
+// info prints a tool's description, operation, access and definitions: for
+// each input and output its type, whether it is required, its default and
+// description, and under it every rule its value must follow (not blank,
+// lengths, counts, ranges, choices, patterns, formats, examples). The
+// properties of a map input follow it under their --input paths
+// ("settings.limit"). With --format json it prints the tool's DEF, its
+// JSON Schemas included. A tool the account may not run is not described;
+// the message says it may exist for another account (--user).
+//
 // # Inputs
 //
 // Each --input of run is either key=value or a JSON object:
