@@ -1,16 +1,13 @@
 // Hello is a small application that registers a few hand-written tools
 // and runs them with the standard commands of package toolapp:
 //
-//	go run ./examples/hello tool list
 //	go run ./examples/hello tool info hello.greet
 //	go run ./examples/hello tool run hello.greet --input name=Ada --input count=2
-//	go run ./examples/hello tool run hello.sum --input numbers=1 --input numbers=2 --json
-//	go run ./examples/hello tool run text.shout --input '{"text":"hi","volume":"louder"}'
 //	go run ./examples/hello tool run rocket.launch --user admin --yes
 //	go run ./examples/hello serve --print-tokens
 //
-// It knows two users: admin, who may launch rockets, and mallory, who is
-// blocked. Without --user (or a token) the caller is anonymous.
+// Users: admin may launch rockets, mallory is blocked; without --user (or
+// a token) the caller is anonymous.
 package main
 
 import (
