@@ -20,7 +20,8 @@ import (
 )
 
 // An App is what the standard commands serve: a registry of tools and
-// the accounts that may run them. Only Registry is required.
+// the accounts that may run them. Registry is required; every other field
+// may be left zero.
 type App struct {
 	// Registry holds the tools.
 	Registry *tool.Registry
@@ -418,10 +419,10 @@ func (r *runner) mcp(args []string) error {
 	var acct tool.Account
 	if user == "" {
 		acct, err = app.anonymous(r.ctx)
-	} else {
-		acct, err = app.account(r.ctx, user)
-	}
-	if err != nil {
+		if err != nil {
+			return fmt.Errorf("the anonymous account: %w", err)
+		}
+	} else if acct, err = app.account(r.ctx, user); err != nil {
 		return fmt.Errorf("account %q: %w", user, err)
 	}
 	err = mcpserver.New(app.Registry, mcpOptions(app, &r.opts, false)).RunStdio(r.ctx, acct)
