@@ -136,10 +136,15 @@ type Command struct {
 }
 
 // Main runs the application with the process's command line and exits
-// with the status [Run] returns. SIGINT and SIGTERM cancel the command's
-// context: serve then shuts down gracefully.
+// with the status [Run] returns. The first SIGINT or SIGTERM cancels the
+// command's context: serve then shuts down gracefully. A second one ends
+// the process at once.
 func Main(open Opener, opts *Options) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // the next signal is the default action: exit
+	}()
 	code := Run(ctx, open, os.Args[1:], opts)
 	stop()
 	os.Exit(code)
