@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"slices"
@@ -10,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // entityRef is an entity input before it is loaded.
@@ -18,42 +18,105 @@ type entityRef struct {
 	typ, id string
 }
 
-// violations collects violations as a value is decoded.
-type violations []Violation
-
-func (vs *violations) add(p *pathSeg, msg string) {
-	*vs = append(*vs, Violation{Path: p.String(), Message: msg})
+// decodeInputs decodes and validates args by the tool's (refined) inputs.
+func (r *Registry) decodeInputs(ctx context.Context, e *entry, args map[string]any) (*Values, []Violation) {
+	var vs violations
+	in := r.decodeInputsInto(ctx, e, args, &vs)
+	return in, sortedViolations(e, &vs)
 }
 
-// decodeArgs parses a JSON arguments document into a map.
-func decodeArgs(data []byte) (map[string]any, []Violation) {
-	data = trimSpace(data)
-	if len(data) == 0 || string(data) == "null" {
-		return nil, nil
+// decodeInputsInto decodes and validates args by the tool's (refined)
+// inputs, adding the violations to vs.
+func (r *Registry) decodeInputsInto(ctx context.Context, e *entry, args map[string]any, vs *violations) *Values {
+	t := e.tool
+	in := newValues(e)
+	for i, n := range e.inputs {
+		if e.refined[n.def.Name] {
+			continue
+		}
+		decodeInput(n, i, args, in, vs)
 	}
-	if data[0] != '{' {
-		return nil, []Violation{{Message: "arguments must be a JSON object"}}
+	if len(args) > 0 {
+		var extra extraNames
+		for k := range args {
+			if i, ok := e.inputIndex[k]; !ok || t.Inputs[i].Locked {
+				extra.add(k)
+			}
+		}
+		extra.report(e, vs)
 	}
-	var m map[string]any
-	if err := jsonv2.Unmarshal(data, &m, exactNumbers); err != nil {
-		return nil, []Violation{{Message: "arguments are not valid JSON: " + jsonProblem(err)}}
+	if e.refined != nil {
+		known := in.byName()
+		for i, n := range e.inputs {
+			if !e.refined[n.def.Name] {
+				continue
+			}
+			rn, err := r.refine(ctx, t, n, known)
+			if err != nil {
+				seg := pathSeg{name: n.def.Name}
+				vs.add(&seg, "cannot be checked now; try again")
+				r.logger.Error("refiner failed", "tool", t.ID, "input", n.def.Name, "error", err.Error())
+				continue
+			}
+			decodeInput(rn, i, args, in, vs)
+		}
 	}
-	return m, nil
+	return in
 }
 
-// exactNumbers makes numbers decoded into any values json.Numbers, so that
-// integers keep every digit until an integer definition reads them.
-var exactNumbers = jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, v *any) error {
-	if dec.PeekKind() != '0' {
-		return jsonv2.SkipFunc
+func decodeInput(n *node, i int, args map[string]any, in *Values, vs *violations) {
+	d := n.def
+	if d.Locked {
+		in.values[i] = n.deflt
+		return
 	}
-	tok, err := dec.ReadToken()
-	if err != nil {
-		return err
+	raw, present := args[d.Name]
+	if !present || raw == nil {
+		decodeAbsent(n, i, present, in, vs)
+		return
 	}
-	*v = json.Number(tok.String())
-	return nil
-}))
+	seg := pathSeg{name: d.Name}
+	in.values[i] = n.decode(raw, &seg, vs)
+	in.set[i] = true
+}
+
+// decodeAbsent gives input i its value when it is absent, or null
+// (present): the default, or a violation when it is required or NotNull.
+func decodeAbsent(n *node, i int, present bool, in *Values, vs *violations) {
+	d := n.def
+	switch {
+	case d.Locked:
+		in.values[i] = cloneDefault(n.deflt)
+	case d.Required:
+		seg := pathSeg{name: d.Name}
+		vs.add(&seg, "is required")
+	case present && d.Constraints.NotNull:
+		seg := pathSeg{name: d.Name}
+		vs.add(&seg, "must not be null")
+	default:
+		in.values[i] = cloneDefault(n.deflt)
+	}
+}
+
+// cloneDefault returns a copy of a list or map default, so that no run
+// sees what another run (or its entity loading) did to it.
+func cloneDefault(v any) any {
+	switch x := v.(type) {
+	case []any:
+		c := make([]any, len(x))
+		for i, item := range x {
+			c[i] = cloneDefault(item)
+		}
+		return c
+	case map[string]any:
+		c := make(map[string]any, len(x))
+		for k, item := range x {
+			c[k] = cloneDefault(item)
+		}
+		return c
+	}
+	return v
+}
 
 // plainJSON returns v with every json.Number made a float64: values of
 // type any, and of maps without definitions, reach handlers as the
@@ -76,29 +139,6 @@ func plainJSON(v any) any {
 		}
 	}
 	return v
-}
-
-// jsonProblem says what is wrong with a JSON document without echoing
-// library internals: the first line of the parser's message, which names
-// the problem and its offset.
-func jsonProblem(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "jsontext: ")
-	msg = strings.TrimPrefix(msg, "json: ")
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	return msg
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
 }
 
 // decode decodes raw (a JSON value, a Go value of a JSON-like type, or
@@ -255,16 +295,26 @@ func (n *node) decodeScalar(raw any, p *pathSeg, vs *violations) (any, bool) {
 		vs.add(p, n.timeRule())
 		return nil, false
 	case kDuration:
-		if x, ok := raw.(time.Duration); ok {
-			return x, true
-		}
+		d, isDuration := raw.(time.Duration)
 		s, isText, ok := stringOf(raw)
 		if isText {
-			if d, err := time.ParseDuration(s); err == nil {
-				return d, true // Go's form, typed by a person: 1h30m
+			// Go's form, typed by a person: 1h30m.
+			if pd, err := time.ParseDuration(s); err == nil {
+				d, isDuration = pd, true
 			}
 		}
-		d, ok := parseDuration(s)
+		if isDuration {
+			// The JSON form (an ISO 8601 duration in whole units, as
+			// JSON Schema's format) has no sign and no fraction: a
+			// duration it cannot hold is refused here too, so that every
+			// accepted duration has one canonical JSON.
+			if d < 0 || d%time.Second != 0 {
+				vs.add(p, "must be a whole, non-negative number of seconds such as 1h30m or PT1H30M")
+				return nil, false
+			}
+			return d, true
+		}
+		d, ok = parseDuration(s)
 		if !ok {
 			vs.add(p, "must be an ISO 8601 duration such as PT1H30M")
 			return nil, false
@@ -394,6 +444,10 @@ func (n *node) check(v any, p *pathSeg, vs *violations) {
 			vs.add(p, "must not be blank")
 			return
 		}
+		if n.noNUL && strings.IndexByte(x, 0) >= 0 {
+			vs.add(p, "must not contain the NUL character (U+0000)")
+			return
+		}
 		if n.minLen >= 0 || n.maxLen >= 0 {
 			l := utf8.RuneCountInString(x)
 			if n.minLen >= 0 && l < n.minLen {
@@ -505,8 +559,13 @@ func (n *node) decodeList(raw any, p *pathSeg, vs *violations) any {
 		vs.add(p, "must be a list")
 		return nil
 	}
-	out := make([]any, len(in))
-	for i, item := range in {
+	// Items past the list's maximum are counted, not decoded.
+	kept := in
+	if n.maxCount >= 0 && len(kept) > n.maxCount {
+		kept = kept[:n.maxCount]
+	}
+	out := make([]any, len(kept))
+	for i, item := range kept {
 		ip := p.item(i)
 		if item == nil && !n.items.def.Nullable {
 			vs.add(&ip, "must not be null")
@@ -529,6 +588,17 @@ func (n *node) checkCount(size int, word string, p *pathSeg, vs *violations) {
 	if n.maxCount >= 0 && size > n.maxCount {
 		vs.add(p, "must have at most "+plural(n.maxCount, word))
 	}
+}
+
+// pluralWord returns word, in the plural unless n is 1.
+func pluralWord(n int, word string) string {
+	switch {
+	case n == 1:
+		return word
+	case word == "property":
+		return "properties"
+	}
+	return word + "s"
 }
 
 func plural(n int, word string) string {
@@ -572,9 +642,14 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 		return out
 	}
 	var extra []string
+	extraMore := 0
 	for k := range in {
 		if _, ok := n.propIndex[k]; !ok {
-			extra = append(extra, k)
+			if len(extra) < maxViolations {
+				extra = append(extra, k)
+			} else {
+				extraMore++
+			}
 		}
 	}
 	for _, pn := range n.props {
@@ -594,5 +669,60 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 		kp := p.prop(k)
 		vs.add(&kp, "is not a known property")
 	}
+	vs.more += extraMore
 	return out
+}
+
+// canonical returns x, a value decoded by n (see [Values]), in the JSON
+// form a run accepts for it: times in RFC 3339, durations in ISO 8601,
+// entities by their references.
+func (n *node) canonical(x any, noSensitive bool) any {
+	switch v := x.(type) {
+	case nil:
+		return nil
+	case time.Time:
+		if n.def.Constraints.DateOnly && n.kind == kDateTime {
+			return v.UTC().Format("2006-01-02")
+		}
+		return v.UTC().Format(time.RFC3339Nano)
+	case time.Duration:
+		return formatDuration(v)
+	case entityRef:
+		if n.entityType != "" {
+			return v.id
+		}
+		return v.typ + ":" + v.id
+	case []any:
+		if n.kind != kList {
+			return plainJSON(v)
+		}
+		out := make([]any, len(v))
+		for i, item := range v {
+			out[i] = n.items.canonical(item, noSensitive)
+		}
+		return out
+	case map[string]any:
+		if n.kind != kMap || (n.props == nil && n.values == nil) {
+			return v
+		}
+		out := make(map[string]any, len(v))
+		for k, item := range v {
+			if n.props == nil {
+				out[k] = n.values.canonical(item, noSensitive)
+				continue
+			}
+			i, ok := n.propIndex[k]
+			if !ok || (noSensitive && n.props[i].def.Sensitive) {
+				continue
+			}
+			out[k] = n.props[i].canonical(item, noSensitive)
+		}
+		return out
+	}
+	if n.kind == kEntity && n.et != nil {
+		if id, _, ok := n.et.Describe(x); ok {
+			return id
+		}
+	}
+	return x
 }

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
-	"slices"
+	"strings"
 	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -29,66 +30,92 @@ type errArgs struct{ v Violation }
 
 func (e errArgs) Error() string { return e.v.Message }
 
-// decodeJSONInputs decodes a JSON arguments document by t's inputs. A
-// document that is not a JSON object gives one violation about it.
-func decodeJSONInputs(t *Tool, data []byte) (*Values, []Violation) {
-	p := t.prep
-	in := newValues(t)
+// decodeJSONInputs decodes a JSON arguments document by e's inputs. A
+// document that is not a JSON object gives one violation about it, and no
+// Values.
+func decodeJSONInputs(e *entry, data []byte) (*Values, []Violation) {
+	var vs violations
+	in := decodeJSONInputsInto(e, data, &vs)
+	return in, sortedViolations(e, &vs)
+}
+
+// decodeJSONInputsInto decodes a JSON arguments document by e's inputs,
+// adding the violations to vs; it returns nil when data is not a JSON
+// object.
+func decodeJSONInputsInto(e *entry, data []byte, vs *violations) *Values {
+	t := e.tool
+	in := newValues(e)
 	data = trimSpace(data)
 	if len(data) == 0 || string(data) == "null" {
-		var vs violations
-		for i, n := range p.inputs {
-			decodeAbsent(n, i, false, in, &vs)
+		for i, n := range e.inputs {
+			decodeAbsent(n, i, false, in, vs)
 		}
-		return in, sortViolations(p, vs)
+		return in
 	}
 	if data[0] != '{' {
-		return nil, []Violation{{Message: "arguments must be a JSON object"}}
+		vs.add(nil, "arguments must be a JSON object")
+		return nil
 	}
 	jr := jsonReaders.Get().(*jsonReader)
 	defer jsonReaders.Put(jr)
 	jr.rd.Reset(data)
-	jr.dec.Reset(&jr.rd)
+	// Duplicate names are found below, where they matter: a name sent
+	// twice among the inputs, and within each map or any value (decoded
+	// strictly). The decoder's own check would keep every name of the
+	// document, however many unknown names a caller sends.
+	jr.dec.Reset(&jr.rd, jsontext.AllowDuplicateNames(true))
 	dec := &jr.dec
-	var vs violations
-	var extra []string
+	var extra extraNames
 	var present uint64
 	var presentMore []bool
-	if len(p.inputs) > 64 {
-		presentMore = make([]bool, len(p.inputs))
+	if len(e.inputs) > 64 {
+		presentMore = make([]bool, len(e.inputs))
 	}
 	err := func() error {
 		if _, err := dec.ReadToken(); err != nil { // '{'
 			return err
 		}
+		var unquoted []byte
 		for dec.PeekKind() == '"' {
-			tok, err := dec.ReadToken()
+			name, err := dec.ReadValue()
 			if err != nil {
 				return err
 			}
-			i, ok := p.inputIndex[tok.String()]
+			// Look the name up without allocating: a document may hold
+			// very many names no input has.
+			key := name[1 : len(name)-1]
+			if bytes.IndexByte(key, '\\') >= 0 {
+				if unquoted, err = jsontext.AppendUnquote(unquoted[:0], name); err != nil {
+					return err
+				}
+				key = unquoted
+			}
+			i, ok := e.inputIndex[string(key)]
 			if !ok || t.Inputs[i].Locked {
-				extra = append(extra, tok.String())
+				extra.add(string(key))
 				if err := dec.SkipValue(); err != nil {
 					return err
 				}
 				continue
+			}
+			if (i < 64 && present&(1<<i) != 0) || (i >= 64 && presentMore[i]) {
+				return fmt.Errorf("duplicate object member name %s", name)
 			}
 			if i < 64 {
 				present |= 1 << i
 			} else {
 				presentMore[i] = true
 			}
-			n := p.inputs[i]
+			n := e.inputs[i]
 			if dec.PeekKind() == 'n' {
 				if _, err := dec.ReadToken(); err != nil {
 					return err
 				}
-				decodeAbsent(n, i, true, in, &vs)
+				decodeAbsent(n, i, true, in, vs)
 				continue
 			}
 			seg := pathSeg{name: n.def.Name}
-			v, err := n.decodeJSON(dec, &seg, &vs)
+			v, err := n.decodeJSON(dec, &seg, vs)
 			if err != nil {
 				return err
 			}
@@ -104,15 +131,17 @@ func decodeJSONInputs(t *Tool, data []byte) (*Values, []Violation) {
 		return nil
 	}()
 	if err != nil {
-		return nil, []Violation{{Message: "arguments are not valid JSON: " + jsonProblem(err)}}
+		*vs = violations{}
+		vs.add(nil, "arguments are not valid JSON: "+jsonProblem(err))
+		return nil
 	}
-	for i, n := range p.inputs {
+	for i, n := range e.inputs {
 		if (i < 64 && present&(1<<i) == 0) || (i >= 64 && !presentMore[i]) {
-			decodeAbsent(n, i, false, in, &vs)
+			decodeAbsent(n, i, false, in, vs)
 		}
 	}
-	addExtra(p, extra, &vs)
-	return in, sortViolations(p, vs)
+	extra.report(e, vs)
+	return in
 }
 
 // decodeJSON decodes the next value of dec by n.
@@ -152,10 +181,18 @@ func (n *node) decodeJSON(dec *jsontext.Decoder, p *pathSeg, vs *violations) (an
 			return nil, err
 		}
 		out := make([]any, 0, 4)
+		past := 0 // items past the list's maximum, counted, not decoded
 		for i := 0; dec.PeekKind() != ']'; i++ {
 			if dec.PeekKind() == 0 {
 				_, err := dec.ReadToken()
 				return nil, err
+			}
+			if n.maxCount >= 0 && i >= n.maxCount {
+				if err := dec.SkipValue(); err != nil {
+					return nil, err
+				}
+				past++
+				continue
 			}
 			ip := p.item(i)
 			if dec.PeekKind() == 'n' {
@@ -177,13 +214,17 @@ func (n *node) decodeJSON(dec *jsontext.Decoder, p *pathSeg, vs *violations) (an
 		if _, err := dec.ReadToken(); err != nil {
 			return nil, err
 		}
-		n.checkCount(len(out), "item", p, vs)
+		n.checkCount(len(out)+past, "item", p, vs)
 		return out, nil
 	}
 	// Anything else (maps, any, and every value of the wrong type) is read
 	// as a tree and decoded by the general path, which says what is wrong.
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return nil, err
+	}
 	var v any
-	if err := jsonv2.UnmarshalDecode(dec, &v, exactNumbers); err != nil {
+	if err := jsonv2.Unmarshal(raw, &v, exactNumbers); err != nil {
 		return nil, err
 	}
 	return n.decode(v, p, vs), nil
@@ -196,51 +237,6 @@ func (n *node) takesString() bool {
 		return true
 	}
 	return false
-}
-
-// addExtra reports the names sent that are not inputs, or are locked.
-func addExtra(p *prepared, extra []string, vs *violations) {
-	slices.Sort(extra)
-	for _, k := range extra {
-		seg := pathSeg{name: k}
-		if _, ok := p.inputIndex[k]; ok {
-			vs.add(&seg, "is locked and cannot be set")
-		} else {
-			vs.add(&seg, "is not an input of this tool")
-		}
-	}
-}
-
-// sortViolations orders violations by input, in definition order, and
-// those about names that are not inputs last; within an input they keep
-// the order they were found in.
-func sortViolations(p *prepared, vs violations) []Violation {
-	if len(vs) < 2 {
-		return vs
-	}
-	rank := func(v Violation) int {
-		root := v.Path
-		if i := indexAny(root, ".["); i >= 0 {
-			root = root[:i]
-		}
-		if i, ok := p.inputIndex[root]; ok && !p.inputs[i].def.Locked {
-			return i
-		}
-		return len(p.inputs)
-	}
-	slices.SortStableFunc(vs, func(a, b Violation) int { return rank(a) - rank(b) })
-	return vs
-}
-
-func indexAny(s, chars string) int {
-	for i := 0; i < len(s); i++ {
-		for j := 0; j < len(chars); j++ {
-			if s[i] == chars[j] {
-				return i
-			}
-		}
-	}
-	return -1
 }
 
 // parseInt parses a JSON number literal that is a plain integer (no
@@ -265,3 +261,56 @@ func parseInt(lit []byte) (int64, bool) {
 	}
 	return n, true
 }
+
+// decodeArgs parses a JSON arguments document into a map.
+func decodeArgs(data []byte) (map[string]any, []Violation) {
+	data = trimSpace(data)
+	if len(data) == 0 || string(data) == "null" {
+		return nil, nil
+	}
+	if data[0] != '{' {
+		return nil, []Violation{{Message: "arguments must be a JSON object"}}
+	}
+	var m map[string]any
+	if err := jsonv2.Unmarshal(data, &m, exactNumbers); err != nil {
+		return nil, []Violation{{Message: "arguments are not valid JSON: " + jsonProblem(err)}}
+	}
+	return m, nil
+}
+
+// jsonProblem says what is wrong with a JSON document without echoing
+// library internals: the first line of the parser's message, which names
+// the problem and its offset.
+func jsonProblem(err error) string {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "jsontext: ")
+	msg = strings.TrimPrefix(msg, "json: ")
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return msg
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// exactNumbers makes numbers decoded into any values json.Numbers, so that
+// integers keep every digit until an integer definition reads them.
+var exactNumbers = jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, v *any) error {
+	if dec.PeekKind() != '0' {
+		return jsonv2.SkipFunc
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	*v = json.Number(tok.String())
+	return nil
+}))

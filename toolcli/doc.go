@@ -78,14 +78,15 @@
 //
 // # Confirmation
 //
-// A destructive tool (see [tool.Tool.Destructive]) and a tool marked
+// A destructive tool (see [tool.Tool.IsDestructive]: by default, every write and trigger tool) and a tool marked
 // [tool.Tool.Confirm] run only once a person says yes: --yes says it on
 // the command line; otherwise, when [Options.Stdin] is a terminal (or any
 // reader that is not a file), run asks "Run LABEL? [y/N]" on standard error
 // and takes "y" or "yes". Without either the run fails as access_denied,
 // with a message naming --yes. A destructive tool the account may not run
-// at all is refused as the run path refuses it, without a question; a tool
-// both destructive and marked Confirm asks once.
+// at all, or whose inputs are wrong, is refused as the run path refuses it
+// (checked with [tool.Registry.Validate]), without a question; a tool both
+// destructive and marked Confirm asks once.
 //
 // While a tool runs, the progress and log messages it reports (see
 // [tool.Progress] and [tool.Log]) are printed on standard error.

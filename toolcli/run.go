@@ -91,13 +91,16 @@ func (c *command) run(args []string) int {
 	ctx := tool.WithAccount(c.ctx, acct)
 	ctx = tool.WithReporter(ctx, &reporter{w: c.stderr})
 	confirmed := *yes
-	if !confirmed && t != nil && t.Destructive && t.Allowed(acct) {
+	if !confirmed && t != nil && t.IsDestructive() && t.Allowed(acct) {
 		// A destructive run needs a person's yes. What the account may not
-		// run at all is left to the run path to refuse, without asking.
-		if o := c.confirmDestructive(t); o != nil {
-			return c.report(fs, *asJSON, o)
+		// run at all, and inputs that are wrong, are left to the run path
+		// to refuse (before anything runs), without asking.
+		if _, vs, _ := c.reg.Validate(ctx, id, runArgs); len(vs) == 0 {
+			if o := c.confirmDestructive(t); o != nil {
+				return c.report(fs, *asJSON, o)
+			}
+			confirmed = true
 		}
-		confirmed = true
 	}
 	if confirmed {
 		ctx = tool.WithConfirmer(ctx, tool.Confirmed)

@@ -69,7 +69,7 @@ func testTools() []*tool.Tool {
 				if tags := in.List("tags"); tags != nil {
 					out["tags"] = tags
 				}
-				if s := in.Object("settings"); s != nil {
+				if s := in.Map("settings"); s != nil {
 					if l, ok := s["limit"]; ok {
 						out["limit"] = l
 					}
@@ -104,7 +104,7 @@ func testTools() []*tool.Tool {
 			Label:       "Fail",
 			Description: "Fails with an internal error.",
 			Operation:   tool.OpWrite,
-			Destructive: true,
+			Destructive: tool.Ptr(true),
 			Access:      anyone,
 			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 				return nil, errors.New("the database is on fire")
@@ -137,7 +137,7 @@ func testTools() []*tool.Tool {
 			Label:       "Launch",
 			Description: "Launches something, once a person confirms.",
 			Operation:   tool.OpTrigger,
-			Destructive: true,
+			Destructive: tool.Ptr(true),
 			Confirm:     true,
 			Outputs:     []*tool.Definition{{Name: "launched", Type: "boolean", Required: true}},
 			Access:      anyone,
@@ -496,7 +496,9 @@ func TestDestructive(t *testing.T) {
 	reg := newRegistry(t)
 	wipe := &tool.Tool{
 		ID: "demo.wipe", Label: "Wipe", Description: "Wipes everything.",
-		Operation: tool.OpWrite, Destructive: true, Permission: "see secrets",
+		Operation: tool.OpWrite, Permission: "see secrets",
+		Inputs: []*tool.Definition{{Name: "scope", Type: "string", Default: "all",
+			Constraints: tool.Constraints{Choice: []any{"all", "drafts"}}}},
 		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 			return tool.Succeeded("Wiped.", nil), nil
 		},
@@ -522,6 +524,8 @@ func TestDestructive(t *testing.T) {
 			errorType: "access_denied", messageHas: "run it again with --yes"},
 		{name: "no permission: no question", stdin: strings.NewReader("y\n"),
 			errorType: "access_denied", messageHas: "permission"},
+		{name: "bad input: no question", args: []string{"--user", "admin", "--input", "scope=everything"}, stdin: strings.NewReader("y\n"),
+			errorType: "invalid_input", messageHas: "scope"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -646,7 +650,7 @@ func TestInfoTextGolden(t *testing.T) {
 	reg := newRegistry(t)
 	err := reg.Add(&tool.Tool{
 		ID: "demo.rules", Label: "Rules", Description: "Takes one input of each kind of rule.",
-		Operation: tool.OpWrite, Access: anyone, Confirm: true, Destructive: true,
+		Operation: tool.OpWrite, Access: anyone, Confirm: true,
 		Inputs: []*tool.Definition{
 			{Name: "name", Type: "string", Required: true, Description: "A name.", Examples: []any{"Ada", "Grace"},
 				Constraints: tool.Constraints{NotBlank: true, Length: &tool.Bounds{Min: tool.Ptr(2), Max: tool.Ptr(40)}, Pattern: "^[A-Z]"}},
@@ -743,8 +747,8 @@ func TestInfo(t *testing.T) {
 		"operation":     "read",
 		"destructive":   false,
 		"permission":    "",
-		"input_schema":  schema(echo.InputSchema()),
-		"output_schema": schema(echo.OutputSchema()),
+		"input_schema":  schema(echo.Describe().InputSchema),
+		"output_schema": schema(echo.Describe().OutputSchema),
 	}
 	if diff := cmp.Diff(want, def); diff != "" {
 		t.Errorf("DEF (-want +got):\n%s", diff)
