@@ -119,7 +119,7 @@ type Options struct {
 }
 
 // A Command is a command of the application's own, run as "NAME COMMAND
-// [ARGS]" after the standard ones.
+// [ARGS]". One named like a standard command replaces it.
 type Command struct {
 	// Name is the word that runs it ("audit").
 	Name string
@@ -215,26 +215,24 @@ func (r *runner) run(args []string) int {
 	}
 	name, args := args[0], args[1:]
 	var err error
-	switch name {
-	case "help", "-h", "--help":
+	switch c := r.command(name); {
+	case c != nil:
+		err = r.custom(c, args)
+	case name == "help" || name == "-h" || name == "--help":
 		r.usage(o.Stdout)
 		return 0
-	case "tool":
+	case name == "tool":
 		return r.tool(args)
-	case "mcp":
+	case name == "mcp":
 		err = r.mcp(args)
-	case "serve":
+	case name == "serve":
 		err = r.serve(args)
-	case "tokens":
+	case name == "tokens":
 		err = r.tokens(args)
 	default:
-		c := r.command(name)
-		if c == nil {
-			fmt.Fprintf(o.Stderr, "%s: unknown command %q\n", o.Name, name)
-			r.usage(o.Stderr)
-			return 2
-		}
-		err = r.custom(c, args)
+		fmt.Fprintf(o.Stderr, "%s: unknown command %q\n", o.Name, name)
+		r.usage(o.Stderr)
+		return 2
 	}
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
@@ -272,10 +270,15 @@ func (r *runner) usage(w io.Writer) {
 		flags += "]"
 	})
 	fmt.Fprintf(&b, "Usage:\n  %s%s COMMAND [ARGS]\n\nCommands:\n", o.Name, flags)
-	line := func(synopsis, summary string) {
+	write := func(synopsis, summary string) {
 		fmt.Fprintf(&b, "  %s\n", synopsis)
 		for l := range strings.SplitSeq(summary, "\n") {
 			fmt.Fprintf(&b, "        %s\n", l)
+		}
+	}
+	line := func(synopsis, summary string) { // a standard command's
+		if name, _, _ := strings.Cut(synopsis, " "); r.command(name) == nil {
+			write(synopsis, summary)
 		}
 	}
 	line("serve [--addr "+r.addr()+"] [--stateless] [--print-tokens]", "serve MCP at /mcp and the tool explorer at /\n(--stateless: MCP without sessions, for several processes behind one address)")
@@ -283,7 +286,7 @@ func (r *runner) usage(w io.Writer) {
 	line("mcp [--user NAME]", "serve MCP over standard input and output for one account")
 	line("tokens [NAME...]", "issue new API tokens (for every account when none is named)\nand print them; each replaces the account's earlier token")
 	for _, c := range o.Commands {
-		line(strings.TrimSpace(c.Name+" "+c.Usage), c.Summary)
+		write(strings.TrimSpace(c.Name+" "+c.Usage), c.Summary)
 	}
 	if flags != "" {
 		b.WriteString("\nFlags:\n")

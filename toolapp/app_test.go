@@ -214,6 +214,18 @@ func TestOwnCommandAndFlags(t *testing.T) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d, %q, %q", c.args, code, stdout, stderr, c.code, c.stdout, c.stderr)
 		}
 	}
+	// A command named like a standard one replaces it, in the usage too.
+	opts.Commands = append(opts.Commands, &Command{Name: "tokens", Summary: "tokens come from the identity provider",
+		Run: func(ctx context.Context, app *App, args []string, stdout io.Writer) error {
+			_, err := io.WriteString(stdout, "see the identity provider\n")
+			return err
+		}})
+	if code, stdout, _ := runApp(t, a, opts, "tokens"); code != 0 || stdout != "see the identity provider\n" {
+		t.Errorf("replaced tokens: exit %d, stdout %q", code, stdout)
+	}
+	if _, stdout, _ := runApp(t, a, opts, "help"); strings.Count(stdout, "\n  tokens") != 1 || !strings.Contains(stdout, "tokens come from") {
+		t.Errorf("usage with tokens replaced:\n%s", stdout)
+	}
 	if len(gotArgs) != 1 || gotArgs[0] != "fail" {
 		t.Errorf("the command's words = %q", gotArgs)
 	}
