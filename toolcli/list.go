@@ -227,12 +227,12 @@ func writeDefinitions(b *strings.Builder, title string, defs []*tool.Definition,
 		if inputs && d.Locked {
 			continue
 		}
-		writeDefinition(tw, d.Name, d)
+		writeDefinition(tw, d.Name, d, inputs)
 	}
 	tw.Flush()
 }
 
-func writeDefinition(tw io.Writer, path string, d *tool.Definition) {
+func writeDefinition(tw io.Writer, path string, d *tool.Definition, input bool) {
 	var notes []string
 	if d.Required {
 		notes = append(notes, "required")
@@ -242,13 +242,16 @@ func writeDefinition(tw io.Writer, path string, d *tool.Definition) {
 	if d.Nullable {
 		notes = append(notes, "nullable")
 	}
+	if d.Sensitive {
+		notes = append(notes, "sensitive")
+	}
 	if d.Default != nil {
 		if data, err := json.Marshal(d.Default); err == nil {
 			notes = append(notes, "default "+string(data))
 		}
 	}
 	fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", path, typeName(d), strings.Join(notes, ", "), oneLine(d.Description))
-	if rules := rulesOf(d); len(rules) > 0 {
+	if rules := rulesOf(d, input); len(rules) > 0 {
 		fmt.Fprintf(tw, "  \t\t\t%s\n", oneLine(strings.Join(rules, "; ")))
 	}
 	props := d.Properties
@@ -260,19 +263,28 @@ func writeDefinition(tw io.Writer, path string, d *tool.Definition) {
 		if p.Locked {
 			continue
 		}
-		writeDefinition(tw, prefix+p.Name, p)
+		writeDefinition(tw, prefix+p.Name, p, input)
 	}
 }
 
 // rulesOf spells what a value of d must be, one phrase per constraint,
 // with its examples last. The rules of a list's items follow the list's
-// own, after "each".
-func rulesOf(d *tool.Definition) []string {
+// own, after "each". A list input without a maximum count takes at most
+// [tool.DefaultMaxItems] items.
+func rulesOf(d *tool.Definition, input bool) []string {
 	noun := "item"
 	if d.Type == "map" {
 		noun = "property"
 	}
-	rules := constraintRules(d.Constraints, noun)
+	c := d.Constraints
+	if input && d.Type == "list" && (c.Count == nil || c.Count.Max == nil) {
+		count := tool.Bounds{Max: tool.Ptr(tool.DefaultMaxItems)}
+		if c.Count != nil {
+			count.Min = c.Count.Min
+		}
+		c.Count = &count
+	}
+	rules := constraintRules(c, noun)
 	if d.Type == "list" && d.Items != nil {
 		if items := constraintRules(d.Items.Constraints, ""); len(items) > 0 {
 			rules = append(rules, "each "+strings.Join(items, ", "))

@@ -660,6 +660,7 @@ func TestInfoTextGolden(t *testing.T) {
 			{Name: "colour", Type: "string", Default: "red", Constraints: tool.Constraints{Choice: []any{"red", "green", "blue"}}},
 			{Name: "day", Type: "datetime_iso8601", Constraints: tool.Constraints{DateOnly: true}},
 			{Name: "contact", Type: "string", Constraints: tool.Constraints{Email: true}},
+			{Name: "password", Type: "string", Sensitive: true},
 			{Name: "photo", Type: "string", Constraints: tool.Constraints{Encoding: "base64", Media: "image/png"}},
 			{Name: "tags", Type: "list", Description: "Some tags.", Items: &tool.Definition{Type: "string",
 				Constraints: tool.Constraints{Choice: []any{"a", "b"}}}, Constraints: tool.Constraints{NotBlank: true, Count: &tool.Bounds{Max: tool.Ptr(5)}}},
