@@ -32,6 +32,17 @@
 // those and export declares only those; run leaves the decision to the
 // registry's run path.
 //
+// # Describing a tool
+//
+// info prints a tool's description, operation, access and definitions: for
+// each input and output its type, whether it is required, its default and
+// description, and under it every rule its value must follow (not blank,
+// lengths, counts, ranges, choices, patterns, formats, examples). The
+// properties of a map input follow it under their --input paths
+// ("settings.limit"). With --format json it prints the tool's DEF, its
+// JSON Schemas included. A tool the account may not run is not described;
+// the message says it may exist for another account (--user).
+//
 // # Inputs
 //
 // Each --input of run is either key=value or a JSON object:
@@ -67,11 +78,15 @@
 //
 // # Confirmation
 //
-// A tool marked [tool.Tool.Confirm] runs only once a person says yes: --yes
-// says it on the command line; otherwise, when [Options.Stdin] is a
-// terminal (or any reader that is not a file), run asks "Run LABEL? [y/N]"
-// on standard error and takes "y" or "yes". Without either the run fails
-// as an access failure saying that confirmation is needed.
+// A destructive tool (see [tool.Tool.IsDestructive]: by default, every write and trigger tool) and a tool marked
+// [tool.Tool.Confirm] run only once a person says yes: --yes says it on
+// the command line; otherwise, when [Options.Stdin] is a terminal (or any
+// reader that is not a file), run asks "Run LABEL? [y/N]" on standard error
+// and takes "y" or "yes". Without either the run fails as access_denied,
+// with a message naming --yes. A destructive tool the account may not run
+// at all, or whose inputs are wrong, is refused as the run path refuses it
+// (checked with [tool.Registry.Validate]), without a question; a tool both
+// destructive and marked Confirm asks once.
 //
 // While a tool runs, the progress and log messages it reports (see
 // [tool.Progress] and [tool.Log]) are printed on standard error.

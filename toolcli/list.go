@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -154,8 +155,13 @@ func (c *command) info(args []string) int {
 		return 1
 	}
 	t, ok := c.reg.Tool(words[0])
-	if !ok || !t.Allowed(acct) {
+	if !ok {
 		fmt.Fprintf(c.stderr, "%s: tool %q not found\n", fs.Name(), words[0])
+		return 1
+	}
+	if !t.Allowed(acct) {
+		fmt.Fprintf(c.stderr, "%s: tool %q not found for account %q: it may exist, but not for this account; try --user NAME with an account that may run it\n",
+			fs.Name(), words[0], acct.AccountID())
 		return 1
 	}
 	if *format == "json" {
@@ -207,7 +213,10 @@ func writeInfo(w io.Writer, t *tool.Tool) error {
 }
 
 // writeDefinitions writes one line per definition: name, type, whether it
-// is required, its default and description.
+// is required, its default and description, and under the description
+// what the value must be. The properties of a map follow it, named by
+// their path as --input takes it ("settings.limit"); those of the maps in
+// a list as "tags[].name".
 func writeDefinitions(b *strings.Builder, title string, defs []*tool.Definition, inputs bool) {
 	if len(defs) == 0 {
 		return
@@ -218,29 +227,173 @@ func writeDefinitions(b *strings.Builder, title string, defs []*tool.Definition,
 		if inputs && d.Locked {
 			continue
 		}
-		var notes []string
-		if d.Required {
-			notes = append(notes, "required")
-		} else {
-			notes = append(notes, "optional")
-		}
-		if d.Nullable {
-			notes = append(notes, "nullable")
-		}
-		if d.Default != nil {
-			if data, err := json.Marshal(d.Default); err == nil {
-				notes = append(notes, "default "+string(data))
-			}
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", d.Name, typeName(d), strings.Join(notes, ", "), oneLine(d.Description))
+		writeDefinition(tw, d.Name, d, inputs)
 	}
 	tw.Flush()
 }
 
-// typeName spells the data type of d, with the item type of a list.
-func typeName(d *tool.Definition) string {
+func writeDefinition(tw io.Writer, path string, d *tool.Definition, input bool) {
+	var notes []string
+	if d.Required {
+		notes = append(notes, "required")
+	} else {
+		notes = append(notes, "optional")
+	}
+	if d.Nullable {
+		notes = append(notes, "nullable")
+	}
+	if d.Sensitive {
+		notes = append(notes, "sensitive")
+	}
+	if d.Default != nil {
+		if data, err := json.Marshal(d.Default); err == nil {
+			notes = append(notes, "default "+string(data))
+		}
+	}
+	fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", path, typeName(d), strings.Join(notes, ", "), oneLine(d.Description))
+	if rules := rulesOf(d, input); len(rules) > 0 {
+		fmt.Fprintf(tw, "  \t\t\t%s\n", oneLine(strings.Join(rules, "; ")))
+	}
+	props := d.Properties
+	prefix := path + "."
+	if d.Type == "list" && d.Items != nil && len(d.Items.Properties) > 0 {
+		props, prefix = d.Items.Properties, path+"[]."
+	}
+	for _, p := range props {
+		if p.Locked {
+			continue
+		}
+		writeDefinition(tw, prefix+p.Name, p, input)
+	}
+}
+
+// rulesOf spells what a value of d must be, one phrase per constraint,
+// with its examples last. The rules of a list's items follow the list's
+// own, after "each". A list input without a maximum count takes at most
+// [tool.DefaultMaxItems] items.
+func rulesOf(d *tool.Definition, input bool) []string {
+	noun := "item"
+	if d.Type == "map" {
+		noun = "property"
+	}
+	c := d.Constraints
+	if input && d.Type == "list" && (c.Count == nil || c.Count.Max == nil) {
+		count := tool.Bounds{Max: tool.Ptr(tool.DefaultMaxItems)}
+		if c.Count != nil {
+			count.Min = c.Count.Min
+		}
+		c.Count = &count
+	}
+	rules := constraintRules(c, noun)
 	if d.Type == "list" && d.Items != nil {
+		if items := constraintRules(d.Items.Constraints, ""); len(items) > 0 {
+			rules = append(rules, "each "+strings.Join(items, ", "))
+		}
+	}
+	if len(d.Examples) > 0 {
+		rules = append(rules, "example "+jsonList(d.Examples, ", "))
+	}
+	return rules
+}
+
+// constraintRules spells the constraints c, counting in nouns (item,
+// property) when they bound a count.
+func constraintRules(c tool.Constraints, noun string) []string {
+	var rules []string
+	if c.NotBlank {
+		rules = append(rules, "not blank")
+	}
+	if c.NotNull {
+		rules = append(rules, "not null")
+	}
+	if c.Count != nil && noun != "" {
+		if r := boundsRule(c.Count, noun); r != "" {
+			rules = append(rules, r)
+		}
+	}
+	if c.Length != nil {
+		if r := boundsRule(c.Length, "character"); r != "" {
+			rules = append(rules, r)
+		}
+	}
+	if c.Range != nil {
+		num := func(f *float64) string { return strconv.FormatFloat(*f, 'g', -1, 64) }
+		switch {
+		case c.Range.Min != nil && c.Range.Max != nil:
+			rules = append(rules, "from "+num(c.Range.Min)+" to "+num(c.Range.Max))
+		case c.Range.Min != nil:
+			rules = append(rules, "at least "+num(c.Range.Min))
+		case c.Range.Max != nil:
+			rules = append(rules, "at most "+num(c.Range.Max))
+		}
+	}
+	if len(c.Choice) > 0 {
+		rules = append(rules, "one of "+jsonList(c.Choice, ", "))
+	}
+	if c.Pattern != "" {
+		rules = append(rules, "matching "+c.Pattern)
+	}
+	if c.Email {
+		rules = append(rules, "an email address")
+	}
+	if c.Encoding != "" {
+		rules = append(rules, c.Encoding+"-encoded")
+	}
+	if c.DateOnly {
+		rules = append(rules, "a date (YYYY-MM-DD)")
+	}
+	if c.Media != "" {
+		rules = append(rules, "media type "+c.Media)
+	}
+	return rules
+}
+
+// boundsRule spells the bounds b of a count of nouns: "1 to 5 items", "at
+// least 1 item", "exactly 2 characters".
+func boundsRule(b *tool.Bounds, noun string) string {
+	plural := func(n int) string {
+		if n == 1 {
+			return noun
+		}
+		if strings.HasSuffix(noun, "y") {
+			return strings.TrimSuffix(noun, "y") + "ies"
+		}
+		return noun + "s"
+	}
+	switch {
+	case b.Min != nil && b.Max != nil && *b.Min == *b.Max:
+		return fmt.Sprintf("exactly %d %s", *b.Min, plural(*b.Min))
+	case b.Min != nil && b.Max != nil:
+		return fmt.Sprintf("%d to %d %s", *b.Min, *b.Max, plural(*b.Max))
+	case b.Min != nil:
+		return fmt.Sprintf("at least %d %s", *b.Min, plural(*b.Min))
+	case b.Max != nil:
+		return fmt.Sprintf("at most %d %s", *b.Max, plural(*b.Max))
+	}
+	return ""
+}
+
+// jsonList writes each value as JSON, joined by sep.
+func jsonList(vs []any, sep string) string {
+	out := make([]string, 0, len(vs))
+	for _, v := range vs {
+		data, err := json.Marshal(v)
+		if err != nil {
+			data = []byte(fmt.Sprint(v))
+		}
+		out = append(out, string(data))
+	}
+	return strings.Join(out, sep)
+}
+
+// typeName spells the data type of d, with the item type of a list and
+// the value type of a map without properties.
+func typeName(d *tool.Definition) string {
+	switch {
+	case d.Type == "list" && d.Items != nil:
 		return "list of " + typeName(d.Items)
+	case d.Type == "map" && len(d.Properties) == 0 && d.Values != nil:
+		return "map of " + typeName(d.Values)
 	}
 	return d.Type
 }

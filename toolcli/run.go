@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mattn/go-isatty"
+
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -88,7 +90,19 @@ func (c *command) run(args []string) int {
 
 	ctx := tool.WithAccount(c.ctx, acct)
 	ctx = tool.WithReporter(ctx, &reporter{w: c.stderr})
-	if *yes {
+	confirmed := *yes
+	if !confirmed && t != nil && t.IsDestructive() && t.Allowed(acct) {
+		// A destructive run needs a person's yes. What the account may not
+		// run at all, and inputs that are wrong, are left to the run path
+		// to refuse (before anything runs), without asking.
+		if _, vs, _ := c.reg.Validate(ctx, id, runArgs); len(vs) == 0 {
+			if o := c.confirmDestructive(t); o != nil {
+				return c.report(fs, *asJSON, o)
+			}
+			confirmed = true
+		}
+	}
+	if confirmed {
 		ctx = tool.WithConfirmer(ctx, tool.Confirmed)
 	} else if in := c.prompter(); in != nil {
 		ctx = tool.WithConfirmer(ctx, &prompt{in: in, out: c.stderr})
@@ -225,15 +239,28 @@ func writeOutcome(w io.Writer, o *outcome) error {
 	return writeJSON(w, v)
 }
 
+// confirmDestructive asks a person to confirm a run of the destructive
+// tool t, and returns nil when they say yes, or the failure to report: no
+// one to ask (standard input is not a terminal), or no.
+func (c *command) confirmDestructive(t *tool.Tool) *outcome {
+	in := c.prompter()
+	if in == nil {
+		return failure(errAccessDenied, fmt.Sprintf(
+			"%s is destructive and nobody can confirm it here (standard input is not a terminal): run it again with --yes to confirm.", t.Label))
+	}
+	ok, _ := (&prompt{in: in, out: c.stderr}).Confirm(c.ctx, t, nil)
+	if !ok {
+		return failure(errAccessDenied, fmt.Sprintf("%s was not run: it is destructive and was not confirmed (--yes confirms it).", t.Label))
+	}
+	return nil
+}
+
 // prompter returns the reader to ask for confirmation, or nil when no
-// person can answer.
+// person can answer: a file that is not a terminal (a pipe, /dev/null).
 func (c *command) prompter() io.Reader {
 	in := c.opts.Stdin
-	if f, ok := in.(*os.File); ok {
-		fi, err := f.Stat()
-		if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-			return nil
-		}
+	if f, ok := in.(*os.File); ok && !isatty.IsTerminal(f.Fd()) && !isatty.IsCygwinTerminal(f.Fd()) {
+		return nil
 	}
 	return in
 }

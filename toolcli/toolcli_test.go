@@ -352,7 +352,8 @@ func TestRunFailures(t *testing.T) {
 		{name: "input error from the tool", args: []string{"demo.refuse", "--input", "word=x"}, errorType: "invalid_input", messageHas: "likes"},
 		{name: "permission", args: []string{"demo.secret"}, errorType: "access_denied"},
 		{name: "confirmation needed", args: []string{"demo.launch"}, errorType: "access_denied", messageHas: "onfirm"},
-		{name: "tool error stays inside", args: []string{"demo.fail"}, errorType: "execution_failed", messageHasNot: "fire"},
+		{name: "tool error stays inside", args: []string{"demo.fail", "--yes"}, errorType: "execution_failed", messageHasNot: "fire"},
+		{name: "destructive needs --yes", args: []string{"demo.fail"}, errorType: "access_denied", messageHas: "--yes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -488,6 +489,71 @@ func TestConfirm(t *testing.T) {
 	}
 }
 
+// A destructive tool runs only once a person says yes at the terminal, or
+// with --yes; an account that may not run it is refused without a
+// question.
+func TestDestructive(t *testing.T) {
+	reg := newRegistry(t)
+	wipe := &tool.Tool{
+		ID: "demo.wipe", Label: "Wipe", Description: "Wipes everything.",
+		Operation: tool.OpWrite, Permission: "see secrets",
+		Inputs: []*tool.Definition{{Name: "scope", Type: "string", Default: "all",
+			Constraints: tool.Constraints{Choice: []any{"all", "drafts"}}}},
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			return tool.Succeeded("Wiped.", nil), nil
+		},
+	}
+	if err := reg.Add(wipe); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		args       []string
+		stdin      io.Reader
+		errorType  string // "" means success
+		messageHas string
+		prompt     bool
+	}{
+		{name: "yes flag", args: []string{"--yes", "--user", "admin"}},
+		{name: "prompt y", args: []string{"--user", "admin"}, stdin: strings.NewReader("y\n"), prompt: true},
+		{name: "prompt n", args: []string{"--user", "admin"}, stdin: strings.NewReader("n\n"), prompt: true,
+			errorType: "access_denied", messageHas: "not confirmed (--yes confirms it)"},
+		{name: "prompt end of input", args: []string{"--user", "admin"}, stdin: strings.NewReader(""), prompt: true,
+			errorType: "access_denied", messageHas: "not confirmed"},
+		{name: "no one to ask", args: []string{"--user", "admin"},
+			errorType: "access_denied", messageHas: "run it again with --yes"},
+		{name: "no permission: no question", stdin: strings.NewReader("y\n"),
+			errorType: "access_denied", messageHas: "permission"},
+		{name: "bad input: no question", args: []string{"--user", "admin", "--input", "scope=everything"}, stdin: strings.NewReader("y\n"),
+			errorType: "invalid_input", messageHas: "scope"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := &toolcli.Options{Name: "app tool", Accounts: lookUp, Stdin: tt.stdin}
+			code, out, errOut := call(t, reg, opts, append([]string{"run", "demo.wipe", "--json"}, tt.args...)...)
+			var r result
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatalf("stdout %q: %v", out, err)
+			}
+			if r.Success != (tt.errorType == "") || (code == 0) != r.Success || r.ErrorType != tt.errorType {
+				t.Errorf("success %v, exit status %d, error_type %q; want error_type %q (message %q)", r.Success, code, r.ErrorType, tt.errorType, r.Message)
+			}
+			if !strings.Contains(r.Message, tt.messageHas) {
+				t.Errorf("message %q does not contain %q", r.Message, tt.messageHas)
+			}
+			if got := strings.Count(errOut, "Run Wipe? [y/N] "); got != map[bool]int{true: 1}[tt.prompt] {
+				t.Errorf("prompted %d times, want %v; stderr:\n%s", got, tt.prompt, errOut)
+			}
+		})
+	}
+	// A destructive tool that also asks for confirmation asks once.
+	opts := &toolcli.Options{Name: "app tool", Stdin: strings.NewReader("y\n")}
+	_, _, errOut := call(t, reg, opts, "run", "demo.launch")
+	if n := strings.Count(errOut, "[y/N]"); n != 1 {
+		t.Errorf("demo.launch asked %d times; stderr:\n%s", n, errOut)
+	}
+}
+
 func TestConfirmPipeIsNotAsked(t *testing.T) {
 	reg := newRegistry(t)
 	r, w, err := os.Pipe()
@@ -559,6 +625,76 @@ demo.sum     transform  no           Sum
 	}
 }
 
+// checkGolden compares got with the file testdata/name, which -update
+// rewrites.
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	golden := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("output differs from %s (-want +got); go test ./toolcli -run %s -update rewrites it:\n%s", golden, t.Name(), diff)
+	}
+}
+
+// Text info spells every rule a value must follow, and the properties of
+// maps by their --input paths.
+func TestInfoTextGolden(t *testing.T) {
+	reg := newRegistry(t)
+	err := reg.Add(&tool.Tool{
+		ID: "demo.rules", Label: "Rules", Description: "Takes one input of each kind of rule.",
+		Operation: tool.OpWrite, Access: anyone, Confirm: true,
+		Inputs: []*tool.Definition{
+			{Name: "name", Type: "string", Required: true, Description: "A name.", Examples: []any{"Ada", "Grace"},
+				Constraints: tool.Constraints{NotBlank: true, Length: &tool.Bounds{Min: tool.Ptr(2), Max: tool.Ptr(40)}, Pattern: "^[A-Z]"}},
+			{Name: "code", Type: "string", Constraints: tool.Constraints{Length: &tool.Bounds{Min: tool.Ptr(3), Max: tool.Ptr(3)}}},
+			{Name: "level", Type: "integer", Default: 3, Description: "How hard.", Constraints: tool.Constraints{Range: &tool.Range{Min: tool.Ptr(1.0), Max: tool.Ptr(5.0)}}},
+			{Name: "ratio", Type: "float", Constraints: tool.Constraints{NotNull: true, Range: &tool.Range{Min: tool.Ptr(0.5)}}},
+			{Name: "colour", Type: "string", Default: "red", Constraints: tool.Constraints{Choice: []any{"red", "green", "blue"}}},
+			{Name: "day", Type: "datetime_iso8601", Constraints: tool.Constraints{DateOnly: true}},
+			{Name: "contact", Type: "string", Constraints: tool.Constraints{Email: true}},
+			{Name: "password", Type: "string", Sensitive: true},
+			{Name: "photo", Type: "string", Constraints: tool.Constraints{Encoding: "base64", Media: "image/png"}},
+			{Name: "tags", Type: "list", Description: "Some tags.", Items: &tool.Definition{Type: "string",
+				Constraints: tool.Constraints{Choice: []any{"a", "b"}}}, Constraints: tool.Constraints{NotBlank: true, Count: &tool.Bounds{Max: tool.Ptr(5)}}},
+			{Name: "scores", Type: "map", Values: &tool.Definition{Type: "integer"}, Constraints: tool.Constraints{Count: &tool.Bounds{Min: tool.Ptr(1)}}},
+			{Name: "settings", Type: "map", Description: "Settings.", Properties: []*tool.Definition{
+				{Name: "limit", Type: "integer", Required: true, Description: "At most this many.", Constraints: tool.Constraints{Range: &tool.Range{Max: tool.Ptr(100.0)}}},
+				{Name: "window", Type: "map", Properties: []*tool.Definition{
+					{Name: "from", Type: "timestamp", Required: true},
+				}},
+			}},
+			{Name: "people", Type: "list", Items: &tool.Definition{Type: "map", Properties: []*tool.Definition{
+				{Name: "name", Type: "string", Required: true, Constraints: tool.Constraints{NotBlank: true}},
+			}}},
+			{Name: "secret", Type: "string", Locked: true, Default: "s3"},
+		},
+		Outputs: []*tool.Definition{
+			{Name: "summary", Type: "string", Required: true, Nullable: true, Constraints: tool.Constraints{Media: "text/html"}},
+		},
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) { return tool.Succeeded("", nil), nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"demo.rules", "demo.echo"} {
+		t.Run(id, func(t *testing.T) {
+			code, out, errOut := call(t, reg, nil, "info", id)
+			if code != 0 {
+				t.Fatalf("exit status %d; stderr:\n%s", code, errOut)
+			}
+			checkGolden(t, "info-"+strings.TrimPrefix(id, "demo.")+".txt", out)
+		})
+	}
+}
+
 func TestListMarkdownGolden(t *testing.T) {
 	reg := newRegistry(t)
 	code, out, errOut := call(t, reg, nil, "list", "--format", "markdown", "--user", "admin")
@@ -626,15 +762,16 @@ func TestInfo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit status %d; stderr:\n%s", code, errOut)
 	}
-	for _, s := range []string{"demo.echo: Echo", "Echoes its word", "Operation:    read", "word      string          required  A word.", "tags      list of string  optional", "Outputs:"} {
+	for _, s := range []string{"demo.echo: Echo", "Echoes its word", "Operation:    read", "Outputs:"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("info text lacks %q:\n%s", s, out)
 		}
 	}
 
 	code, _, errOut = call(t, reg, nil, "info", "demo.secret")
-	if code != 1 || !strings.Contains(errOut, "not found") {
-		t.Errorf("info of a tool the account may not run: exit status %d, stderr %q", code, errOut)
+	wantErr := `app tool info: tool "demo.secret" not found for account "anonymous": it may exist, but not for this account; try --user NAME with an account that may run it` + "\n"
+	if code != 1 || errOut != wantErr {
+		t.Errorf("info of a tool the account may not run: exit status %d, stderr %q, want %q", code, errOut, wantErr)
 	}
 	if code, out, _ := call(t, reg, nil, "info", "demo.secret", "--user", "admin", "--format", "json"); code != 0 || !strings.Contains(out, `"permission": "see secrets"`) {
 		t.Errorf("info for admin: exit status %d, stdout:\n%s", code, out)

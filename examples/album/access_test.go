@@ -149,7 +149,7 @@ func TestAccessMatrixCLI(t *testing.T) {
 		for i, user := range matrixUsers {
 			var stdout, stderr bytes.Buffer
 			code := toolcli.Run(context.Background(), app.Registry,
-				[]string{"run", c.tool, "--json", "--user", user, "--input", string(input)},
+				[]string{"run", c.tool, "--json", "--yes", "--user", user, "--input", string(input)},
 				&stdout, &stderr, &toolcli.Options{Name: "album tool", Accounts: app.cliAccount})
 			var out struct {
 				Success   bool   `json:"success"`

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"sync"
 
 	"github.com/toolapi/toolapi/entity"
-	"github.com/toolapi/toolapi/mcpserver"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -26,15 +24,11 @@ type App struct {
 	exporter *Exporter
 	site     *SiteSettings
 
-	// Stateless makes the MCP server (see [App.MCP]) serve streamable HTTP
-	// without sessions, as `serve --stateless` asks: every request stands
-	// alone, so several serve processes sharing one PostgreSQL database
-	// can answer the same clients behind any load balancer. Set it before
-	// App.MCP is first called.
+	// Stateless makes the MCP server of [App.Service] serve streamable
+	// HTTP without sessions, as `serve --stateless` does: every request
+	// stands alone, so several serve processes sharing one PostgreSQL
+	// database can answer the same clients behind any load balancer.
 	Stateless bool
-
-	mcpOnce sync.Once
-	mcp     *mcpserver.Server
 }
 
 // NewApp builds the application over store, writing translation exports
@@ -102,10 +96,4 @@ func (a *App) entityTypes() []*tool.EntityType {
 		LabelOf: func(t *Track) string { return t.Title },
 	})
 	return []*tool.EntityType{albums, tracks}
-}
-
-// Anonymous returns the account of callers who have not signed in: the
-// seeded user "anonymous".
-func (a *App) Anonymous(ctx context.Context) (tool.Account, error) {
-	return a.Store.User(ctx, "anonymous")
 }

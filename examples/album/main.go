@@ -2,8 +2,8 @@
 // methods are tools, served to people and agents over a CLI, MCP and the
 // web, on SQLite or PostgreSQL.
 //
-//	album serve [--addr 127.0.0.1:8080] [--db PATH|postgres://...] [--print-tokens]
-//	album tool list|search|info|run ...
+//	album serve [--addr 127.0.0.1:8080] [--db PATH|postgres://...] [--print-tokens] [--stateless]
+//	album tool list|search|info|run|export ...
 //	album mcp [--user NAME]
 //	album tokens [USER...]
 //
@@ -11,15 +11,12 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/toolapi/toolapi/toolapp"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	f := &flags{db: defaultDB()}
+	toolapp.Main(f.open(os.Stderr), f.options())
 }

@@ -84,7 +84,7 @@ func TestToolCommand(t *testing.T) {
 		res.Outputs["length"] != "PT16M51S" {
 		t.Errorf("album.summarize = %s (%v)", out, err)
 	}
-	cmd := albumCommand(t, db, "tool", "run", "album.publish", "--input", "album=4", "--user", "editor", "--json")
+	cmd := albumCommand(t, db, "tool", "run", "album.publish", "--input", "album=4", "--user", "editor", "--json", "--yes")
 	out, err = cmd.Output()
 	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(string(out), `"error_type": "access_denied"`) {
 		t.Errorf("publishing another's draft: exit %d, %s (%v)", code, out, err)

@@ -45,7 +45,7 @@ func startServe(t *testing.T, dsn string, args ...string) string {
 	var base string
 	lines := bufio.NewScanner(out)
 	for base == "" && lines.Scan() {
-		if rest, ok := strings.CutPrefix(lines.Text(), "Serving the album demo on "); ok {
+		if rest, ok := strings.CutPrefix(lines.Text(), "Serving Album demo on "); ok {
 			base, _, _ = strings.Cut(rest, " ")
 		}
 	}
@@ -139,7 +139,7 @@ func TestServeStateless(t *testing.T) {
 		if f := strings.Fields(lines.Text()); len(f) == 2 && strings.HasPrefix(f[1], "alb_") {
 			tokens[f[0]] = f[1]
 		}
-		if rest, ok := strings.CutPrefix(lines.Text(), "Serving the album demo on "); ok {
+		if rest, ok := strings.CutPrefix(lines.Text(), "Serving Album demo on "); ok {
 			base, _, _ = strings.Cut(rest, " ")
 		}
 	}

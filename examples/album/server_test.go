@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -13,7 +16,50 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolapi/toolapi/tool"
+	"github.com/toolapi/toolapi/toolapp"
+	"github.com/toolapi/toolapi/toolcli"
 )
+
+// serveOptions let tests watch a server's life.
+type serveOptions struct {
+	// ready, when set, receives the address the server listens on.
+	ready func(addr string)
+	// shuttingDown, when set, is called once shutdown has begun.
+	shuttingDown func()
+}
+
+// serve serves app on addr as `album serve` does, until ctx is done.
+func serve(ctx context.Context, app *App, addr string, stdout io.Writer, so *serveOptions) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	if so != nil && so.ready != nil {
+		so.ready(ln.Addr().String())
+	}
+	opts := (&flags{}).options()
+	opts.Stdout = stdout
+	if so != nil {
+		opts.OnShutdown = so.shuttingDown
+	}
+	return toolapp.Serve(ctx, ln, app.Service(), opts)
+}
+
+// newMux returns the site's HTTP handler, as `album serve` serves it.
+func newMux(app *App) http.Handler {
+	return toolapp.Handler(app.Service(), (&flags{}).options())
+}
+
+// cliAccount returns the account --user names, as `album tool` finds it.
+func (a *App) cliAccount(ctx context.Context, name string) (tool.Account, error) {
+	u, err := a.Store.Account(ctx, name)
+	if errors.Is(err, errNoUser) {
+		return nil, fmt.Errorf("%q: %w", name, toolcli.ErrUnknownUser)
+	}
+	return u, err
+}
 
 // bearer adds a bearer token to every request.
 type bearer struct{ token string }
@@ -75,7 +121,7 @@ func TestServeCommand(t *testing.T) {
 		if f := strings.Fields(line); len(f) == 2 && strings.HasPrefix(f[1], "alb_") {
 			tokens[f[0]] = f[1]
 		}
-		if rest, ok := strings.CutPrefix(line, "Serving the album demo on "); ok {
+		if rest, ok := strings.CutPrefix(line, "Serving Album demo on "); ok {
 			base, _, _ = strings.Cut(rest, " ")
 		}
 	}

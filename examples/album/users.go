@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/toolapi/toolapi/tool"
+	"github.com/toolapi/toolapi/toolapp"
 )
 
 // The permissions the application knows.
@@ -64,7 +65,7 @@ func (u *User) HasPermission(name string) bool {
 func (u *User) Blocked() bool { return u.IsBlocked }
 
 // errNoUser is returned for a user name or token that matches no user.
-var errNoUser = errors.New("no such user")
+var errNoUser = fmt.Errorf("no such user: %w", toolapp.ErrUnknownAccount)
 
 const userColumns = `id, name, role, permissions, blocked`
 
@@ -115,16 +116,59 @@ func (s *Store) UserByToken(ctx context.Context, token string) (*User, error) {
 	if token == "" {
 		return nil, errNoUser
 	}
-	return scanUser(s.db.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE token_hash = $1`, hashToken(token)))
+	return scanUser(s.db.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE token_hash = $1`, toolapp.HashToken(token)))
+}
+
+// The store's users are the application's accounts (see package toolapp):
+// on the command line, on /mcp and in the explorer.
+var _ toolapp.TokenIssuer = (*Store)(nil)
+
+// Account returns the user named name.
+func (s *Store) Account(ctx context.Context, name string) (tool.Account, error) {
+	u, err := s.User(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// TokenAccount returns the user an API token belongs to.
+func (s *Store) TokenAccount(ctx context.Context, token string) (tool.Account, error) {
+	u, err := s.UserByToken(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// Anonymous returns the account of callers who have not signed in: the
+// seeded user "anonymous".
+func (s *Store) Anonymous(ctx context.Context) (tool.Account, error) {
+	return s.Account(ctx, "anonymous")
+}
+
+// TokenHolders returns the names of every user but anonymous.
+func (s *Store) TokenHolders(ctx context.Context) ([]string, error) {
+	users, err := s.Users(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, u := range users {
+		if u.Role != roleAnonymous {
+			names = append(names, u.Name)
+		}
+	}
+	return names, nil
 }
 
 // IssueToken gives the named user a new random API token, replacing the
 // one it had, and returns it. The token is not stored, only its hash, so
 // this is the one moment it can be shown.
 func (s *Store) IssueToken(ctx context.Context, name string) (string, error) {
-	token := "alb_" + rand.Text()
+	token := toolapp.NewToken("alb_")
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE users SET token_hash = $1 WHERE name = $2`, hashToken(token), name)
+		res, err := tx.ExecContext(ctx, `UPDATE users SET token_hash = $1 WHERE name = $2`, toolapp.HashToken(token), name)
 		if err != nil {
 			return err
 		}
@@ -139,14 +183,6 @@ func (s *Store) IssueToken(ctx context.Context, name string) (string, error) {
 		return "", err
 	}
 	return token, nil
-}
-
-// hashToken returns the stored form of a token. Tokens are 130 random
-// bits, so a plain SHA-256 is as good as a slow password hash here and
-// lets the lookup use the column's index.
-func hashToken(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
 }
 
 // CreateUser adds a user.

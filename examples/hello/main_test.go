@@ -1,20 +1,26 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestBinary builds the hello binary and runs its tool command as a
-// person or a script would, checking the output and the exit status.
-func TestBinary(t *testing.T) {
+// buildHello builds the hello binary and returns its path.
+func buildHello(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds a binary")
 	}
@@ -27,6 +33,91 @@ func TestBinary(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	return bin
+}
+
+// bearer adds a bearer token to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestServe runs `hello serve --print-tokens` as a person would, uses a
+// printed token over MCP, and stops it with SIGTERM: it shuts down and
+// exits 0.
+func TestServe(t *testing.T) {
+	bin := buildHello(t)
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--print-tokens")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	tokens := map[string]string{}
+	var base string
+	lines := bufio.NewScanner(out)
+	for base == "" && lines.Scan() {
+		if f := strings.Fields(lines.Text()); len(f) == 2 && strings.HasPrefix(f[1], "tok_") {
+			tokens[f[0]] = f[1]
+		}
+		if rest, ok := strings.CutPrefix(lines.Text(), "Serving Hello on "); ok {
+			base, _, _ = strings.Cut(rest, " ")
+		}
+	}
+	if base == "" || tokens["admin"] == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("serve printed no address or no admin token (%v); stderr:\n%s", tokens, stderr.String())
+	}
+	rest := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(out)
+		rest <- string(b)
+	}()
+
+	c := mcp.NewClient(&mcp.Implementation{Name: "hello-test", Version: "1"}, nil)
+	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{
+		Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{tokens["admin"]}}, MaxRetries: -1, DisableStandaloneSSE: true,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range list.Tools {
+		names = append(names, tl.Name)
+	}
+	if !slices.Contains(names, "rocket__launch") {
+		t.Errorf("admin's tools = %v, want rocket__launch (rocket.launch) among them", names)
+	}
+	cs.Close()
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("serve after SIGTERM: %v; stderr:\n%s", err, stderr.String())
+	}
+	if got := <-rest; !strings.Contains(got, "Shutting down") {
+		t.Errorf("serve printed after its address %q; want it to say it is shutting down", got)
+	}
+}
+
+// TestBinary builds the hello binary and runs its tool command as a
+// person or a script would, checking the output and the exit status.
+func TestBinary(t *testing.T) {
+	bin := buildHello(t)
 
 	type result struct {
 		Success    bool           `json:"success"`

@@ -1,0 +1,497 @@
+package toolapp
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/toolapi/toolapi/explorer"
+	"github.com/toolapi/toolapi/mcpserver"
+	"github.com/toolapi/toolapi/tool"
+	"github.com/toolapi/toolapi/toolcli"
+)
+
+// An App is what the standard commands serve: a registry of tools and
+// the accounts that may run them. Registry is required; every other field
+// may be left zero.
+type App struct {
+	// Registry holds the tools.
+	Registry *tool.Registry
+	// Accounts finds the accounts of --user, of bearer tokens on /mcp and
+	// of the explorer's sign-in. Nil means every caller is
+	// [tool.Anonymous] and nobody can sign in.
+	Accounts Accounts
+	// Health reports whether the application can serve, for GET /healthz
+	// (a database ping, say). Nil means healthy whenever it answers.
+	Health func(ctx context.Context) error
+	// StateKey returns the key with which the MCP servers of processes
+	// serving one endpoint without sessions sign their request state (see
+	// [mcpserver.Options.StateKey]); it is asked once, by serve
+	// --stateless. Nil means each process makes its own random key.
+	StateKey func(ctx context.Context) ([]byte, error)
+	// MCP holds options of the MCP server beyond those the runner sets.
+	// Zero fields are filled in: Name and Title from [Options], and
+	// Authenticate from Accounts (a bearer token names an account; a
+	// request without one is anonymous). Nil means none beyond those.
+	MCP *mcpserver.Options
+	// Explorer holds options of the tool explorer beyond those the runner
+	// sets. Zero fields are filled in: Title and AppName from [Options],
+	// and from Accounts the sign-in (an account's name and API token), the
+	// anonymous visitor and the lookup of a signed-in account on each
+	// request. Nil means none beyond those.
+	Explorer *explorer.Options
+	// Close releases what the App holds once the command ends. Nil means
+	// nothing to release.
+	Close func() error
+}
+
+// An Opener builds the App a command runs, once the command line's flags
+// are parsed (so that it can open the database a flag names).
+type Opener func(ctx context.Context) (*App, error)
+
+// Options configure [Run] and [Main]; see each field for its zero value.
+type Options struct {
+	// Name is the command's name in usage and messages ("notes"). Empty
+	// means the base name of the program.
+	Name string
+	// Title names the application on the explorer's pages, to MCP clients
+	// and when serve starts ("Notes"). Empty means Name.
+	Title string
+	// Help is printed after the usage's list of commands and flags: what
+	// the flags of Flags mean in more words, say. Empty means nothing.
+	Help string
+	// Flags adds the application's own flags, which every command but
+	// tool takes before or after the command's name (--db, say). The
+	// [Opener] reads what they were set to. Nil means none.
+	Flags func(fs *flag.FlagSet)
+	// Commands are the application's own commands, besides the standard
+	// ones. Nil means none.
+	Commands []*Command
+
+	// Stdin, Stdout and Stderr are where commands read and write. Nil
+	// means the process's own.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+
+	// Addr is the address serve listens on without --addr. Empty means
+	// "127.0.0.1:8080".
+	Addr string
+	// Stateless serves MCP without sessions (see
+	// [mcpserver.Options.Stateless]) even without serve --stateless.
+	Stateless bool
+
+	// ReadHeaderTimeout bounds the reading of a request's headers. Zero
+	// means 10 seconds.
+	ReadHeaderTimeout time.Duration
+	// BodyTimeout bounds the reading of a request's body, counted from the
+	// end of its headers: a client that sends it slower is cut off. Once
+	// the body is read the deadline is lifted, so a response may stream
+	// (MCP's event streams) as long as it needs. Zero means 30 seconds.
+	BodyTimeout time.Duration
+	// IdleTimeout closes a kept-alive connection that waits that long for
+	// its next request. It never cuts a response in progress. Zero means 2
+	// minutes.
+	IdleTimeout time.Duration
+	// MaxHeaderBytes bounds the size of a request's headers. Zero means
+	// 64 KiB.
+	MaxHeaderBytes int
+	// MaxMCPBody bounds the body of a request to /mcp; a larger one is
+	// refused 413. Zero means 4 MiB.
+	MaxMCPBody int64
+	// MaxFormBody bounds the body of a request to the explorer (its forms);
+	// a larger one is refused 413. Zero means 1 MiB.
+	MaxFormBody int64
+	// ShutdownTimeout is how long serve, once told to stop, waits for the
+	// requests in flight before it closes their connections. Zero means 10
+	// seconds.
+	ShutdownTimeout time.Duration
+	// OnShutdown, when set, is called once when serve begins to shut down,
+	// while the requests in flight finish.
+	OnShutdown func()
+}
+
+// A Command is a command of the application's own, run as "NAME COMMAND
+// [ARGS]". One named like a standard command replaces it.
+type Command struct {
+	// Name is the word that runs it ("audit").
+	Name string
+	// Usage spells its flags and arguments for the usage ("[--limit N]").
+	Usage string
+	// Summary says what it does, in a line or two.
+	Summary string
+	// Flags adds its flags; the application's flags (see [Options.Flags])
+	// are added as well. Nil means none of its own.
+	Flags func(fs *flag.FlagSet)
+	// Run runs it with the words left after the flags, writing to stdout.
+	// An error is printed as "NAME COMMAND: error" and exits with status 1.
+	Run func(ctx context.Context, app *App, args []string, stdout io.Writer) error
+}
+
+// Main runs the application with the process's command line and exits
+// with the status [Run] returns. The first SIGINT or SIGTERM cancels the
+// command's context: serve then shuts down gracefully. A second one ends
+// the process at once.
+func Main(open Opener, opts *Options) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // the next signal is the default action: exit
+	}()
+	code := Run(ctx, open, os.Args[1:], opts)
+	stop()
+	os.Exit(code)
+}
+
+// Run runs the command whose words are args and returns the exit status:
+// 0 on success, 1 on a failure, 2 on a usage error. opts may be nil.
+//
+// The commands are:
+//
+//	tool list|search|info|run|export ...  the tool command line (see [toolcli.Run])
+//	mcp [--user NAME]                     MCP over standard input and output, for one account
+//	serve [--addr A] [--stateless]        MCP at /mcp, the explorer at /, GET /healthz (see [Serve])
+//	tokens [NAME...]                      issue API tokens (with a [TokenIssuer] store)
+//	help                                  the usage
+//
+// plus [Options.Commands]. open is called once per command, but not for
+// help or a usage error.
+func Run(ctx context.Context, open Opener, args []string, opts *Options) int {
+	r := &runner{ctx: ctx, open: open}
+	if opts != nil {
+		r.opts = *opts
+	}
+	if r.opts.Name == "" {
+		r.opts.Name = filepath.Base(os.Args[0])
+	}
+	if r.opts.Title == "" {
+		r.opts.Title = r.opts.Name
+	}
+	if r.opts.Stdin == nil {
+		r.opts.Stdin = os.Stdin
+	}
+	if r.opts.Stdout == nil {
+		r.opts.Stdout = os.Stdout
+	}
+	if r.opts.Stderr == nil {
+		r.opts.Stderr = os.Stderr
+	}
+	return r.run(args)
+}
+
+// runner runs one command line.
+type runner struct {
+	ctx    context.Context
+	open   Opener
+	opts   Options
+	global *flag.FlagSet // the application's flags
+}
+
+func (r *runner) run(args []string) int {
+	o := &r.opts
+	r.global = flag.NewFlagSet(o.Name, flag.ContinueOnError)
+	r.global.SetOutput(o.Stderr)
+	r.global.Usage = func() { r.usage(o.Stderr) }
+	if o.Flags != nil {
+		o.Flags(r.global)
+	}
+	if err := r.global.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	args = r.global.Args()
+	if len(args) == 0 {
+		r.usage(o.Stderr)
+		return 2
+	}
+	name, args := args[0], args[1:]
+	var err error
+	switch c := r.command(name); {
+	case c != nil:
+		err = r.custom(c, args)
+	case name == "help" || name == "-h" || name == "--help":
+		r.usage(o.Stdout)
+		return 0
+	case name == "tool":
+		return r.tool(args)
+	case name == "mcp":
+		err = r.mcp(args)
+	case name == "serve":
+		err = r.serve(args)
+	case name == "tokens":
+		err = r.tokens(args)
+	default:
+		fmt.Fprintf(o.Stderr, "%s: unknown command %q\n", o.Name, name)
+		r.usage(o.Stderr)
+		return 2
+	}
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	}
+	fmt.Fprintf(o.Stderr, "%s %s: %v\n", o.Name, name, err)
+	return 1
+}
+
+// errUsage reports a command line that was wrong; the flag package has
+// said why.
+var errUsage = errors.New("usage")
+
+func (r *runner) command(name string) *Command {
+	for _, c := range r.opts.Commands {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func (r *runner) usage(w io.Writer) {
+	o := &r.opts
+	var b strings.Builder
+	flags := ""
+	r.global.VisitAll(func(f *flag.Flag) {
+		name, _ := flag.UnquoteUsage(f)
+		flags += " [--" + f.Name
+		if name != "" {
+			flags += " " + name
+		}
+		flags += "]"
+	})
+	fmt.Fprintf(&b, "Usage:\n  %s%s COMMAND [ARGS]\n\nCommands:\n", o.Name, flags)
+	write := func(synopsis, summary string) {
+		fmt.Fprintf(&b, "  %s\n", synopsis)
+		for l := range strings.SplitSeq(summary, "\n") {
+			fmt.Fprintf(&b, "        %s\n", l)
+		}
+	}
+	line := func(synopsis, summary string) { // a standard command's
+		if name, _, _ := strings.Cut(synopsis, " "); r.command(name) == nil {
+			write(synopsis, summary)
+		}
+	}
+	line("serve [--addr "+r.addr()+"] [--stateless] [--print-tokens]", "serve MCP at /mcp and the tool explorer at /\n(--stateless: MCP without sessions, for several processes behind one address)")
+	line("tool list|search|info|run|export ...", "list, describe and run the tools ("+o.Name+" tool help)")
+	line("mcp [--user NAME]", "serve MCP over standard input and output for one account")
+	line("tokens [NAME...]", "issue new API tokens (for every account when none is named)\nand print them; each replaces the account's earlier token")
+	for _, c := range o.Commands {
+		write(strings.TrimSpace(c.Name+" "+c.Usage), c.Summary)
+	}
+	if flags != "" {
+		b.WriteString("\nFlags:\n")
+		r.global.SetOutput(&b)
+		r.global.PrintDefaults()
+		r.global.SetOutput(o.Stderr)
+	}
+	if o.Help != "" {
+		b.WriteString("\n" + strings.TrimRight(o.Help, "\n") + "\n")
+	}
+	io.WriteString(w, b.String())
+}
+
+func (r *runner) addr() string {
+	if r.opts.Addr != "" {
+		return r.opts.Addr
+	}
+	return "127.0.0.1:8080"
+}
+
+// flagSet returns the flag set of command name, holding the
+// application's flags besides those add adds.
+func (r *runner) flagSet(name string, add func(fs *flag.FlagSet)) *flag.FlagSet {
+	fs := flag.NewFlagSet(r.opts.Name+" "+name, flag.ContinueOnError)
+	fs.SetOutput(r.opts.Stderr)
+	if add != nil {
+		add(fs)
+	}
+	r.global.VisitAll(func(f *flag.Flag) {
+		if fs.Lookup(f.Name) == nil {
+			fs.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	return fs
+}
+
+// parse parses a command's flags.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	return nil
+}
+
+// openApp builds the App, and returns the function that releases it.
+func (r *runner) openApp() (*App, func(), error) {
+	app, err := r.open(r.ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if app == nil || app.Registry == nil {
+		if app != nil && app.Close != nil {
+			app.Close()
+		}
+		return nil, nil, errors.New("the application has no registry")
+	}
+	release := func() {
+		if app.Close != nil {
+			if err := app.Close(); err != nil {
+				fmt.Fprintf(r.opts.Stderr, "%s: closing: %v\n", r.opts.Name, err)
+			}
+		}
+	}
+	return app, release, nil
+}
+
+// anonymous returns the account of callers who give no name or token.
+func (app *App) anonymous(ctx context.Context) (tool.Account, error) {
+	if app.Accounts == nil {
+		return tool.Anonymous, nil
+	}
+	acct, err := app.Accounts.Anonymous(ctx)
+	if err == nil && acct == nil {
+		acct = tool.Anonymous
+	}
+	return acct, err
+}
+
+// account returns the account named name.
+func (app *App) account(ctx context.Context, name string) (tool.Account, error) {
+	if app.Accounts == nil {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownAccount, name)
+	}
+	acct, err := app.Accounts.Account(ctx, name)
+	if err == nil && acct == nil {
+		err = fmt.Errorf("%w: %q", ErrUnknownAccount, name)
+	}
+	return acct, err
+}
+
+func (r *runner) tool(args []string) int {
+	o := &r.opts
+	app, release, err := r.openApp()
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "%s tool: %v\n", o.Name, err)
+		return 1
+	}
+	defer release()
+	anon, err := app.anonymous(r.ctx)
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "%s tool: the anonymous account: %v\n", o.Name, err)
+		return 1
+	}
+	return toolcli.Run(r.ctx, app.Registry, args, o.Stdout, o.Stderr, &toolcli.Options{
+		Name: o.Name + " tool",
+		Accounts: func(ctx context.Context, name string) (tool.Account, error) {
+			acct, err := app.account(ctx, name)
+			if errors.Is(err, ErrUnknownAccount) {
+				return nil, fmt.Errorf("%w: %w", toolcli.ErrUnknownUser, err)
+			}
+			return acct, err
+		},
+		DefaultAccount: anon,
+		Stdin:          o.Stdin,
+	})
+}
+
+func (r *runner) mcp(args []string) error {
+	var user string
+	fs := r.flagSet("mcp", func(fs *flag.FlagSet) {
+		fs.StringVar(&user, "user", "", "the `name` of the account the tools run for (default: anonymous)")
+	})
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(r.opts.Stderr, "%s: unexpected arguments %q\n", fs.Name(), fs.Args())
+		return errUsage
+	}
+	app, release, err := r.openApp()
+	if err != nil {
+		return err
+	}
+	defer release()
+	var acct tool.Account
+	if user == "" {
+		acct, err = app.anonymous(r.ctx)
+		if err != nil {
+			return fmt.Errorf("the anonymous account: %w", err)
+		}
+	} else if acct, err = app.account(r.ctx, user); err != nil {
+		return fmt.Errorf("account %q: %w", user, err)
+	}
+	err = mcpserver.New(app.Registry, mcpOptions(app, &r.opts, false)).RunStdio(r.ctx, acct)
+	if r.ctx.Err() != nil {
+		return nil // interrupted: a clean end
+	}
+	return err
+}
+
+func (r *runner) custom(c *Command, args []string) error {
+	fs := r.flagSet(c.Name, c.Flags)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	app, release, err := r.openApp()
+	if err != nil {
+		return err
+	}
+	defer release()
+	return c.Run(r.ctx, app, fs.Args(), r.opts.Stdout)
+}
+
+func (r *runner) tokens(args []string) error {
+	fs := r.flagSet("tokens", nil)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	app, release, err := r.openApp()
+	if err != nil {
+		return err
+	}
+	defer release()
+	return printTokens(r.ctx, app, fs.Args(), r.opts.Stdout)
+}
+
+// printTokens issues a token for each named account (every token holder
+// when none is named) and prints them with an example of use.
+func printTokens(ctx context.Context, app *App, names []string, w io.Writer) error {
+	issuer, ok := app.Accounts.(TokenIssuer)
+	if !ok {
+		return errors.New("the application's accounts cannot issue tokens")
+	}
+	if len(names) == 0 {
+		var err error
+		if names, err = issuer.TokenHolders(ctx); err != nil {
+			return err
+		}
+	}
+	var b strings.Builder
+	b.WriteString("API tokens (shown once; each replaces the account's earlier token):\n")
+	for _, name := range names {
+		token, err := issuer.IssueToken(ctx, name)
+		if errors.Is(err, ErrUnknownAccount) {
+			return fmt.Errorf("no account is named %q", name)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "  %-10s %s\n", name, token)
+	}
+	b.WriteString("Send one as an HTTP header: Authorization: Bearer TOKEN\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}

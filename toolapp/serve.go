@@ -1,0 +1,295 @@
+package toolapp
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/toolapi/toolapi/explorer"
+	"github.com/toolapi/toolapi/mcpserver"
+	"github.com/toolapi/toolapi/tool"
+)
+
+// The defaults of the limits in [Options].
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultBodyTimeout       = 30 * time.Second
+	DefaultIdleTimeout       = 2 * time.Minute
+	DefaultMaxHeaderBytes    = 64 << 10
+	DefaultMaxMCPBody        = 4 << 20
+	DefaultMaxFormBody       = 1 << 20
+	DefaultShutdownTimeout   = 10 * time.Second
+)
+
+// limits returns o with every zero limit set to its default.
+func (o Options) limits() Options {
+	set := func(d *time.Duration, def time.Duration) {
+		if *d <= 0 {
+			*d = def
+		}
+	}
+	set(&o.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	set(&o.BodyTimeout, DefaultBodyTimeout)
+	set(&o.IdleTimeout, DefaultIdleTimeout)
+	set(&o.ShutdownTimeout, DefaultShutdownTimeout)
+	if o.MaxHeaderBytes <= 0 {
+		o.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	if o.MaxMCPBody <= 0 {
+		o.MaxMCPBody = DefaultMaxMCPBody
+	}
+	if o.MaxFormBody <= 0 {
+		o.MaxFormBody = DefaultMaxFormBody
+	}
+	return o
+}
+
+func (r *runner) serve(args []string) error {
+	addr := r.addr()
+	var printTok bool
+	stateless := r.opts.Stateless
+	fs := r.flagSet("serve", func(fs *flag.FlagSet) {
+		fs.StringVar(&addr, "addr", addr, "the `address` to listen on")
+		fs.BoolVar(&stateless, "stateless", stateless, "serve MCP without sessions, so that several processes can answer one address behind a load balancer")
+		fs.BoolVar(&printTok, "print-tokens", false, "issue and print an API token for every account")
+	})
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(r.opts.Stderr, "%s: unexpected arguments %q\n", fs.Name(), fs.Args())
+		return errUsage
+	}
+	app, release, err := r.openApp()
+	if err != nil {
+		return err
+	}
+	defer release()
+	if printTok {
+		if err := printTokens(r.ctx, app, nil, r.opts.Stdout); err != nil {
+			return err
+		}
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	opts := r.opts
+	opts.Stateless = stateless
+	return Serve(r.ctx, ln, app, &opts)
+}
+
+// Serve serves app on ln until ctx is done, then shuts down gracefully:
+// it stops accepting connections, lets the requests in flight finish for
+// up to [Options.ShutdownTimeout], and then closes what is left. It serves
+// [Handler] with the limits of opts (see [Options]), writes the address it
+// serves on to [Options.Stdout] and returns nil after a shutdown that ctx
+// asked for. opts may be nil.
+func Serve(ctx context.Context, ln net.Listener, app *App, opts *Options) error {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o = o.limits()
+	if o.Title == "" {
+		o.Title = o.Name
+	}
+	stdout := o.Stdout
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	srv := newServer(Handler(app, &o), &o)
+	url := "http://" + ln.Addr().String()
+	fmt.Fprintf(stdout, "Serving %s on %s (MCP at %s/mcp).\n", o.Title, url, url)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(stdout, "Shutting down: finishing the requests in flight.")
+	if o.OnShutdown != nil {
+		var once sync.Once
+		srv.RegisterOnShutdown(func() { once.Do(o.OnShutdown) })
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = srv.Close()
+	}
+	if serr := <-served; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		return serr
+	}
+	return err
+}
+
+// newServer returns the HTTP server of h with the limits of o (already
+// defaulted). No WriteTimeout: it would cut event streams; a body that
+// arrives too slowly is cut by [withBodyDeadline] instead.
+func newServer(h http.Handler, o *Options) *http.Server {
+	return &http.Server{
+		Handler:           withBodyDeadline(h, o.BodyTimeout),
+		ReadHeaderTimeout: o.ReadHeaderTimeout,
+		IdleTimeout:       o.IdleTimeout,
+		MaxHeaderBytes:    o.MaxHeaderBytes,
+	}
+}
+
+// withBodyDeadline gives the body of each request d to arrive, counted
+// from the end of its headers. The server lifts the deadline once the body
+// has been read to its end, as it starts watching the connection for the
+// client going away, so a long response is not cut.
+func withBodyDeadline(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			// An error means a connection without deadlines: nothing to do.
+			http.NewResponseController(w).SetReadDeadline(time.Now().Add(d))
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// withMaxBody refuses a request whose body is larger than n bytes: 413
+// at once when its Content-Length says so, else an error from the body's
+// Read once n bytes have been read.
+func withMaxBody(h http.Handler, n int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > n {
+			http.Error(w, fmt.Sprintf("Request body too large: at most %d bytes", n), http.StatusRequestEntityTooLarge)
+			return
+		}
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = http.MaxBytesReader(w, r.Body, n)
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// Handler returns the HTTP handler of app: MCP over streamable HTTP at
+// /mcp, a health check at GET /healthz (200 "ok", or 503 when
+// [App.Health] fails) and the tool explorer at /, with the body limits of
+// opts. [Serve] serves it with the rest of the limits. opts may be nil.
+func Handler(app *App, opts *Options) http.Handler {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o = o.limits()
+	if o.Title == "" {
+		o.Title = o.Name
+	}
+	logger := app.Registry.Logger()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", withMaxBody(mcpserver.New(app.Registry, mcpOptions(app, &o, true)).Handler(), o.MaxMCPBody))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		if app.Health != nil {
+			if err := app.Health(r.Context()); err != nil {
+				logger.Error("health check failed", "error", err.Error())
+				http.Error(w, "unavailable", http.StatusServiceUnavailable)
+				return
+			}
+		}
+		io.WriteString(w, "ok\n")
+	})
+	mux.Handle("/", withMaxBody(explorer.New(app.Registry, explorerOptions(app, &o)), o.MaxFormBody))
+	return mux
+}
+
+// mcpOptions returns the options of app's MCP server: app.MCP with the
+// zero fields filled in from o and app.Accounts.
+func mcpOptions(app *App, o *Options, http bool) *mcpserver.Options {
+	var m mcpserver.Options
+	if app.MCP != nil {
+		m = *app.MCP
+	}
+	if m.Name == "" {
+		m.Name = o.Name
+	}
+	if m.Title == "" {
+		m.Title = o.Title
+	}
+	m.Stateless = m.Stateless || o.Stateless
+	if !http {
+		return &m
+	}
+	if m.Authenticate == nil {
+		if app.Accounts == nil {
+			m.AllowAnonymous = true
+		} else {
+			m.Authenticate = authenticate(app)
+		}
+	}
+	if m.Stateless && m.StateKey == nil && app.StateKey != nil {
+		key, err := app.StateKey(context.Background())
+		if err != nil {
+			logger := m.Logger
+			if logger == nil {
+				logger = app.Registry.Logger()
+			}
+			logger.Error("MCP request-state key unavailable; this process uses its own", "error", err.Error())
+		}
+		m.StateKey = key
+	}
+	return &m
+}
+
+// authenticate returns the MCP authentication of app's accounts: a bearer
+// token names an account, and a request without one is anonymous.
+func authenticate(app *App) func(*http.Request) (tool.Account, error) {
+	tokens := mcpserver.Bearer(app.Accounts.TokenAccount)
+	return func(r *http.Request) (tool.Account, error) {
+		acct, err := tokens(r)
+		if acct != nil || err != nil {
+			return acct, err
+		}
+		return app.anonymous(r.Context())
+	}
+}
+
+// explorerOptions returns the options of app's explorer: app.Explorer
+// with the zero fields filled in from o and app.Accounts.
+func explorerOptions(app *App, o *Options) *explorer.Options {
+	var e explorer.Options
+	if app.Explorer != nil {
+		e = *app.Explorer
+	}
+	if e.Title == "" {
+		e.Title = o.Title
+	}
+	if e.AppName == "" {
+		e.AppName = o.Name
+	}
+	if app.Accounts == nil {
+		return &e
+	}
+	if e.Authenticate == nil {
+		e.Authenticate = func(ctx context.Context, name, token string) (tool.Account, error) {
+			acct, err := app.Accounts.TokenAccount(ctx, token)
+			if err != nil {
+				return nil, err
+			}
+			if acct == nil || acct.AccountID() != name {
+				return nil, ErrUnknownAccount
+			}
+			return acct, nil
+		}
+		if e.PasswordLabel == "" {
+			e.PasswordLabel = "API token"
+		}
+	}
+	if e.Anonymous == nil {
+		e.Anonymous = app.anonymous
+	}
+	if e.Account == nil {
+		e.Account = app.account
+	}
+	return &e
+}
