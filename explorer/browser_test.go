@@ -121,7 +121,8 @@ func startAlbum(t *testing.T) *albumServer {
 	})
 	lines := bufio.NewScanner(stdout)
 	for lines.Scan() {
-		if rest, ok := strings.CutPrefix(lines.Text(), "Serving the album demo on "); ok {
+		// "Serving Album demo on http://HOST:PORT (MCP at ...)."
+		if _, rest, ok := strings.Cut(lines.Text(), " demo on "); ok && strings.HasPrefix(lines.Text(), "Serving ") {
 			a.base, _, _ = strings.Cut(rest, " ")
 			break
 		}

@@ -132,7 +132,8 @@ func serveAlbum(t *testing.T, bin, db string) (string, string) {
 		if f := strings.Fields(line); len(f) == 2 && strings.HasPrefix(f[1], "alb_") {
 			tokens[f[0]] = f[1]
 		}
-		if rest, ok := strings.CutPrefix(line, "Serving the album demo on "); ok {
+		// "Serving Album demo on http://HOST:PORT (MCP at ...)."
+		if _, rest, ok := strings.Cut(line, " demo on "); ok && strings.HasPrefix(line, "Serving ") {
 			base, _, _ = strings.Cut(rest, " ")
 		}
 	}
