@@ -43,7 +43,7 @@ func (s *Server) callHandler(id string) mcp.ToolHandler {
 		acct := accountOf(ctx, req.Extra)
 		c := &call{req: req, tool: e.tool, rounds: req.ProtocolVersion() >= newProtocol}
 		if c.rounds {
-			if c.answers, err = s.answers(id, acct.AccountID(), req.Params); err != nil {
+			if c.answers, err = s.answers(ctx, id, acct.AccountID(), req.Params); err != nil {
 				s.logger.Warn("answers of a call refused", "tool", id, "account", acct.AccountID(), "reason", err.Error())
 				return errorResult(refusal(e.tool, err)), nil
 			}
@@ -89,6 +89,8 @@ func refusal(t *tool.Tool, err error) string {
 	switch {
 	case errors.Is(err, errStateExpired):
 		return t.Label + " did not run: its question was answered too late. Call it again."
+	case errors.Is(err, errStateUsed):
+		return t.Label + " did not run: its request state was used by an earlier call. Call it again without requestState and inputResponses."
 	case errors.Is(err, errNotAsked):
 		return t.Label + " did not run: the call answers a question that was not asked. Call it again without inputResponses."
 	}

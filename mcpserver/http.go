@@ -21,7 +21,10 @@ import (
 // trusted (see [Options.TrustedOrigins]); then it authenticates the request
 // (see [Options.Authenticate]), answering 401 with a WWW-Authenticate:
 // Bearer challenge when it cannot and anonymous access is not allowed; then
-// it serves MCP for the account.
+// it serves MCP for the account. A client address whose credentials failed
+// too often is refused 429 before they are checked again (see
+// [Options.AuthFailureBurst]); HTTP sessions are closed when idle and
+// capped (see [Options.SessionTimeout] and [Options.MaxSessions]).
 //
 // Within a session every request must authenticate as the account that
 // opened it, by [tool.Account.AccountID] (a request without credentials
@@ -79,8 +82,14 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var acct tool.Account
 	if h.s.opts.Authenticate != nil {
+		addr := h.s.opts.ClientAddress(r)
+		if wait := h.s.failures.wait(addr); wait > 0 {
+			tooManyFailures(w, wait)
+			return
+		}
 		a, err := h.s.opts.Authenticate(r)
 		if err != nil {
+			h.s.failures.fail(addr)
 			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
 			http.Error(w, "Unauthorized: invalid credentials", http.StatusUnauthorized)
 			return
