@@ -89,16 +89,25 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		a, err := h.s.opts.Authenticate(r)
 		if err != nil {
-			h.s.failures.fail(addr)
-			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
-			http.Error(w, "Unauthorized: invalid credentials", http.StatusUnauthorized)
+			var ae *AuthError
+			if !errors.As(err, &ae) {
+				ae = &AuthError{Err: err}
+			}
+			switch ae.status() {
+			case http.StatusUnauthorized:
+				h.s.failures.fail(addr)
+			case http.StatusForbidden:
+			default:
+				h.s.logger.Error("credentials not checked", "reason", err.Error())
+			}
+			h.refuse(w, ae)
 			return
 		}
 		acct = a
 	}
 	if acct == nil {
 		if !h.s.opts.AllowAnonymous {
-			w.Header().Set("WWW-Authenticate", "Bearer")
+			w.Header().Set("WWW-Authenticate", h.challenge("", "", ""))
 			http.Error(w, "Unauthorized: credentials required", http.StatusUnauthorized)
 			return
 		}
@@ -108,7 +117,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// it only when there is one: an account without an ID could share
 		// its sessions with anyone.
 		h.s.logger.Error("account without an ID refused")
-		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		w.Header().Set("WWW-Authenticate", h.challenge("invalid_token", "", ""))
 		http.Error(w, "Unauthorized: the account has no ID", http.StatusUnauthorized)
 		return
 	}

@@ -70,6 +70,11 @@ type Options struct {
 	// credentials it rejects, which is answered 401. Nil means every HTTP
 	// request carries no credentials.
 	Authenticate func(r *http.Request) (tool.Account, error)
+	// ResourceMetadataURL is the URL of the protected resource metadata
+	// of the HTTP endpoint (RFC 9728), named in every Bearer challenge of
+	// a 401 or 403 answer, so that an OAuth client finds where to get a
+	// token. Empty names none.
+	ResourceMetadataURL string
 	// AllowAnonymous lets HTTP requests without credentials through as
 	// [tool.Anonymous], who sees only the tools that need no permission.
 	// False answers them 401 with a WWW-Authenticate: Bearer challenge.
