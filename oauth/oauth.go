@@ -305,14 +305,14 @@ func (rs *ResourceServer) Verify(ctx context.Context, raw string) (*Token, error
 	if c.Issuer != rs.opts.Issuer {
 		return nil, &mcpserver.AuthError{Description: "the token is from another issuer", Err: ErrIssuer}
 	}
-	if !c.Audience.Contains(rs.opts.Resource) {
-		return nil, &mcpserver.AuthError{Description: "the token is not for this resource", Err: ErrAudience}
-	}
 	if c.Expiry == nil {
 		return nil, &mcpserver.AuthError{Description: "the token has no expiry", Err: ErrNoExpiry}
 	}
 	if err := c.ValidateWithLeeway(jwt.Expected{Time: rs.now()}, rs.opts.Leeway); err != nil {
 		return nil, &mcpserver.AuthError{Description: "the token expired", Err: fmt.Errorf("%w: %w", ErrExpired, err)}
+	}
+	if !c.Audience.Contains(rs.opts.Resource) {
+		return nil, &mcpserver.AuthError{Description: "the token is not for this resource", Err: ErrAudience}
 	}
 	if c.Subject == "" {
 		return nil, &mcpserver.AuthError{Description: "the token has no subject", Err: ErrNoSubject}

@@ -129,10 +129,10 @@ func serve(t *testing.T, rs *oauth.ResourceServer) *httptest.Server {
 	return ts
 }
 
-func newResourceServer(t *testing.T, iss *issuer, change func(*oauth.Options)) *oauth.ResourceServer {
+func newResourceServer(t *testing.T, issuerURL string, change func(*oauth.Options)) *oauth.ResourceServer {
 	opts := &oauth.Options{
 		Resource:       resource,
-		Issuer:         iss.URL,
+		Issuer:         issuerURL,
 		Scopes:         map[string][]string{"album:read": {"access content"}, "site:admin": {"administer", "access content"}},
 		RequiredScopes: []string{"mcp"},
 		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -180,7 +180,7 @@ func post(t *testing.T, url, token, body string, header map[string]string) (*htt
 func TestTokens(t *testing.T) {
 	iss := newIssuer(t)
 	other := newIssuer(t)
-	rs := newResourceServer(t, iss, nil)
+	rs := newResourceServer(t, iss.URL, nil)
 	ts := serve(t, rs)
 	meta := `resource_metadata="` + rs.MetadataURL() + `"`
 
@@ -247,7 +247,7 @@ func tamper(tok string) string {
 // its client sees.
 func TestScopesGrantPermissions(t *testing.T) {
 	iss := newIssuer(t)
-	ts := serve(t, newResourceServer(t, iss, nil))
+	ts := serve(t, newResourceServer(t, iss.URL, nil))
 	for _, tc := range []struct {
 		scope string
 		want  []string
@@ -291,7 +291,7 @@ func TestScopesGrantPermissions(t *testing.T) {
 // fails keeps the keys fetched before.
 func TestKeyRotation(t *testing.T) {
 	iss := newIssuer(t)
-	rs := newResourceServer(t, iss, func(o *oauth.Options) { o.KeysMinInterval = time.Hour })
+	rs := newResourceServer(t, iss.URL, func(o *oauth.Options) { o.KeysMinInterval = time.Hour })
 	now := time.Now()
 	oauth.SetClock(rs, func() time.Time { return now })
 	ctx := context.Background()
@@ -329,7 +329,7 @@ func TestKeyRotation(t *testing.T) {
 // TestMetadata checks the protected resource metadata document.
 func TestMetadata(t *testing.T) {
 	iss := newIssuer(t)
-	rs := newResourceServer(t, iss, nil)
+	rs := newResourceServer(t, iss.URL, nil)
 	ts := serve(t, rs)
 	if rs.MetadataPath() != "/.well-known/oauth-protected-resource/mcp" {
 		t.Errorf("metadata path %q", rs.MetadataPath())
