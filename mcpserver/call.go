@@ -160,22 +160,17 @@ func (s *Server) result(e *entry, r *tool.Result) *mcp.CallToolResult {
 }
 
 // failure turns a failed run into an isError answer: the message, then for
-// input failures the violations and the input schema.
+// input failures the violations and the input schema, bounded (see
+// [violationsText]).
 func failure(e *entry, r *tool.Result) *mcp.CallToolResult {
 	msg := r.Message
 	if msg == "" {
 		msg = e.tool.Label + " failed."
 	}
-	content := []mcp.Content{&mcp.TextContent{Text: msg}}
+	content := []mcp.Content{&mcp.TextContent{Text: clip(msg, maxMessageBytes)}}
 	if r.Failure == tool.FailureInput {
 		if len(r.Violations) > 0 {
-			var b strings.Builder
-			b.WriteString("Violations:")
-			for _, v := range r.Violations {
-				b.WriteString("\n- ")
-				b.WriteString(v.String())
-			}
-			content = append(content, &mcp.TextContent{Text: b.String()})
+			content = append(content, &mcp.TextContent{Text: violationsText(r.Violations)})
 		}
 		content = append(content, &mcp.TextContent{Text: "Input schema:\n" + e.inputSchema})
 	}

@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -244,5 +245,36 @@ func TestAuthFailureLimitByAddress(t *testing.T) {
 		if got := mcpserver.ClientAddress(r); got != tc.want {
 			t.Errorf("client address of %s: %s, want %s", tc.remote, got, tc.want)
 		}
+	}
+}
+
+// TestHugeFailureStaysSmall checks that a tools/call whose arguments break
+// the rules in every way it can (290,000 unknown keys, 3.5 MB) is answered
+// with a failure under 64 KB.
+func TestHugeFailureStaysSmall(t *testing.T) {
+	f := newFixture(t)
+	ts := serveHTTP(t, f, &mcpserver.Options{})
+	session := openSession(t, ts.URL, "editor-token")
+	h := map[string]string{"Authorization": "Bearer editor-token", "Mcp-Session-Id": session, "Mcp-Protocol-Version": legacy}
+	post(t, ts.URL, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h)
+
+	var b strings.Builder
+	b.WriteString(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"album.search","arguments":{"word":"blue"`)
+	for i := range 290_000 {
+		fmt.Fprintf(&b, `,"k%d":0`, i)
+	}
+	b.WriteString(`}}}`)
+	if b.Len() < 3_000_000 {
+		t.Fatalf("the request is %d bytes", b.Len())
+	}
+	resp, body := postBody(t, ts.URL, b.String(), h)
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d: %.300s", resp.StatusCode, body)
+	}
+	if len(body) >= 64<<10 {
+		t.Errorf("the answer is %d bytes, want under 64 KB", len(body))
+	}
+	if !strings.Contains(body, `"isError":true`) || !strings.Contains(body, "more") {
+		t.Errorf("answer %.500s, want a failure listing some violations and how many more", body)
 	}
 }
