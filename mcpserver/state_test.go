@@ -2,14 +2,18 @@ package mcpserver_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	_ "modernc.org/sqlite"
 
 	"github.com/toolapi/toolapi/mcpserver"
 	"github.com/toolapi/toolapi/tool"
@@ -262,5 +266,52 @@ func TestRequestStateSharedStore(t *testing.T) {
 	defer f.mu.Unlock()
 	if f.published != 2 {
 		t.Errorf("ran %d times, want 2", f.published)
+	}
+}
+
+// TestSQLStateStore checks that a state is used once through a table, and
+// that expired states are deleted.
+func TestSQLStateStore(t *testing.T) {
+	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "states.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := mcpserver.NewSQLStateStore(ctx, db, "bad name"); err == nil {
+		t.Error("a table name with a space was accepted")
+	}
+	one, err := mcpserver.NewSQLStateStore(ctx, db, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := mcpserver.NewSQLStateStore(ctx, db, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	expires := time.Now().Add(time.Minute)
+	for i, tc := range []struct {
+		store *mcpserver.SQLStateStore
+		nonce string
+		fresh bool
+	}{
+		{one, "a", true}, {one, "a", false}, {two, "a", false}, {two, "b", true},
+	} {
+		fresh, err := tc.store.Use(ctx, tc.nonce, expires)
+		if err != nil || fresh != tc.fresh {
+			t.Errorf("use %d of %q: fresh %v, %v; want %v", i, tc.nonce, fresh, err, tc.fresh)
+		}
+	}
+	for i := range 1000 {
+		if _, err := one.Use(ctx, fmt.Sprint("old", i), time.Now().Add(-time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM mcp_used_states`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n > 10 {
+		t.Errorf("%d states kept, want the expired ones deleted", n)
 	}
 }
