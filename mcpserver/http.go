@@ -121,6 +121,10 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Unauthorized: the account has no ID", http.StatusUnauthorized)
 		return
 	}
+	if scope := h.stepUp(r, acct); scope != "" {
+		h.refuse(w, &AuthError{Status: http.StatusForbidden, Scope: scope, Description: "the token does not grant this tool"})
+		return
+	}
 	info := &auth.TokenInfo{UserID: acct.AccountID(), Extra: map[string]any{accountExtra: acct}}
 	r = r.WithContext(context.WithValue(r.Context(), tokenInfoKey{}, info))
 	if _, ok := bearerToken(r); !ok {

@@ -75,6 +75,14 @@ type Options struct {
 	// a 401 or 403 answer, so that an OAuth client finds where to get a
 	// token. Empty names none.
 	ResourceMetadataURL string
+	// StepUp, when set, returns the scopes (separated by spaces) an OAuth
+	// client should ask for so that its token lets acct call t, a tool acct
+	// may not call (as ResourceServer.StepUp of package oauth does). An HTTP request
+	// carrying a tools/call of such a tool is then answered 403 with an
+	// insufficient_scope challenge naming them, without running it, so
+	// that the client can ask its person for more; "" lets the call go on
+	// and fail as access. Nil never steps up.
+	StepUp func(acct tool.Account, t *tool.Tool) string
 	// AllowAnonymous lets HTTP requests without credentials through as
 	// [tool.Anonymous], who sees only the tools that need no permission.
 	// False answers them 401 with a WWW-Authenticate: Bearer challenge.

@@ -12,6 +12,7 @@
 //	srv := mcpserver.New(reg, &mcpserver.Options{
 //		Authenticate:        rs.Authenticate,
 //		ResourceMetadataURL: rs.MetadataURL(),
+//		StepUp:              rs.StepUp,
 //	})
 //	mux.Handle(rs.MetadataPath(), rs.MetadataHandler())
 //	mux.Handle("/mcp", srv.Handler())
@@ -22,7 +23,9 @@
 // [Options.Scopes] maps them to. A token that fails is answered 401 with a
 // WWW-Authenticate challenge naming the metadata; one that lacks a scope
 // of [Options.RequiredScopes] is answered 403 insufficient_scope, naming
-// the scopes, so that the client can ask the person for more.
+// the scopes, so that the client can ask the person for more; so is a
+// tools/call of a tool the token's scopes do not reach (see
+// [ResourceServer.StepUp]).
 package oauth
 
 import (
@@ -360,4 +363,30 @@ func (rs *ResourceServer) ScopesFor(permission string) []string {
 
 func (rs *ResourceServer) logf(format string, args ...any) {
 	rs.opts.Logger.Warn(fmt.Sprintf(format, args...))
+}
+
+// StepUp is an [mcpserver.Options.StepUp] function: for a tool acct may not
+// call, it names the required scopes and every scope that grants a
+// permission the tool names, so that a token with them can call it; ""
+// when no scope grants any (more scopes would not help).
+func (rs *ResourceServer) StepUp(acct tool.Account, t *tool.Tool) string {
+	var grant []string
+	for _, p := range strings.FieldsFunc(t.Permission, func(r rune) bool { return r == ',' || r == '+' }) {
+		for _, s := range rs.ScopesFor(strings.TrimSpace(p)) {
+			if !slices.Contains(grant, s) {
+				grant = append(grant, s)
+			}
+		}
+	}
+	if len(grant) == 0 {
+		return ""
+	}
+	slices.Sort(grant)
+	scopes := slices.Clone(rs.opts.RequiredScopes)
+	for _, s := range grant {
+		if !slices.Contains(scopes, s) {
+			scopes = append(scopes, s)
+		}
+	}
+	return strings.Join(scopes, " ")
 }

@@ -120,7 +120,7 @@ func serve(t *testing.T, rs *oauth.ResourceServer) *httptest.Server {
 		}
 	}
 	// Many tokens fail here on purpose: no limit on failures.
-	srv := mcpserver.New(reg, &mcpserver.Options{Authenticate: rs.Authenticate, ResourceMetadataURL: rs.MetadataURL(), AuthFailureBurst: -1})
+	srv := mcpserver.New(reg, &mcpserver.Options{Authenticate: rs.Authenticate, ResourceMetadataURL: rs.MetadataURL(), AuthFailureBurst: -1, StepUp: rs.StepUp})
 	mux := http.NewServeMux()
 	mux.Handle(rs.MetadataPath(), rs.MetadataHandler())
 	mux.Handle("/mcp", srv.Handler())
@@ -364,5 +364,30 @@ func TestOptions(t *testing.T) {
 		if _, err := oauth.New(o); err == nil {
 			t.Errorf("New(%+v) succeeded", o)
 		}
+	}
+}
+
+// TestStepUp checks that a tools/call of a tool the token's scopes do not
+// reach is answered 403 insufficient_scope naming the scopes that would,
+// and that a call the scopes reach goes on.
+func TestStepUp(t *testing.T) {
+	iss := newIssuer(t)
+	rs := newResourceServer(t, iss.URL, nil)
+	ts := serve(t, rs)
+	token := iss.sign(t, iss.claims(map[string]any{"scope": "mcp album:read"}))
+	resp, _ := post(t, ts.URL+"/mcp", token, initialize, nil)
+	h := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-11-25"}
+	post(t, ts.URL+"/mcp", token, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h)
+	call := func(name string) *http.Response {
+		resp, _ := post(t, ts.URL+"/mcp", token, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"`+name+`","arguments":{}}}`, h)
+		return resp
+	}
+	resp = call("site.publish")
+	want := `Bearer error="insufficient_scope", error_description="the token does not grant this tool", scope="mcp site:admin", resource_metadata="` + rs.MetadataURL() + `"`
+	if resp.StatusCode != 403 || resp.Header.Get("WWW-Authenticate") != want {
+		t.Errorf("tools/call of a tool beyond the scopes: %d %q, want 403 %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), want)
+	}
+	if resp = call("album.search"); resp.StatusCode != 200 {
+		t.Errorf("tools/call of a tool within the scopes: %d, want 200", resp.StatusCode)
 	}
 }
