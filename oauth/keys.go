@@ -14,47 +14,70 @@ import (
 	"github.com/go-jose/go-jose/v4"
 )
 
-// A keySet caches the issuer's signing keys: fetched when first needed,
-// again once they are KeysMaxAge old, and again when a token names a key
-// not in the set, at most every KeysMinInterval. While a fetch fails, the
-// keys fetched last stay in use.
+// A keySet caches the issuer's signing keys. They are fetched when first
+// needed; once KeysMaxAge old they are fetched again in the background
+// while the old ones stay in use; and a token naming a key not in the set
+// fetches them at once, at most every KeysMinInterval (the issuer may have
+// rotated its keys). While fetches fail, the keys fetched last stay in use.
 type keySet struct {
 	rs *ResourceServer
 
-	mu      sync.Mutex // held while fetching, so one fetch runs at a time
-	jwksURL string     // discovered when Options.JWKSURL is empty
-	set     *jose.JSONWebKeySet
-	fetched time.Time // when set was fetched
-	tried   time.Time // when a fetch was last tried
+	fetching sync.Mutex // held by the one fetch running
+
+	mu         sync.Mutex
+	jwksURL    string // discovered when Options.JWKSURL is empty
+	set        *jose.JSONWebKeySet
+	fetched    time.Time // when set was fetched
+	tried      time.Time // when a fetch was last started
+	refreshing bool      // a background fetch is running
 }
 
 // key returns the public key with the given ID (the only one of its
 // algorithm when the token names none).
 func (k *keySet) key(ctx context.Context, kid string, alg string) (*jose.JSONWebKey, error) {
 	k.mu.Lock()
-	defer k.mu.Unlock()
 	now := k.rs.now()
-	stale := k.set == nil || now.Sub(k.fetched) >= k.rs.opts.KeysMaxAge
-	if !stale {
-		if key := k.find(kid, alg); key != nil {
-			return key, nil
+	if key := k.find(kid, alg); key != nil {
+		if now.Sub(k.fetched) >= k.rs.opts.KeysMaxAge && !k.refreshing && now.Sub(k.tried) >= k.rs.opts.KeysMinInterval {
+			k.refreshing = true
+			k.tried = now
+			go k.refresh(context.WithoutCancel(ctx))
 		}
+		k.mu.Unlock()
+		return key, nil
 	}
-	if k.set == nil || now.Sub(k.tried) >= k.rs.opts.KeysMinInterval {
-		k.tried = now
-		if err := k.fetch(ctx); err != nil {
-			if k.set == nil {
-				return nil, fmt.Errorf("%w: %w", ErrKeysUnusable, err)
-			}
-			k.rs.logf("the issuer's keys cannot be fetched; the keys fetched before stay in use: %v", err)
-		} else {
-			k.fetched = now
+	first := k.set == nil
+	if !first && now.Sub(k.tried) < k.rs.opts.KeysMinInterval {
+		k.mu.Unlock()
+		return nil, fmt.Errorf("%w: no key %q", ErrSignature, kid)
+	}
+	k.tried = now
+	k.mu.Unlock()
+
+	err := k.fetch(ctx)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if err != nil {
+		if k.set == nil {
+			return nil, fmt.Errorf("%w: %w", ErrKeysUnusable, err)
 		}
+		k.rs.logf("the issuer's keys cannot be fetched; the keys fetched before stay in use: %v", err)
 	}
 	if key := k.find(kid, alg); key != nil {
 		return key, nil
 	}
 	return nil, fmt.Errorf("%w: no key %q", ErrSignature, kid)
+}
+
+// refresh fetches the keys in the background.
+func (k *keySet) refresh(ctx context.Context) {
+	err := k.fetch(ctx)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.refreshing = false
+	if err != nil {
+		k.rs.logf("the issuer's keys cannot be fetched; the keys fetched before stay in use: %v", err)
+	}
 }
 
 // find returns the key of the set with the given ID that signs with alg,
@@ -79,29 +102,40 @@ func (k *keySet) find(kid, alg string) *jose.JSONWebKey {
 			match = key
 		}
 	}
+	if kid != "" {
+		return nil
+	}
 	return match
 }
 
-// fetch reads the key set anew. k.mu is held.
+// fetch reads the key set anew, one fetch at a time.
 func (k *keySet) fetch(ctx context.Context) error {
-	if k.jwksURL == "" {
-		k.jwksURL = k.rs.opts.JWKSURL
+	k.fetching.Lock()
+	defer k.fetching.Unlock()
+	k.mu.Lock()
+	u := k.jwksURL
+	k.mu.Unlock()
+	if u == "" {
+		u = k.rs.opts.JWKSURL
 	}
-	if k.jwksURL == "" {
-		u, err := k.discover(ctx)
-		if err != nil {
+	if u == "" {
+		var err error
+		if u, err = k.discover(ctx); err != nil {
 			return err
 		}
-		k.jwksURL = u
 	}
 	var set jose.JSONWebKeySet
-	if err := k.get(ctx, k.jwksURL, &set); err != nil {
+	if err := k.get(ctx, u, &set); err != nil {
 		return err
 	}
 	if len(set.Keys) > maxKeys {
-		return fmt.Errorf("the key set at %s holds %d keys, more than %d", k.jwksURL, len(set.Keys), maxKeys)
+		return fmt.Errorf("the key set at %s holds %d keys, more than %d", u, len(set.Keys), maxKeys)
 	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.jwksURL = u
 	k.set = &set
+	k.fetched = k.rs.now()
 	return nil
 }
 
