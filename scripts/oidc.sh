@@ -37,7 +37,7 @@ for ((tries = 0; tries < 50; tries++, port++)); do
 	pid=$!
 	echo "$pid" >"$dir/pid"
 	for ((i = 0; i < 100; i++)); do
-		if curl -fsS "http://localhost:$port/.well-known/openid-configuration" >/dev/null 2>&1; then
+		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
 			break 2
 		fi
 		if ! kill -0 "$pid" 2>/dev/null; then
