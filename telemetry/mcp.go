@@ -26,11 +26,13 @@ func (tel *Telemetry) MCPMiddleware() mcp.Middleware {
 			start := time.Now()
 			attrs := []attribute.KeyValue{keyMethod.String(method)}
 			name := method
+			toolName := ""
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
+				toolName = p.Name
 				name = method + " " + p.Name
 				attrs = append(attrs, keyToolName.String(p.Name), keyOperation.String(executeTool))
 			}
-			metricAttrs := attrs
+			metricAttrs := []attribute.KeyValue{keyMethod.String(method)}
 			// The trace context the client sent: in params._meta, else in
 			// the headers of the HTTP request that carried the message.
 			if meta := metaOf(req); meta != nil && meta["traceparent"] != nil {
@@ -58,6 +60,14 @@ func (tel *Telemetry) MCPMiddleware() mcp.Middleware {
 				}
 			case isToolError(res):
 				errType = "tool_error"
+			}
+			// The tool's name comes from the client: it names the span and
+			// the metrics only when the server knew the tool (no protocol
+			// error), so that made-up names multiply neither.
+			if toolName != "" && err == nil {
+				metricAttrs = append(metricAttrs, keyToolName.String(toolName), keyOperation.String(executeTool))
+			} else if toolName != "" {
+				span.SetName(method)
 			}
 			if errType != "" {
 				span.SetAttributes(keyErrorType.String(errType))

@@ -35,6 +35,7 @@ package telemetry
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -78,6 +79,7 @@ type Options struct {
 // Telemetry records runs and MCP requests to a tracer and a meter. Create
 // one with [New] or [FromEnv]; it is safe for concurrent use.
 type Telemetry struct {
+	sets     sync.Map // attribute sets of runs' metrics, by runKey
 	tracer   trace.Tracer
 	duration metric.Float64Histogram
 	runs     metric.Int64Counter
@@ -142,14 +144,28 @@ func (tel *Telemetry) Middleware() tool.Middleware {
 				span.SetStatus(codes.Error, errType)
 			}
 			span.End()
-			attrs := []attribute.KeyValue{keyOperation.String(executeTool), keyToolName.String(c.Tool.ID), keyOutcome.String(outcome)}
-			if errType != "" {
-				attrs = append(attrs, keyErrorType.String(errType))
-			}
-			set := metric.WithAttributeSet(attribute.NewSet(attrs...))
+			set := metric.WithAttributeSet(tel.runAttrs(c.Tool.ID, outcome, errType))
 			tel.duration.Record(ctx, time.Since(start).Seconds(), set)
 			tel.runs.Add(ctx, 1, set)
 			return r
 		}
 	}
+}
+
+// runKey identifies the attribute set of a run's metrics.
+type runKey struct{ tool, outcome, errType string }
+
+// runAttrs returns the attribute set of the metrics of a run, made once
+// per tool and outcome.
+func (tel *Telemetry) runAttrs(toolID, outcome, errType string) attribute.Set {
+	k := runKey{toolID, outcome, errType}
+	if s, ok := tel.sets.Load(k); ok {
+		return s.(attribute.Set)
+	}
+	attrs := []attribute.KeyValue{keyOperation.String(executeTool), keyToolName.String(toolID), keyOutcome.String(outcome)}
+	if errType != "" {
+		attrs = append(attrs, keyErrorType.String(errType))
+	}
+	s, _ := tel.sets.LoadOrStore(k, attribute.NewSet(attrs...))
+	return s.(attribute.Set)
 }
