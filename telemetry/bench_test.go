@@ -102,3 +102,62 @@ func BenchmarkToolsCallTracing(b *testing.B) {
 	b.ReportMetric(offRate, "plain-calls/s")
 	b.ReportMetric(onRate/offRate, "ratio")
 }
+
+// BenchmarkRunTracing measures the cost telemetry adds to one run through
+// the registry, without MCP or HTTP around it: the same tool with
+// telemetry on and off, runs interleaved. It reports the time of a run of
+// each and their difference.
+func BenchmarkRunTracing(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}), sdktrace.WithSampler(sdktrace.AlwaysSample()))
+	b.Cleanup(func() { tp.Shutdown(context.Background()) })
+	tel, err := telemetry.New(&telemetry.Options{
+		TracerProvider: tp,
+		MeterProvider:  sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	registry := func(tel *telemetry.Telemetry) *tool.Registry {
+		reg := tool.NewRegistry(&tool.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err := reg.Add(&tool.Tool{
+			ID: "album.search", Label: "Search", Description: "Finds titles.", Operation: tool.OpRead, Permission: "echo",
+			Inputs:  []*tool.Definition{{Name: "word", Type: "string", Required: true}},
+			Outputs: []*tool.Definition{{Name: "word", Type: "string"}},
+			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+				return tool.Succeeded("", map[string]any{"word": in.String("word")}), nil
+			},
+		}); err != nil {
+			b.Fatal(err)
+		}
+		if tel != nil {
+			reg.Use(tel.Middleware())
+		}
+		return reg
+	}
+	on, off := registry(tel), registry(nil)
+	ctx := tool.WithAccount(context.Background(), echoer)
+	args := []byte(`{"word":"green"}`)
+	run := func(reg *tool.Registry) time.Duration {
+		t0 := time.Now()
+		r, err := reg.RunJSON(ctx, "album.search", args)
+		d := time.Since(t0)
+		if err != nil || !r.Success {
+			b.Fatalf("run: %v %v", err, r)
+		}
+		return d
+	}
+	var onTime, offTime time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		if i%2 == 0 {
+			onTime += run(on)
+			offTime += run(off)
+		} else {
+			offTime += run(off)
+			onTime += run(on)
+		}
+	}
+	b.ReportMetric(float64(onTime.Nanoseconds())/float64(b.N), "traced-ns/run")
+	b.ReportMetric(float64(offTime.Nanoseconds())/float64(b.N), "plain-ns/run")
+	b.ReportMetric(float64((onTime-offTime).Nanoseconds())/float64(b.N), "added-ns/run")
+}
