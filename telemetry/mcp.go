@@ -18,8 +18,12 @@ import (
 // MCPMiddleware returns receiving middleware for an MCP server
 // ([mcp.Server.AddReceivingMiddleware]) that records each request and
 // notification it receives: its span and its duration. Add it after any
-// middleware that should run inside the span.
+// middleware that should run inside the span. Without providers it passes
+// requests through untouched.
 func (tel *Telemetry) MCPMiddleware() mcp.Middleware {
+	if tel.off {
+		return func(next mcp.MethodHandler) mcp.MethodHandler { return next }
+	}
 	prop := propagation.TraceContext{}
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {

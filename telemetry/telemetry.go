@@ -79,6 +79,7 @@ type Options struct {
 // Telemetry records runs and MCP requests to a tracer and a meter. Create
 // one with [New] or [FromEnv]; it is safe for concurrent use.
 type Telemetry struct {
+	off      bool     // neither provider given: the middleware is a pass-through
 	sets     sync.Map // attribute sets of runs' metrics, by runKey
 	tracer   trace.Tracer
 	duration metric.Float64Histogram
@@ -92,13 +93,14 @@ func New(opts *Options) (*Telemetry, error) {
 	if opts != nil {
 		o = *opts
 	}
+	off := o.TracerProvider == nil && o.MeterProvider == nil
 	if o.TracerProvider == nil {
 		o.TracerProvider = tracenoop.NewTracerProvider()
 	}
 	if o.MeterProvider == nil {
 		o.MeterProvider = metricnoop.NewMeterProvider()
 	}
-	t := &Telemetry{tracer: o.TracerProvider.Tracer(instrumentation)}
+	t := &Telemetry{off: off, tracer: o.TracerProvider.Tracer(instrumentation)}
 	meter := o.MeterProvider.Meter(instrumentation)
 	var err error
 	if t.duration, err = meter.Float64Histogram("toolapi.tool.run.duration",
@@ -120,8 +122,11 @@ func New(opts *Options) (*Telemetry, error) {
 }
 
 // Middleware returns the [tool.Middleware] that records each run: its span
-// and its metrics.
+// and its metrics. Without providers it passes runs through untouched.
 func (tel *Telemetry) Middleware() tool.Middleware {
+	if tel.off {
+		return func(next tool.RunFunc) tool.RunFunc { return next }
+	}
 	return func(next tool.RunFunc) tool.RunFunc {
 		return func(ctx context.Context, c *tool.Call) *tool.Result {
 			start := time.Now()
