@@ -43,7 +43,7 @@ func (s *Server) callHandler(id string) mcp.ToolHandler {
 		acct := accountOf(ctx, req.Extra)
 		c := &call{req: req, tool: e.tool, rounds: req.ProtocolVersion() >= newProtocol}
 		if c.rounds {
-			if c.answers, err = s.answers(id, acct.AccountID(), req.Params); err != nil {
+			if c.answers, err = s.answers(ctx, id, acct.AccountID(), req.Params); err != nil {
 				s.logger.Warn("answers of a call refused", "tool", id, "account", acct.AccountID(), "reason", err.Error())
 				return errorResult(refusal(e.tool, err)), nil
 			}
@@ -89,6 +89,8 @@ func refusal(t *tool.Tool, err error) string {
 	switch {
 	case errors.Is(err, errStateExpired):
 		return t.Label + " did not run: its question was answered too late. Call it again."
+	case errors.Is(err, errStateUsed):
+		return t.Label + " did not run: its request state was used by an earlier call. Call it again without requestState and inputResponses."
 	case errors.Is(err, errNotAsked):
 		return t.Label + " did not run: the call answers a question that was not asked. Call it again without inputResponses."
 	}
@@ -158,23 +160,17 @@ func (s *Server) result(e *entry, r *tool.Result) *mcp.CallToolResult {
 }
 
 // failure turns a failed run into an isError answer: the message, then for
-// input failures the violations and the input schema, and the outputs of a
-// failure that carries some.
+// input failures the violations and the input schema, bounded (see
+// [violationsText]), and the outputs of a failure that carries some.
 func failure(e *entry, r *tool.Result) *mcp.CallToolResult {
 	msg := r.Message
 	if msg == "" {
 		msg = e.tool.Label + " failed."
 	}
-	content := []mcp.Content{&mcp.TextContent{Text: msg}}
+	content := []mcp.Content{&mcp.TextContent{Text: clip(msg, maxMessageBytes)}}
 	if r.Failure == tool.FailureInput {
 		if len(r.Violations) > 0 {
-			var b strings.Builder
-			b.WriteString("Violations:")
-			for _, v := range r.Violations {
-				b.WriteString("\n- ")
-				b.WriteString(v.String())
-			}
-			content = append(content, &mcp.TextContent{Text: b.String()})
+			content = append(content, &mcp.TextContent{Text: violationsText(r.Violations)})
 		}
 		content = append(content, &mcp.TextContent{Text: "Input schema:\n" + e.inputSchema})
 	}

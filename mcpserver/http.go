@@ -21,7 +21,10 @@ import (
 // trusted (see [Options.TrustedOrigins]); then it authenticates the request
 // (see [Options.Authenticate]), answering 401 with a WWW-Authenticate:
 // Bearer challenge when it cannot and anonymous access is not allowed; then
-// it serves MCP for the account.
+// it serves MCP for the account. A client address whose credentials failed
+// too often is refused 429 before they are checked again (see
+// [Options.AuthFailureBurst]); HTTP sessions are closed when idle and
+// capped (see [Options.SessionTimeout] and [Options.MaxSessions]).
 //
 // Within a session every request must authenticate as the account that
 // opened it, by [tool.Account.AccountID] (a request without credentials
@@ -79,17 +82,32 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var acct tool.Account
 	if h.s.opts.Authenticate != nil {
+		addr := h.s.opts.ClientAddress(r)
+		if wait := h.s.failures.wait(addr); wait > 0 {
+			tooManyFailures(w, wait)
+			return
+		}
 		a, err := h.s.opts.Authenticate(r)
 		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
-			http.Error(w, "Unauthorized: invalid credentials", http.StatusUnauthorized)
+			var ae *AuthError
+			if !errors.As(err, &ae) {
+				ae = &AuthError{Err: err}
+			}
+			switch ae.status() {
+			case http.StatusUnauthorized:
+				h.s.failures.fail(addr)
+			case http.StatusForbidden:
+			default:
+				h.s.logger.Error("credentials not checked", "reason", err.Error())
+			}
+			h.refuse(w, ae)
 			return
 		}
 		acct = a
 	}
 	if acct == nil {
 		if !h.s.opts.AllowAnonymous {
-			w.Header().Set("WWW-Authenticate", "Bearer")
+			w.Header().Set("WWW-Authenticate", h.challenge("", "", ""))
 			http.Error(w, "Unauthorized: credentials required", http.StatusUnauthorized)
 			return
 		}
@@ -99,8 +117,12 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// it only when there is one: an account without an ID could share
 		// its sessions with anyone.
 		h.s.logger.Error("account without an ID refused")
-		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		w.Header().Set("WWW-Authenticate", h.challenge("invalid_token", "", ""))
 		http.Error(w, "Unauthorized: the account has no ID", http.StatusUnauthorized)
+		return
+	}
+	if scope := h.stepUp(r, acct); scope != "" {
+		h.refuse(w, &AuthError{Status: http.StatusForbidden, Scope: scope, Description: "the token does not grant this tool"})
 		return
 	}
 	info := &auth.TokenInfo{UserID: acct.AccountID(), Extra: map[string]any{accountExtra: acct}}

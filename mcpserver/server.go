@@ -75,6 +75,19 @@ type Options struct {
 	// credentials it rejects, which is answered 401. Nil means every HTTP
 	// request carries no credentials.
 	Authenticate func(r *http.Request) (tool.Account, error)
+	// ResourceMetadataURL is the URL of the protected resource metadata
+	// of the HTTP endpoint (RFC 9728), named in every Bearer challenge of
+	// a 401 or 403 answer, so that an OAuth client finds where to get a
+	// token. Empty names none.
+	ResourceMetadataURL string
+	// StepUp, when set, returns the scopes (separated by spaces) an OAuth
+	// client should ask for so that its token lets acct call t, a tool acct
+	// may not call (as ResourceServer.StepUp of package oauth does). An HTTP request
+	// carrying a tools/call of such a tool is then answered 403 with an
+	// insufficient_scope challenge naming them, without running it, so
+	// that the client can ask its person for more; "" lets the call go on
+	// and fail as access. Nil never steps up.
+	StepUp func(acct tool.Account, t *tool.Tool) string
 	// AllowAnonymous lets HTTP requests without credentials through as
 	// [tool.Anonymous], who sees only the tools that need no permission.
 	// False answers them 401 with a WWW-Authenticate: Bearer challenge.
@@ -100,9 +113,46 @@ type Options struct {
 	// serve one endpoint without sessions must share a key, or an answer
 	// that reaches another process than its question is refused.
 	StateKey []byte
-	// SessionTimeout closes HTTP sessions idle that long. Zero never
-	// closes them.
+	// SessionTimeout closes HTTP sessions idle that long: no request of
+	// theirs ran for that time (a client keeps a session open by pinging).
+	// Zero means [DefaultSessionTimeout], 30 minutes; negative never closes
+	// them.
 	SessionTimeout time.Duration
+	// MaxSessions caps the HTTP sessions open at once. A client opening
+	// one more closes the session idle longest (one with no request
+	// running), or is refused with a JSON-RPC error when every session is
+	// busy. Zero means [DefaultMaxSessions], 1000; negative means no cap.
+	MaxSessions int
+	// MaxSessionsPerAccount caps the HTTP sessions one account holds open
+	// at once (all anonymous clients are one account), the same way: a
+	// client opening one more closes its account's session idle longest.
+	// Zero means [DefaultMaxSessionsPerAccount], 100; negative means no
+	// cap.
+	MaxSessionsPerAccount int
+
+	// AuthFailureBurst and AuthFailureInterval limit failed
+	// authentications (credentials Authenticate rejects) per client
+	// address: an address may fail AuthFailureBurst times in a row and
+	// earns one more try every AuthFailureInterval; a request from an
+	// address out of tries is answered 429 with a Retry-After header before
+	// its credentials are checked. Zero means [DefaultAuthFailureBurst] (10)
+	// and [DefaultAuthFailureInterval] (6 seconds); a negative burst turns
+	// the limit off.
+	AuthFailureBurst    int
+	AuthFailureInterval time.Duration
+	// ClientAddress returns the address a request comes from, for the
+	// limit on failed authentications. Nil means the IP of the request's
+	// remote address, IPv6 addresses by their /64 network; behind a
+	// reverse proxy, return the client address the proxy reports.
+	ClientAddress func(r *http.Request) string
+	// UsedStates remembers the request states of multi round-trip calls
+	// that were used, so that each runs the tool once: a call replaying a
+	// state fails without running. Nil means a [MemoryStateStore] of
+	// [DefaultUsedStates] states, which holds for one process; several
+	// processes serving one endpoint without sessions should share one
+	// store (a table of used nonces in a shared database), or a state may
+	// be used once in each process.
+	UsedStates StateStore
 	// JSONResponse answers HTTP requests with application/json rather than
 	// an event stream. False streams, which progress and log notifications
 	// need.
@@ -174,7 +224,10 @@ type Server struct {
 	mcp    *mcp.Server
 
 	stateKey []byte           // signs request states
-	now      func() time.Time // the clock of request states
+	used     StateStore       // the request states used
+	now      func() time.Time // the clock of request states and limits
+	sessions *sessions        // the HTTP sessions open
+	failures *failures        // failed authentications by client address
 
 	mu     sync.Mutex
 	listed map[string]*entry // registry tools added to mcp, by ID
@@ -211,6 +264,11 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	} else if len(s.stateKey) < 32 {
 		s.logger.Warn("the state key is shorter than 32 bytes", "bytes", len(s.stateKey))
 	}
+	s.used = s.opts.UsedStates
+	if s.used == nil {
+		s.used = NewMemoryStateStore(0)
+	}
+	s.applyLimitDefaults()
 	// The SDK logs each session it opens at Info; a stateless server opens
 	// one per request, so only its warnings are kept.
 	s.quiet = slog.New(minLevel{s.logger.Handler(), slog.LevelWarn})
@@ -230,7 +288,7 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	s.mcp = mcp.NewServer(&mcp.Implementation{
 		Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version,
 	}, &sdk)
-	s.mcp.AddReceivingMiddleware(s.filterList, s.resolveName)
+	s.mcp.AddReceivingMiddleware(s.filterList, s.resolveName, s.sessions.middleware)
 	reg.OnChange(s.sync)
 	s.sync()
 	return s

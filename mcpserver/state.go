@@ -2,7 +2,9 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -12,6 +14,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,6 +29,7 @@ const stateLifetime = 15 * time.Minute
 // of the round that ended, bound to the call. The client sees it but
 // cannot change it: the Server signs it (see [Server.signState]).
 type roundState struct {
+	Nonce   string               `json:"nonce"` // random, so each state is used once
 	Tool    string               `json:"tool"`
 	Args    []byte               `json:"args"`    // SHA-256 of the canonical arguments
 	Account string               `json:"account"` // the account's ID
@@ -40,6 +44,7 @@ var (
 	errStateMismatch = errors.New("request state of another call")
 	errStateExpired  = errors.New("request state expired")
 	errNotAsked      = errors.New("answer to a question not asked")
+	errStateUsed     = errors.New("request state used already")
 )
 
 // stateContext separates the signatures of request states from any other
@@ -51,6 +56,7 @@ const stateContext = "toolapi/mcpserver request state\x00"
 // questions after the given answers.
 func (s *Server) signState(toolID string, args json.RawMessage, accountID string, answers mcp.InputResponseMap, pending mcp.InputRequestMap) (string, error) {
 	st := roundState{
+		Nonce:   rand.Text(),
 		Tool:    toolID,
 		Args:    argsDigest(args),
 		Account: accountID,
@@ -69,10 +75,11 @@ func (s *Server) signState(toolID string, args json.RawMessage, accountID string
 // answers returns the answers that a call of the tool with the given ID
 // with params p, for the account with the given ID, carries: those of its
 // request state, which must be one that s signed for the same tool,
-// arguments and account and that has not expired, and its input responses,
-// which must answer questions the state holds as pending. A call without a
-// state starts afresh and may answer nothing.
-func (s *Server) answers(toolID, accountID string, p *mcp.CallToolParamsRaw) (mcp.InputResponseMap, error) {
+// arguments and account, that has not expired and that no call used
+// before (see [Options.UsedStates]), and its input responses, which must
+// answer questions the state holds as pending. A call without a state
+// starts afresh and may answer nothing.
+func (s *Server) answers(ctx context.Context, toolID, accountID string, p *mcp.CallToolParamsRaw) (mcp.InputResponseMap, error) {
 	answers := mcp.InputResponseMap{}
 	var pending []string
 	if p.RequestState != "" {
@@ -85,6 +92,20 @@ func (s *Server) answers(toolID, accountID string, p *mcp.CallToolParamsRaw) (mc
 		}
 		if s.now().Unix() > st.Expires {
 			return nil, errStateExpired
+		}
+		for id := range p.InputResponses {
+			if !slices.Contains(st.Pending, id) {
+				return nil, fmt.Errorf("%w: %q", errNotAsked, id)
+			}
+		}
+		// The state is good for one call: replaying it would run the tool
+		// again with answers given once.
+		fresh, err := s.used.Use(ctx, st.Nonce, time.Unix(st.Expires, 0))
+		if err != nil {
+			return nil, fmt.Errorf("recording the use of a request state: %w", err)
+		}
+		if !fresh {
+			return nil, errStateUsed
 		}
 		for id, a := range st.Answers {
 			answers[id] = a
@@ -153,4 +174,67 @@ func argsDigest(args json.RawMessage) []byte {
 	}
 	sum := sha256.Sum256(b)
 	return sum[:]
+}
+
+// A StateStore remembers which request states of multi round-trip calls
+// have been used, so that each is used by one call: the answers it
+// carries, a person's confirmation among them, then run the tool once.
+// See [Options.UsedStates].
+type StateStore interface {
+	// Use records that the state with the given nonce is used, to be
+	// remembered until expires (after which the state is refused as
+	// expired anyway). It reports false when the state was used before,
+	// and an error when it cannot tell, which refuses the call.
+	Use(ctx context.Context, nonce string, expires time.Time) (fresh bool, err error)
+}
+
+// DefaultUsedStates is the number of unexpired used request states a
+// [MemoryStateStore] remembers when [Options.UsedStates] is nil.
+const DefaultUsedStates = 100_000
+
+// A MemoryStateStore is a [StateStore] in the memory of one process,
+// remembering at most a fixed number of unexpired states. When it is full,
+// it forgets the expired ones; when none has expired, it refuses new ones
+// (the calls that bring them fail) rather than forget one that could then
+// be used again.
+type MemoryStateStore struct {
+	max int
+	now func() time.Time
+
+	mu      sync.Mutex
+	expires map[string]time.Time
+}
+
+// NewMemoryStateStore returns a MemoryStateStore remembering up to max
+// states; max <= 0 means [DefaultUsedStates].
+func NewMemoryStateStore(max int) *MemoryStateStore {
+	if max <= 0 {
+		max = DefaultUsedStates
+	}
+	return &MemoryStateStore{max: max, now: time.Now, expires: make(map[string]time.Time)}
+}
+
+// errStatesFull is the error of a [MemoryStateStore] that is full.
+var errStatesFull = errors.New("too many request states in use")
+
+// Use implements [StateStore].
+func (m *MemoryStateStore) Use(_ context.Context, nonce string, expires time.Time) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.expires[nonce]; ok {
+		return false, nil
+	}
+	if len(m.expires) >= m.max {
+		now := m.now()
+		for n, e := range m.expires {
+			if now.After(e) {
+				delete(m.expires, n)
+			}
+		}
+		if len(m.expires) >= m.max {
+			return false, errStatesFull
+		}
+	}
+	m.expires[nonce] = expires
+	return true, nil
 }

@@ -2,14 +2,18 @@ package mcpserver_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	_ "modernc.org/sqlite"
 
 	"github.com/toolapi/toolapi/mcpserver"
 	"github.com/toolapi/toolapi/tool"
@@ -130,6 +134,28 @@ func TestRequestState(t *testing.T) {
 		})
 	}
 
+	// askFresh returns a new request state of site.publish with spring,
+	// and the answer accepting its question.
+	askFresh := func(t *testing.T) (string, mcp.InputResponseMap) {
+		t.Helper()
+		clockMu.Lock()
+		later = 0
+		clockMu.Unlock()
+		res := callTool(t, adminSession, "site.publish", spring)
+		if !res.NeedsInput() || len(res.InputRequests) != 1 {
+			t.Fatalf("site.publish: %s, want one question", mustJSON(t, res))
+		}
+		for q := range res.InputRequests {
+			return res.RequestState, mcp.InputResponseMap{q: &mcp.ElicitResult{Action: "accept"}}
+		}
+		panic("unreachable")
+	}
+	ran := func() int {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.published
+	}
+
 	accepted := []struct {
 		name  string
 		cs    *mcp.ClientSession
@@ -143,6 +169,10 @@ func TestRequestState(t *testing.T) {
 	}
 	for i, tc := range accepted {
 		t.Run(tc.name, func(t *testing.T) {
+			state, accept := state, accept
+			if i > 0 {
+				state, accept = askFresh(t)
+			}
 			clockMu.Lock()
 			later = tc.later
 			clockMu.Unlock()
@@ -155,11 +185,133 @@ func TestRequestState(t *testing.T) {
 			if res.IsError || res.NeedsInput() {
 				t.Errorf("result %s, want success", mustJSON(t, res))
 			}
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			if f.published != i+1 {
-				t.Errorf("ran %d times in all, want %d", f.published, i+1)
+			if got := ran(); got != i+1 {
+				t.Errorf("ran %d times in all, want %d", got, i+1)
 			}
 		})
+	}
+
+	// A state runs the tool once: replaying the call that used it, or
+	// sending it with other answers, fails without running.
+	t.Run("replayed", func(t *testing.T) {
+		clockMu.Lock()
+		later = 0
+		clockMu.Unlock()
+		before := ran()
+		for range 3 {
+			res, err := adminSession.CallTool(context.Background(), &mcp.CallToolParams{
+				Name: "site.publish", Arguments: spring, InputResponses: accept, RequestState: state,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.IsError || !strings.Contains(texts(res)[0], "used by an earlier call") {
+				t.Errorf("replayed call: %s, want a failure saying the state was used", mustJSON(t, res))
+			}
+		}
+		if got := ran(); got != before {
+			t.Errorf("replaying the call ran the tool %d more times", got-before)
+		}
+	})
+}
+
+// TestRequestStateSharedStore checks that processes sharing a store of used
+// states run a state's tool once between them, and that a full store
+// refuses states rather than forget used ones.
+func TestRequestStateSharedStore(t *testing.T) {
+	f := newFixture(t)
+	key := []byte("an example key of thirty-two bytes")
+	used := mcpserver.NewMemoryStateStore(2)
+	manual := &mcp.ClientOptions{
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	}
+	one := connect(t, mcpserver.New(f.reg, &mcpserver.Options{StateKey: key, UsedStates: used}), admin, manual)
+	two := connect(t, mcpserver.New(f.reg, &mcpserver.Options{StateKey: key, UsedStates: used}), admin, manual)
+	args := map[string]any{"note": "spring"}
+
+	answer := func(cs *mcp.ClientSession, first *mcp.CallToolResult) *mcp.CallToolResult {
+		t.Helper()
+		accept := mcp.InputResponseMap{}
+		for q := range first.InputRequests {
+			accept[q] = &mcp.ElicitResult{Action: "accept"}
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{
+			Name: "site.publish", Arguments: args, InputResponses: accept, RequestState: first.RequestState,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	first := callTool(t, one, "site.publish", args)
+	if res := answer(one, first); res.IsError {
+		t.Fatalf("answered on the first server: %s, want success", mustJSON(t, res))
+	}
+	if res := answer(two, first); !res.IsError || !strings.Contains(texts(res)[0], "used by an earlier call") {
+		t.Errorf("replayed on the second server: %s, want a failure saying the state was used", mustJSON(t, res))
+	}
+	second := callTool(t, two, "site.publish", args)
+	if res := answer(two, second); res.IsError {
+		t.Fatalf("a second state: %s, want success", mustJSON(t, res))
+	}
+	// Both unexpired states fill the store: a third is refused.
+	third := callTool(t, one, "site.publish", args)
+	if res := answer(one, third); !res.IsError || !strings.Contains(texts(res)[0], "did not run") {
+		t.Errorf("a state beyond the store's size: %s, want a failure", mustJSON(t, res))
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.published != 2 {
+		t.Errorf("ran %d times, want 2", f.published)
+	}
+}
+
+// TestSQLStateStore checks that a state is used once through a table, and
+// that expired states are deleted.
+func TestSQLStateStore(t *testing.T) {
+	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "states.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := mcpserver.NewSQLStateStore(ctx, db, "bad name"); err == nil {
+		t.Error("a table name with a space was accepted")
+	}
+	one, err := mcpserver.NewSQLStateStore(ctx, db, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := mcpserver.NewSQLStateStore(ctx, db, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	expires := time.Now().Add(time.Minute)
+	for i, tc := range []struct {
+		store *mcpserver.SQLStateStore
+		nonce string
+		fresh bool
+	}{
+		{one, "a", true}, {one, "a", false}, {two, "a", false}, {two, "b", true},
+	} {
+		fresh, err := tc.store.Use(ctx, tc.nonce, expires)
+		if err != nil || fresh != tc.fresh {
+			t.Errorf("use %d of %q: fresh %v, %v; want %v", i, tc.nonce, fresh, err, tc.fresh)
+		}
+	}
+	for i := range 1000 {
+		if _, err := one.Use(ctx, fmt.Sprint("old", i), time.Now().Add(-time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM mcp_used_states`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n > 10 {
+		t.Errorf("%d states kept, want the expired ones deleted", n)
 	}
 }

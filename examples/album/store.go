@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -277,4 +278,38 @@ func insertID(ctx context.Context, q querier, query string, args ...any) (int64,
 	var id int64
 	err := q.QueryRowContext(ctx, query+" RETURNING id", args...).Scan(&id)
 	return id, err
+}
+
+// maskDSN returns a database name fit for messages: a PostgreSQL URL with
+// its user information and the value of every parameter whose name ends in
+// "password" (password, sslpassword; percent-encoded names included)
+// replaced by "…". An SQLite path is returned as it is.
+func maskDSN(dsn string) string {
+	if !isPostgres(dsn) {
+		return dsn
+	}
+	scheme, rest, _ := strings.Cut(dsn, "://")
+	head, query, hasQuery := strings.Cut(rest, "?")
+	if at := strings.LastIndexByte(head, '@'); at >= 0 {
+		head = "…" + head[at:]
+	}
+	if !hasQuery {
+		return scheme + "://" + head
+	}
+	query, fragment, hasFragment := strings.Cut(query, "#")
+	params := strings.Split(query, "&")
+	for i, p := range params {
+		name, _, hasValue := strings.Cut(p, "=")
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if hasValue && strings.HasSuffix(strings.ToLower(name), "password") {
+			params[i] = p[:strings.IndexByte(p, '=')] + "=…"
+		}
+	}
+	masked := scheme + "://" + head + "?" + strings.Join(params, "&")
+	if hasFragment {
+		masked += "#" + fragment
+	}
+	return masked
 }

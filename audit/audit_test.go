@@ -1,0 +1,192 @@
+package audit_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	_ "modernc.org/sqlite"
+
+	"github.com/toolapi/toolapi/audit"
+	"github.com/toolapi/toolapi/tool"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// newSQLite returns a SQLStore on a new SQLite database.
+func newSQLite(t *testing.T) *audit.SQLStore {
+	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "audit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s, err := audit.NewSQLStore(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// fixture is a registry of a write tool and a read tool, audited.
+type fixture struct {
+	reg  *tool.Registry
+	ran  atomic.Int32 // runs of the write tool's handler
+	fail atomic.Bool  // the write tool's handler fails
+}
+
+func newFixture(t *testing.T, store audit.Store) *fixture {
+	f := &fixture{reg: tool.NewRegistry(&tool.Options{Logger: quiet})}
+	publish := &tool.Tool{
+		ID: "site.publish", Label: "Publish", Description: "Publishes the site.", Operation: tool.OpWrite, Permission: "administer",
+		Inputs: []*tool.Definition{
+			{Name: "note", Type: "string", Required: true},
+			{Name: "password", Type: "string", Sensitive: true},
+		},
+		Handler: func(context.Context, *tool.Values) (*tool.Result, error) {
+			f.ran.Add(1)
+			if f.fail.Load() {
+				return nil, errors.New("disk full")
+			}
+			return nil, nil
+		},
+	}
+	search := &tool.Tool{
+		ID: "site.search", Label: "Search", Description: "Searches the site.", Operation: tool.OpRead, Permission: "access content",
+		Inputs:  []*tool.Definition{{Name: "word", Type: "string"}},
+		Handler: func(context.Context, *tool.Values) (*tool.Result, error) { return nil, nil },
+	}
+	if err := f.reg.Add(publish, search); err != nil {
+		t.Fatal(err)
+	}
+	f.reg.Use(audit.Middleware(store, &audit.Options{Logger: quiet}))
+	return f
+}
+
+var (
+	admin  = &tool.User{ID: "admin", Permissions: []string{"administer", "access content"}}
+	reader = &tool.User{ID: "reader", Permissions: []string{"access content"}}
+	nobody = &tool.User{ID: "nobody"}
+)
+
+func sha(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+func run(t *testing.T, f *fixture, acct tool.Account, id, args string) *tool.Result {
+	t.Helper()
+	r, err := f.reg.RunJSON(tool.WithAccount(context.Background(), acct), id, []byte(args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestTrail checks what is recorded of each kind of run.
+func TestTrail(t *testing.T) {
+	store := newSQLite(t)
+	f := newFixture(t, store)
+	run(t, f, admin, "site.publish", `{"note":"spring","password":"one"}`)
+	run(t, f, admin, "site.publish", `{"note":"spring","password":"two"}`)
+	run(t, f, admin, "site.publish", `{}`)
+	run(t, f, reader, "site.publish", `{"note":"spring"}`)
+	f.fail.Store(true)
+	run(t, f, admin, "site.publish", `{"note":"autumn"}`)
+	run(t, f, reader, "site.search", `{"word":"x"}`) // a read that runs: not recorded
+	run(t, f, nobody, "site.search", `{"word":"x"}`) // a refused read: recorded
+
+	got, err := store.List(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spring := sha(`{"note":"spring"}`)
+	want := []audit.Record{
+		{Account: "nobody", Tool: "site.search", Operation: "read", Outcome: audit.Failed, Failure: tool.FailureAccess},
+		{Account: "admin", Tool: "site.publish", Operation: "write", Outcome: audit.Failed, Failure: tool.FailureRuntime, InputsSHA256: sha(`{"note":"autumn"}`)},
+		{Account: "reader", Tool: "site.publish", Operation: "write", Outcome: audit.Failed, Failure: tool.FailureAccess},
+		{Account: "admin", Tool: "site.publish", Operation: "write", Outcome: audit.Failed, Failure: tool.FailureInput},
+		// The sensitive password is left out of the hash: both runs hash
+		// the same.
+		{Account: "admin", Tool: "site.publish", Operation: "write", Outcome: audit.Succeeded, InputsSHA256: spring},
+		{Account: "admin", Tool: "site.publish", Operation: "write", Outcome: audit.Succeeded, InputsSHA256: spring},
+	}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(audit.Record{}, "ID", "Time", "Duration")); diff != "" {
+		t.Errorf("trail (-want +got):\n%s", diff)
+	}
+	for _, r := range got {
+		if r.ID == "" || r.Time.IsZero() || time.Since(r.Time) > time.Hour {
+			t.Errorf("record %+v: no ID or no time", r)
+		}
+	}
+	only, err := store.List(context.Background(), &audit.Filter{Account: "reader", Tool: "site.publish", Limit: 5})
+	if err != nil || len(only) != 1 || only[0].Account != "reader" {
+		t.Errorf("the reader's records: %+v, %v", only, err)
+	}
+}
+
+// failing is a Store whose writes fail as told.
+type failing struct {
+	audit.Store
+	add, complete bool
+}
+
+func (s *failing) Add(ctx context.Context, r *audit.Record) error {
+	if s.add {
+		return errors.New("database down")
+	}
+	return s.Store.Add(ctx, r)
+}
+
+func (s *failing) Complete(ctx context.Context, r *audit.Record) error {
+	if s.complete {
+		return errors.New("database down")
+	}
+	return s.Store.Complete(ctx, r)
+}
+
+// TestUnrecorded checks that a run that cannot be recorded does not run,
+// and that a run whose end cannot be recorded stays started.
+func TestUnrecorded(t *testing.T) {
+	sqlite := newSQLite(t)
+	store := &failing{Store: sqlite, add: true}
+	f := newFixture(t, store)
+	r := run(t, f, admin, "site.publish", `{"note":"spring"}`)
+	if r.Success || f.ran.Load() != 0 {
+		t.Errorf("with the trail down: success %v, handler ran %d times; want a failure without running", r.Success, f.ran.Load())
+	}
+	store.add, store.complete = false, true
+	r = run(t, f, admin, "site.publish", `{"note":"spring"}`)
+	if !r.Success || f.ran.Load() != 1 {
+		t.Errorf("with completion failing: success %v, ran %d; want the run done", r.Success, f.ran.Load())
+	}
+	got, err := sqlite.List(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Outcome != audit.Started {
+		t.Errorf("trail %+v, want one record left started", got)
+	}
+}
+
+// TestSQLStoreOptions checks that a table name that is not an identifier
+// is refused.
+func TestSQLStoreOptions(t *testing.T) {
+	for _, name := range []string{"audit; DROP TABLE x", "1st", "a-b"} {
+		if _, err := audit.NewSQLStore(nil, &audit.SQLOptions{Table: name}); err == nil {
+			t.Errorf("table %q accepted", name)
+		}
+	}
+}

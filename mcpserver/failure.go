@@ -1,0 +1,49 @@
+package mcpserver
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolapi/toolapi/tool"
+)
+
+// Bounds of the text of a failed call, so that the answer to arguments
+// built to fail in every possible way stays small whatever the run path
+// reports: the message, the violations listed and the length of each.
+const (
+	maxMessageBytes   = 2048
+	maxViolations     = 50
+	maxViolationBytes = 200
+)
+
+// violationsText returns the text block listing the violations of a
+// failed call: at most maxViolations of them, each cut to
+// maxViolationBytes, and how many more there were.
+func violationsText(vs []tool.Violation) string {
+	var b strings.Builder
+	b.WriteString("Violations:")
+	for i, v := range vs {
+		if i == maxViolations {
+			fmt.Fprintf(&b, "\n- and %d more", len(vs)-i)
+			break
+		}
+		b.WriteString("\n- ")
+		b.WriteString(clip(v.String(), maxViolationBytes))
+	}
+	return b.String()
+}
+
+// clip returns s cut to at most max bytes, on a rune boundary, with "…"
+// at the end when it was cut.
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	const ellipsis = "…"
+	cut := max - len(ellipsis)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + ellipsis
+}

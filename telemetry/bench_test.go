@@ -1,0 +1,163 @@
+package telemetry_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/toolapi/toolapi/mcpserver"
+	"github.com/toolapi/toolapi/telemetry"
+	"github.com/toolapi/toolapi/tool"
+)
+
+// discard is a span exporter that drops what it gets, so that the
+// benchmark measures recording and batching, not an exporter's transport.
+type discard struct{}
+
+func (discard) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
+func (discard) Shutdown(context.Context) error                             { return nil }
+
+// searchServer serves a registry with one read tool over loopback HTTP,
+// with telemetry when tel is not nil.
+func searchServer(b *testing.B, tel *telemetry.Telemetry) *mcp.ClientSession {
+	reg := tool.NewRegistry(&tool.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	err := reg.Add(&tool.Tool{
+		ID: "album.search", Label: "Search", Description: "Finds titles containing a word.", Operation: tool.OpRead, Permission: "echo",
+		Inputs:  []*tool.Definition{{Name: "word", Type: "string", Required: true}},
+		Outputs: []*tool.Definition{{Name: "result", Type: "list", Required: true, Items: &tool.Definition{Type: "string"}}},
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			return tool.Succeeded("", map[string]any{"result": []any{in.String("word") + " one", in.String("word") + " two"}}), nil
+		},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := mcpserver.New(reg, &mcpserver.Options{Authenticate: func(*http.Request) (tool.Account, error) { return echoer, nil }})
+	if tel != nil {
+		reg.Use(tel.Middleware())
+		srv.MCPServer().AddReceivingMiddleware(tel.MCPMiddleware())
+	}
+	ts := httptest.NewServer(srv.Handler())
+	b.Cleanup(ts.Close)
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, MaxRetries: -1}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// BenchmarkToolsCallTracing measures tools/call throughput over loopback
+// HTTP with telemetry on (every span sampled and batched to an exporter
+// that drops it, metrics to a reader) against the same server with it
+// off, calls interleaved in one run. It reports both rates and their ratio
+// (on over off; 1 means no cost).
+func BenchmarkToolsCallTracing(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}), sdktrace.WithSampler(sdktrace.AlwaysSample()))
+	b.Cleanup(func() { tp.Shutdown(context.Background()) })
+	tel, err := telemetry.New(&telemetry.Options{
+		TracerProvider: tp,
+		MeterProvider:  sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	on, off := searchServer(b, tel), searchServer(b, nil)
+	args := map[string]any{"word": "green"}
+	call := func(cs *mcp.ClientSession) time.Duration {
+		t0 := time.Now()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "album.search", Arguments: args})
+		d := time.Since(t0)
+		if err != nil || res.IsError {
+			b.Fatalf("call: %v %v", err, res)
+		}
+		return d
+	}
+	for range 100 {
+		call(on)
+		call(off)
+	}
+	var onTime, offTime time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		if i%2 == 0 {
+			onTime += call(on)
+			offTime += call(off)
+		} else {
+			offTime += call(off)
+			onTime += call(on)
+		}
+	}
+	onRate, offRate := float64(b.N)/onTime.Seconds(), float64(b.N)/offTime.Seconds()
+	b.ReportMetric(onRate, "traced-calls/s")
+	b.ReportMetric(offRate, "plain-calls/s")
+	b.ReportMetric(onRate/offRate, "ratio")
+}
+
+// BenchmarkRunTracing measures the cost telemetry adds to one run through
+// the registry, without MCP or HTTP around it: the same tool with
+// telemetry on and off, runs interleaved. It reports the time of a run of
+// each and their difference.
+func BenchmarkRunTracing(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}), sdktrace.WithSampler(sdktrace.AlwaysSample()))
+	b.Cleanup(func() { tp.Shutdown(context.Background()) })
+	tel, err := telemetry.New(&telemetry.Options{
+		TracerProvider: tp,
+		MeterProvider:  sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	registry := func(tel *telemetry.Telemetry) *tool.Registry {
+		reg := tool.NewRegistry(&tool.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err := reg.Add(&tool.Tool{
+			ID: "album.search", Label: "Search", Description: "Finds titles.", Operation: tool.OpRead, Permission: "echo",
+			Inputs:  []*tool.Definition{{Name: "word", Type: "string", Required: true}},
+			Outputs: []*tool.Definition{{Name: "word", Type: "string"}},
+			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+				return tool.Succeeded("", map[string]any{"word": in.String("word")}), nil
+			},
+		}); err != nil {
+			b.Fatal(err)
+		}
+		if tel != nil {
+			reg.Use(tel.Middleware())
+		}
+		return reg
+	}
+	on, off := registry(tel), registry(nil)
+	ctx := tool.WithAccount(context.Background(), echoer)
+	args := []byte(`{"word":"green"}`)
+	run := func(reg *tool.Registry) time.Duration {
+		t0 := time.Now()
+		r, err := reg.RunJSON(ctx, "album.search", args)
+		d := time.Since(t0)
+		if err != nil || !r.Success {
+			b.Fatalf("run: %v %v", err, r)
+		}
+		return d
+	}
+	var onTime, offTime time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		if i%2 == 0 {
+			onTime += run(on)
+			offTime += run(off)
+		} else {
+			offTime += run(off)
+			onTime += run(on)
+		}
+	}
+	b.ReportMetric(float64(onTime.Nanoseconds())/float64(b.N), "traced-ns/run")
+	b.ReportMetric(float64(offTime.Nanoseconds())/float64(b.N), "plain-ns/run")
+	b.ReportMetric(float64((onTime-offTime).Nanoseconds())/float64(b.N), "added-ns/run")
+}
