@@ -122,6 +122,11 @@ type Options struct {
 	// the pages offer no presets.
 	Presets Presets
 
+	// Runs keeps the runs people start, so that the page showing a run can
+	// be loaded again without running the tool again, and each account's
+	// history. Nil means in memory, for the process's life.
+	Runs RunStore
+
 	// Adapters render and read the form fields of data types, by data
 	// type name ("color", "entity:album", "string"); they take precedence
 	// over the built-in adapters (see [DefaultAdapter]). An "entity" key
@@ -150,6 +155,7 @@ type server struct {
 	sessions *sessions
 	origins  *http.CrossOriginProtection
 	schemas  *presetSchemas
+	runs     RunStore
 }
 
 // New returns the explorer of reg, an HTTP handler of its pages. opts may
@@ -194,6 +200,10 @@ func New(reg *tool.Registry, opts *Options) http.Handler {
 		rand.Read(key)
 	}
 	e.sessions = newSessions(key, e.opts.SessionLifetime)
+	e.runs = e.opts.Runs
+	if e.runs == nil {
+		e.runs = newMemRuns()
+	}
 	e.origins = http.NewCrossOriginProtection()
 	e.schemas = newPresetSchemas()
 	reg.OnChange(e.schemas.reset)

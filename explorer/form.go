@@ -119,6 +119,18 @@ func (fm *form) args() map[string]any {
 	return args
 }
 
+// typedState returns the values as typed that a run keeps: every
+// input's but the locked ones.
+func (fm *form) typedState() map[string]any {
+	out := make(map[string]any, len(fm.state))
+	for _, def := range fm.defs {
+		if v, ok := fm.state[def.Name]; ok && !def.Locked {
+			out[def.Name] = v
+		}
+	}
+	return out
+}
+
 // compact drops the empty rows of lists, so that the rows of the form
 // line up with the items sent and their violations' paths.
 func (fm *form) compact() {

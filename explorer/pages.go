@@ -108,6 +108,9 @@ type formView struct {
 	CanRun         bool
 	SignInURL      string
 	Notice         string
+	// Once is the form's one-time token: a second submission of the same
+	// form shows the run of the first instead of running again.
+	Once string
 
 	PresetsEnabled bool
 	Presets        []presetView
@@ -217,6 +220,31 @@ func (e *server) serveTool(w http.ResponseWriter, r *http.Request) {
 	fv := e.newFormView(fm, r)
 	q := r.URL.Query()
 	switch {
+	case q.Get("run") != "" && v.signedIn():
+		run, oc := e.loadRun(r, v, t, q.Get("run"))
+		if run == nil {
+			fm.defaults()
+			fm.refine()
+			fv.Notice = "The result of this run is no longer kept; the form starts afresh."
+			break
+		}
+		var state map[string]any
+		if err := json.Unmarshal(run.Inputs, &state); err == nil && state != nil {
+			fm.state = state
+		}
+		fm.refine()
+		fv.Problems = append(fv.Problems, oc.Problems...)
+		var vs []tool.Violation
+		var res *resultView
+		if oc.Result != nil {
+			res = e.result(t, oc.Result, v.acct)
+			if oc.Result.Failure == tool.FailureInput {
+				vs = oc.Result.Violations
+			}
+		}
+		fm.build(vs)
+		e.renderTool(w, r, oc.Status, v, t, fv, res)
+		return
 	case q.Get("preset") != "" && fv.PresetsEnabled:
 		name := q.Get("preset")
 		if args, err := e.loadPreset(r, v, t, name); err != nil {
@@ -265,6 +293,7 @@ func (e *server) newFormView(fm *form, r *http.Request) *formView {
 		Refines:        t.Refiner != nil,
 		CanRun:         fm.v.signedIn(),
 		SignInURL:      e.path("/signin") + "?" + url.Values{"next": {r.URL.RequestURI()}}.Encode(),
+		Once:           randomID()[:22],
 		PresetsEnabled: e.opts.Presets != nil && fm.v.signedIn() && !fm.v.sess.guest,
 	}
 }
@@ -312,12 +341,14 @@ func (e *server) postTool(w http.ResponseWriter, r *http.Request) {
 	// The tick confirms one run: only the actions that run read it, and
 	// every other action shows the box unticked again.
 	fv.Confirmed = r.PostForm.Get("confirm") == "yes" && (action == "run" || action == "" || strings.HasPrefix(action, "preset-run:"))
-	var res *resultView
 	status := http.StatusOK
 	var vs []tool.Violation
 	switch {
 	case action == "run" || action == "":
-		res, vs, status = e.run(r, v, t, fm, fv, nil)
+		if e.startRun(w, r, v, t, fm, fv, nil) {
+			return
+		}
+		status = http.StatusUnprocessableEntity
 	case action == "refresh":
 		// read refined the inputs already.
 	case strings.HasPrefix(action, "add:"):
@@ -344,7 +375,10 @@ func (e *server) postTool(w http.ResponseWriter, r *http.Request) {
 			fv.Notice = "Filled in from the preset “" + name + "”: tick the box to confirm, then run."
 			break
 		}
-		res, vs, status = e.run(r, v, t, fm, fv, args)
+		if e.startRun(w, r, v, t, fm, fv, args) {
+			return
+		}
+		status = http.StatusUnprocessableEntity
 	case strings.HasPrefix(action, "preset-delete:") && fv.PresetsEnabled:
 		name := strings.TrimPrefix(action, "preset-delete:")
 		if err := e.opts.Presets.DeletePreset(r.Context(), v.acct.AccountID(), t.ID, name); err != nil {
@@ -358,43 +392,7 @@ func (e *server) postTool(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusBadRequest
 	}
 	fm.build(vs)
-	e.renderTool(w, r, status, v, t, fv, res)
-}
-
-// run runs the tool with the form's values, or with args when given (a
-// preset's JSON values), and returns the result and the violations to
-// place on the form.
-func (e *server) run(r *http.Request, v *visit, t *tool.Tool, fm *form, fv *formView, args map[string]any) (*resultView, []tool.Violation, int) {
-	if args == nil {
-		fm.compact()
-		args = fm.args()
-	}
-	if fv.NeedsConfirm && !fv.Confirmed {
-		fv.ConfirmProblem = "This tool changes data: tick the box to confirm, then run it again."
-		return nil, nil, http.StatusUnprocessableEntity
-	}
-	ctx := tool.WithAccount(r.Context(), v.acct)
-	if t.Confirm {
-		// The person ticked the box: that is the confirmation.
-		ctx = tool.WithConfirmer(ctx, tool.Confirmed)
-	}
-	res, err := e.reg.Run(ctx, t.ID, args)
-	// Each run of a destructive tool needs its own confirmation.
-	fv.Confirmed = false
-	if err != nil {
-		fv.Problems = append(fv.Problems, "The tool is gone.")
-		return nil, nil, http.StatusNotFound
-	}
-	rv := e.result(t, res, v.acct)
-	switch res.Failure {
-	case "":
-		return rv, nil, http.StatusOK
-	case tool.FailureInput:
-		return rv, res.Violations, http.StatusUnprocessableEntity
-	case tool.FailureAccess:
-		return rv, nil, http.StatusForbidden
-	}
-	return rv, nil, http.StatusInternalServerError
+	e.renderTool(w, r, status, v, t, fv, nil)
 }
 
 // savePreset stores the form's values as a preset, once they pass the

@@ -8,6 +8,41 @@
 		return;
 	}
 
+	// A run happens once: while it is under way the buttons that would
+	// submit the form again are disabled (the server also runs each form
+	// only once). They come back when the page is shown from the history.
+	form.addEventListener("submit", function (ev) {
+		var b = ev.submitter;
+		if (!b || (b.value !== "run" && b.value.indexOf("preset-run:") !== 0)) {
+			return;
+		}
+		var busy = document.getElementById("run");
+		// Disabled after the submission has taken the button's value.
+		setTimeout(function () {
+			form.querySelectorAll("button[type=submit]:not(:disabled)").forEach(function (x) {
+				x.disabled = true;
+				x.setAttribute("data-busy", "");
+			});
+			form.setAttribute("aria-busy", "true");
+			if (busy) {
+				busy.textContent = "Running…";
+			}
+		}, 0);
+	});
+	window.addEventListener("pageshow", function (ev) {
+		if (ev.persisted) {
+			form.querySelectorAll("button[data-busy]").forEach(function (x) {
+				x.disabled = false;
+				x.removeAttribute("data-busy");
+			});
+			form.removeAttribute("aria-busy");
+			var busy = document.getElementById("run");
+			if (busy) {
+				busy.textContent = "Run";
+			}
+		}
+	});
+
 	// Refresh refined inputs when another input changes.
 	var refresh = document.getElementById("refresh");
 	if (form.hasAttribute("data-refines") && refresh) {

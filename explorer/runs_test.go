@@ -1,0 +1,72 @@
+package explorer
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var onceField = regexp.MustCompile(`name="once" value="([^"]+)"`)
+
+// TestRunOnce: a form submitted twice (a double click, a resubmitted
+// POST) runs the tool once, and both submissions end on the page of that
+// run; reloading that page shows the run again without running it.
+func TestRunOnce(t *testing.T) {
+	env := newTestEnv(t, nil)
+	b := env.browser(t)
+	b.signIn("alice")
+	page := b.get("/tools/demo.wipe").body
+	m := onceField.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("the form carries no one-time token")
+	}
+	form := url.Values{"action": {"run"}, "confirm": {"yes"}, "once": {m[1]}, "csrf": {b.csrf}}
+
+	// Two submissions at once.
+	var wg sync.WaitGroup
+	finals := make([]string, 2)
+	for i := range finals {
+		wg.Go(func() {
+			req, _ := http.NewRequest("POST", env.srv.URL+"/tools/demo.wipe", strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			resp, err := b.c.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			finals[i] = resp.Request.URL.RequestURI()
+		})
+	}
+	wg.Wait()
+	if env.wipes != 1 {
+		t.Errorf("two submissions of one form ran the tool %d times, want 1", env.wipes)
+	}
+	if finals[0] != finals[1] || !strings.HasPrefix(finals[0], "/tools/demo.wipe?run=") {
+		t.Errorf("the submissions ended on %q and %q, want one run's page", finals[0], finals[1])
+	}
+
+	// Reload.
+	r := b.get(finals[0])
+	if r.status != http.StatusOK || !strings.Contains(r.body, "✓ Wiped.") || env.wipes != 1 {
+		t.Errorf("reloading the run's page: status %d, wipes %d", r.status, env.wipes)
+	}
+	// A fresh form has a fresh token: it runs again.
+	if m2 := onceField.FindStringSubmatch(r.body); m2 == nil || m2[1] == m[1] {
+		t.Fatal("the run's page reuses the token of the form it came from")
+	}
+	b.post("/tools/demo.wipe", url.Values{"action": {"run"}, "confirm": {"yes"}, "once": {onceField.FindStringSubmatch(r.body)[1]}})
+	if env.wipes != 2 {
+		t.Errorf("a new form's run: wipes %d, want 2", env.wipes)
+	}
+
+	// Another person cannot open the run.
+	bob := env.browser(t)
+	bob.signIn("bob")
+	if r := bob.get(finals[0]); strings.Contains(r.body, "Wiped.") {
+		t.Error("bob sees alice's run")
+	}
+}
