@@ -36,6 +36,9 @@ type form struct {
 
 	fields   []*Field
 	problems []string
+	// summary lists the violations placed on fields, for the error
+	// summary at the top of the form.
+	summary []summaryItem
 	// entities caches the suggestions of each entity type.
 	entities map[string][]tool.EntityRef
 	// entityOrder lists the entity types whose suggestions were shown.
@@ -363,6 +366,7 @@ func (fm *form) place(vs []tool.Violation) {
 					msg = strings.TrimPrefix(v.Path[len(p):], ".") + ": " + v.Message
 				}
 				f.Violations = append(f.Violations, msg)
+				fm.summary = append(fm.summary, summaryItem{ID: f.ID, Label: f.pathLabel(), Message: msg})
 				break
 			}
 			if p == "" {
@@ -370,6 +374,38 @@ func (fm *form) place(vs []tool.Violation) {
 				break
 			}
 			p = parentPath(p)
+		}
+	}
+}
+
+// A summaryItem is one problem of the error summary, linked to the field
+// with that ID.
+type summaryItem struct {
+	ID, Label, Message string
+}
+
+// pathLabel names a field in the error summary: its label, after its
+// parents' ("Settings › limit", "Tags › #2").
+func (f *Field) pathLabel() string {
+	label := f.Label()
+	p := f.Path
+	for {
+		p = parentPath(p)
+		if p == "" {
+			return label
+		}
+		if def := f.form.defAt(p); def != nil {
+			name := def.Label
+			if name == "" {
+				name = def.Name
+			}
+			if strings.HasSuffix(p, "]") {
+				name = p[strings.LastIndexByte(p, '['):]
+				if n, err := strconv.Atoi(name[1 : len(name)-1]); err == nil {
+					name = "#" + strconv.Itoa(n+1)
+				}
+			}
+			label = name + " › " + label
 		}
 	}
 }

@@ -20,6 +20,10 @@ type resultView struct {
 	JSON       string
 }
 
+// InputFailure reports whether the run failed on its inputs: the form's
+// error summary shows it then, next to the fields.
+func (rv *resultView) InputFailure() bool { return rv.Failure == string(tool.FailureInput) }
+
 // An outputView is one output of a result.
 type outputView struct {
 	Name, Label, Description string

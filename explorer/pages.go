@@ -101,6 +101,8 @@ type formView struct {
 	Action         string
 	Fields         []*Field
 	Problems       []string
+	// Summary lists every value that needs fixing, linked to its field.
+	Summary        []summaryItem
 	NeedsConfirm   bool
 	Confirmed      bool
 	ConfirmProblem string
@@ -302,6 +304,10 @@ func (e *server) renderTool(w http.ResponseWriter, r *http.Request, status int, 
 	fm := fv.fm
 	fv.Fields = fm.fields
 	fv.Problems = append(fv.Problems, fm.problems...)
+	fv.Summary = fm.summary
+	if fv.ConfirmProblem != "" {
+		fv.Summary = append(fv.Summary, summaryItem{ID: "confirm", Label: "Confirmation", Message: fv.ConfirmProblem})
+	}
 	if fv.PresetsEnabled {
 		presets, err := e.opts.Presets.Presets(r.Context(), v.acct.AccountID(), t.ID)
 		if err != nil {
@@ -317,7 +323,14 @@ func (e *server) renderTool(w http.ResponseWriter, r *http.Request, status int, 
 		}
 	}
 	tv := e.describe(t, v.acct)
-	e.renderStatus(w, r, status, "tool", &page{Title: tv.Label, Tool: tv, Form: fv, Result: res}, v)
+	title := tv.Label
+	switch {
+	case res != nil && res.Success:
+		title = "Completed: " + title
+	case res != nil || len(fv.Summary) > 0 || fv.ConfirmProblem != "":
+		title = "Failed: " + title
+	}
+	e.renderStatus(w, r, status, "tool", &page{Title: title, Tool: tv, Form: fv, Result: res}, v)
 }
 
 // postTool handles the execute form: run, refresh, rows, entity
