@@ -120,7 +120,7 @@ func TestToolPage(t *testing.T) {
 		// outputs
 		`<td><code>echo</code></td><td>any</td><td>yes</td><td></td><td></td><td></td><td>The inputs as the tool received them.</td>`,
 		// schemas
-		`<summary>Input schema</summary><pre class="code">{`,
+		`<summary>Input schema</summary><pre class="code" tabindex="0" aria-label="Input schema, JSON">{`,
 		`&#34;additionalProperties&#34;: false`,
 		`<summary>Preset schema <code>tool.preset.demo.every</code></summary>`,
 		`&#34;title&#34;: &#34;tool.preset.demo.every&#34;`,
@@ -260,7 +260,7 @@ func TestRunEveryInput(t *testing.T) {
 	if r.status != http.StatusOK {
 		t.Fatalf("run = %d\n%s", r.status, r.body)
 	}
-	raw := html.UnescapeString(between(r.body, `<summary>Raw JSON</summary><pre class="code">`, "</pre>"))
+	raw := html.UnescapeString(between(r.body, `<summary>Raw JSON</summary><pre class="code" tabindex="0" aria-label="Raw JSON of the outputs">`, "</pre>"))
 	var out struct {
 		Echo map[string]any `json:"echo"`
 	}
