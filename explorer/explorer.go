@@ -17,6 +17,15 @@
 //
 // # Pages
 //
+// # Runs
+//
+// A run follows post/redirect/get: the form posts once, the tool runs
+// once and the browser is sent to the tool's page showing that run, which
+// can be reloaded or shared with the history without running the tool
+// again. Each form carries a one-time token, so that a second submission
+// of the same form (a double click) shows the first one's run. Runs are
+// kept by a [RunStore].
+//
 // The list shows every tool the account may see (its label, ID, operation,
 // destructive mark and the first line of its description), searched by
 // words and filtered by operation through [tool.Registry.List]. Each tool
@@ -48,7 +57,11 @@
 // cookie, and the session's CSRF token, which every form carries; a POST
 // without a valid token is refused with 403. Cross-origin POSTs are
 // refused as well. Destructive tools and tools marked Confirm run only
-// once the person ticks a box saying they understand. Every page is sent
+// once the person ticks a box saying they understand. Requests under a
+// Host the explorer does not answer to are refused (see
+// [Options.AllowedHosts]), failed sign-ins are limited per client address,
+// and the sessions of guests are bounded per address, so that one guest
+// cannot end the others'. Every page is sent
 // with a Content-Security-Policy that allows no inline script, nosniff and
 // frame-ancestors 'none'.
 package explorer
@@ -104,6 +117,18 @@ type Options struct {
 	// started with.
 	Account func(ctx context.Context, id string) (tool.Account, error)
 
+	// AllowedHosts lists the host names (or host:port) the explorer answers
+	// under, against DNS rebinding; "*" allows any. Loopback hosts are
+	// always allowed. Nil allows any host, except on requests that reached
+	// a loopback address, where only loopback hosts are allowed (as /mcp
+	// does).
+	AllowedHosts []string
+	// ClientAddress returns the address a request comes from, which
+	// sign-in limits count per address (behind a proxy, the address it
+	// reports). Nil means the connection's IP address, an IPv6 address
+	// counted by its /64 network.
+	ClientAddress func(r *http.Request) string
+
 	// Key signs the CSRF tokens; it should be at least 32 random bytes.
 	// Nil means a random key made when [New] is called (sessions are kept
 	// in memory, so they end with the process anyway).
@@ -156,6 +181,7 @@ type server struct {
 	origins  *http.CrossOriginProtection
 	schemas  *presetSchemas
 	runs     RunStore
+	limiter  *limiter
 }
 
 // New returns the explorer of reg, an HTTP handler of its pages. opts may
@@ -204,6 +230,7 @@ func New(reg *tool.Registry, opts *Options) http.Handler {
 	if e.runs == nil {
 		e.runs = newMemRuns()
 	}
+	e.limiter = newLimiter()
 	e.origins = http.NewCrossOriginProtection()
 	e.schemas = newPresetSchemas()
 	reg.OnChange(e.schemas.reset)
@@ -229,6 +256,10 @@ func (e *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")
+	if !e.hostAllowed(r) {
+		http.Error(w, "Forbidden: invalid Host header", http.StatusForbidden)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		if err := e.origins.Check(r); err != nil {
 			e.forbidden(w, r, "This form came from another site.")

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -22,9 +23,9 @@ import (
 // random value held in a cookie of its own instead.
 
 // maxSessions bounds the sessions kept at once; past it no session
-// starts until some end. maxAccountSessions bounds those of one account
-// (guests share one): starting one more ends that account's oldest, never
-// another account's.
+// starts until some end. maxAccountSessions bounds those of one owner (an
+// account, or the guests of one client address, since guests share an
+// account): starting one more ends that owner's oldest, never another's.
 const (
 	maxSessions        = 100_000
 	maxAccountSessions = 1_000
@@ -66,8 +67,9 @@ func (s *sessions) token(purpose, value string) string {
 	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
-// start starts a session for acct, or returns nil when the table is full.
-func (s *sessions) start(acct tool.Account, guest bool) *session {
+// start starts a session for acct, counted against owner's bound, or
+// returns nil when the table is full.
+func (s *sessions) start(acct tool.Account, owner string, guest bool) *session {
 	id := randomID()
 	sess := &session{id: id, acct: acct, csrf: s.token("session", id), expires: time.Now().Add(s.lifetime), guest: guest}
 	s.mu.Lock()
@@ -82,7 +84,6 @@ func (s *sessions) start(acct tool.Account, guest bool) *session {
 		}
 		s.sweepAt = max(1024, 2*len(s.m))
 	}
-	owner := acct.AccountID()
 	ids := slices.DeleteFunc(s.byAccount[owner], func(id string) bool { return s.m[id] == nil })
 	for len(ids) >= maxAccountSessions {
 		delete(s.m, ids[0])
@@ -261,6 +262,14 @@ func (e *server) postSignIn(w http.ResponseWriter, r *http.Request) {
 	}
 	v := e.visit(r)
 	next := r.PostForm.Get("next")
+	addr := e.clientAddress(r)
+	now := time.Now()
+	if blocked, until := e.limiter.blocked(addr, now); blocked {
+		mins := int(until.Sub(now).Minutes()) + 1
+		e.renderSignIn(w, r, v, http.StatusTooManyRequests, "Too many sign-ins from your address failed. Try again in "+
+			plural(mins, "minute")+".", next)
+		return
+	}
 	var acct tool.Account
 	switch {
 	case r.PostForm.Has("guest") && e.opts.Anonymous != nil:
@@ -274,6 +283,7 @@ func (e *server) postSignIn(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimSpace(r.PostForm.Get("name"))
 		acct, err = e.opts.Authenticate(r.Context(), name, r.PostForm.Get("password"))
 		if err != nil || acct == nil {
+			e.limiter.fail(addr, now)
 			e.renderSignIn(w, r, v, http.StatusUnauthorized, "The name or "+strings.ToLower(e.opts.PasswordLabel)+" is wrong.", next)
 			return
 		}
@@ -288,7 +298,14 @@ func (e *server) postSignIn(w http.ResponseWriter, r *http.Request) {
 	if v.sess != nil {
 		e.sessions.end(v.sess.id)
 	}
-	sess := e.sessions.start(acct, r.PostForm.Has("guest") && e.opts.Anonymous != nil)
+	guest := r.PostForm.Has("guest") && e.opts.Anonymous != nil
+	owner := acct.AccountID()
+	if guest {
+		// Guests share an account: their sessions are bounded per
+		// address, so that one guest cannot end the others'.
+		owner = "guest\x00" + addr
+	}
+	sess := e.sessions.start(acct, owner, guest)
 	if sess == nil {
 		e.renderSignIn(w, r, v, http.StatusServiceUnavailable, "Too many people are signed in; try again later.", next)
 		return
@@ -324,6 +341,14 @@ func (e *server) localPath(p string) string {
 		}
 	}
 	return p
+}
+
+// plural returns n and the noun, in the plural unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 func errString(err error) string {

@@ -6,21 +6,25 @@ import (
 	"github.com/toolapi/toolapi/tool"
 )
 
-// TestSessionsPerAccount checks that one account (all guests share one)
-// cannot push other accounts' sessions out of the table.
+// TestSessionsPerAccount checks that one owner (an account, or the
+// guests of one address) cannot push others' sessions out of the table.
 func TestSessionsPerAccount(t *testing.T) {
 	s := newSessions([]byte("0123456789abcdef0123456789abcdef"), 3600e9)
-	victim := s.start(&tool.User{ID: "alice"}, false)
+	victim := s.start(&tool.User{ID: "alice"}, "alice", false)
 	guest := &tool.User{ID: "anonymous"}
+	otherGuest := s.start(guest, "guest\x00192.0.2.1", true)
 	for range maxAccountSessions + 50 {
-		if s.start(guest, true) == nil {
+		if s.start(guest, "guest\x00192.0.2.99", true) == nil {
 			t.Fatal("a guest session was refused below the table's bound")
 		}
 	}
 	if s.get(victim.id) == nil {
 		t.Error("guests ended another account's session")
 	}
-	if n := len(s.byAccount["anonymous"]); n != maxAccountSessions {
+	if s.get(otherGuest.id) == nil {
+		t.Error("the guests of one address ended the session of a guest at another")
+	}
+	if n := len(s.byAccount["guest\x00192.0.2.99"]); n != maxAccountSessions {
 		t.Errorf("guests hold %d sessions, want at most %d", n, maxAccountSessions)
 	}
 }
