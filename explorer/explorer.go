@@ -17,15 +17,6 @@
 //
 // # Pages
 //
-// # Runs
-//
-// A run follows post/redirect/get: the form posts once, the tool runs
-// once and the browser is sent to the tool's page showing that run, which
-// can be reloaded or shared with the history without running the tool
-// again. Each form carries a one-time token, so that a second submission
-// of the same form (a double click) shows the first one's run. Runs are
-// kept by a [RunStore].
-//
 // The list shows every tool the account may see (its label, ID, operation,
 // destructive mark and the first line of its description), searched by
 // words and filtered by operation through [tool.Registry.List]. Each tool
@@ -49,6 +40,15 @@
 // outputs (entities as links, text/html as escaped source unless
 // sanitised, images as images, lists as tables, maps as definition lists,
 // and the raw JSON).
+//
+// # Runs
+//
+// A run follows post/redirect/get: the form posts once, the tool runs
+// once and the browser is sent to the tool's page showing that run, which
+// can be reloaded or shared with the history without running the tool
+// again. Each form carries a one-time token, so that a second submission
+// of the same form (a double click) shows the first one's run. Runs are
+// kept by a [RunStore].
 //
 // # Security
 //

@@ -97,10 +97,10 @@ type listRow struct {
 
 // A formView is the execute form of a tool page.
 type formView struct {
-	fm             *form
-	Action         string
-	Fields         []*Field
-	Problems       []string
+	fm       *form
+	Action   string
+	Fields   []*Field
+	Problems []string
 	// Summary lists every value that needs fixing, linked to its field.
 	Summary        []summaryItem
 	NeedsConfirm   bool
