@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/toolapi/toolapi/funcall"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -64,14 +63,16 @@ func (e *server) describe(t *tool.Tool, acct tool.Account) *toolView {
 		Destructive: d.Destructive,
 		Confirm:     t.Confirm,
 		ReadOnly:    d.Operation.ReadOnly(),
-		MCPName:     t.ID,
+		MCPName:     e.reg.Name(t.ID),
 	}
 	if tv.Label == "" {
 		tv.Label = t.ID
 	}
 	tv.Access = accessLines(t, d.Permission)
 	tv.CLI = e.cliLine(t)
-	tv.FunctionName = e.functionName(t, acct)
+	// Models know a tool by the one name the registry gives it, in MCP
+	// and in function calling alike.
+	tv.FunctionName = tv.MCPName
 	for _, def := range t.Inputs {
 		tv.InputTable.Rows = appendRows(tv.InputTable.Rows, def, def.Name, 0, false)
 	}
@@ -136,20 +137,6 @@ func accessLines(t *tool.Tool, permission string) []string {
 		lines = append(lines, "nothing: anyone may run it")
 	}
 	return lines
-}
-
-// functionName returns t's name in function calling for acct, as
-// [funcall.New] names the tools acct may call.
-func (e *server) functionName(t *tool.Tool, acct tool.Account) string {
-	tools := e.reg.List(&tool.Filter{Account: acct})
-	ids := make([]string, len(tools))
-	for i, x := range tools {
-		ids[i] = x.ID
-	}
-	if len(ids) == 0 || !t.Allowed(acct) {
-		ids = append(ids, t.ID)
-	}
-	return funcall.Names(ids)[t.ID]
 }
 
 // cliLine returns a command line that runs t, with an example value for

@@ -105,7 +105,8 @@ func TestToolPage(t *testing.T) {
 		`<h1>Every input <span class="op op-transform">transform</span></h1>`,
 		// how to call it
 		`<dd><code>demo tool run demo.every --input title=Hello</code></dd>`,
-		`<dt>MCP tool name</dt><dd><code>demo.every</code></dd>`,
+		`<dt>MCP tool name</dt><dd><code>demo__every</code></dd>`,
+		`<p class="ids">ID <code>demo.every</code> · name for models <code>demo__every</code></p>`,
 		`<dt>Function-calling name</dt><dd><code>demo__every</code></dd>`,
 		// access
 		`<li>the permission “use demo”</li><li>“view” access to album given as input album</li>`,
