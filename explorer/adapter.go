@@ -115,6 +115,23 @@ func (f *Field) Text() string {
 // that is required, or any list item.
 func (f *Field) Required() bool { return f.Index >= 0 || f.Def.Required }
 
+// DescribedBy returns the IDs of the elements that describe f's control,
+// for aria-describedby: its violations, hint and description, those that
+// are shown.
+func (f *Field) DescribedBy() string {
+	var ids []string
+	if f.Invalid() {
+		ids = append(ids, f.ID+"-errors")
+	}
+	if f.Hint() != "" {
+		ids = append(ids, f.ID+"-hint")
+	}
+	if f.Def.Description != "" {
+		ids = append(ids, f.ID+"-desc")
+	}
+	return strings.Join(ids, " ")
+}
+
 // Invalid reports whether the field has violations.
 func (f *Field) Invalid() bool { return len(f.Violations) > 0 }
 

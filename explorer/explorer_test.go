@@ -310,12 +310,12 @@ func TestViolationsNextToFields(t *testing.T) {
 		t.Fatalf("run = %d, want 422", r.status)
 	}
 	for _, want := range []string{
-		`value="x" placeholder="Hello" aria-invalid="true" aria-describedby="f-title-errors">`,
+		`value="x" placeholder="Hello" aria-required="true" aria-invalid="true" aria-describedby="f-title-errors f-title-hint f-title-desc">`,
 		`<ul class="violations" id="f-title-errors"><li>must be at least 2 characters long</li></ul>`,
 		`value="eleven" min="1" max="10" step="1" aria-invalid="true"`,
 		`<ul class="violations" id="f-count-errors"><li>must be an integer</li></ul>`,
 		// the empty first row is dropped: "far too long" is tags[1] now
-		`name="in:tags[1]" value="far too long" aria-invalid="true"`,
+		`name="in:tags[1]" value="far too long" aria-required="true" aria-invalid="true"`,
 		`<ul class="violations" id="f-tags[1]-errors"><li>must be at most 5 characters long</li></ul>`,
 		// the list itself
 		`<ul class="violations" id="f-tags-errors"><li>must have at most 3 items</li></ul>`,
@@ -373,7 +373,7 @@ func TestOutputs(t *testing.T) {
 		// a list of maps as a table; an http URL is a link, a javascript: one is not
 		`<thead><tr><th>#</th><th>name</th><th>home</th></tr></thead>`,
 		`<a href="https://example.com/one" rel="noopener noreferrer nofollow">https://example.com/one</a>`,
-		`<td><span class="value">javascript:alert(1)</span></td>`,
+		`<td data-label="home"><span class="value">javascript:alert(1)</span></td>`,
 		// a list of strings as a table, a map as a definition list
 		`<tr><td class="muted">2</td><td><span class="value">beta</span></td></tr>`,
 		`<dl class="map"><dt>size</dt><dd><span class="value">3</span></dd></dl>`,
@@ -475,8 +475,8 @@ func TestRefine(t *testing.T) {
 		t.Errorf("the form of a refined tool:\n%s", between(page, "<form", "</form>"))
 	}
 	r := b.post("/tools/demo.travel", url.Values{"action": {"refresh"}, "in:country": {"fr"}})
-	if r.status != http.StatusOK || !strings.Contains(r.body, `<select id="f-city" name="in:city"><option value="" selected>(none)</option><option value="Paris">Paris</option><option value="Lyon">Lyon</option></select>`) {
-		t.Errorf("after refreshing with fr:\n%s", between(r.body, "<form", "</form>"))
+	if r.status != http.StatusOK || !strings.Contains(r.body, `<select id="f-city" name="in:city" aria-required="true" aria-describedby="f-city-hint"><option value="" selected>(none)</option><option value="Paris">Paris</option><option value="Lyon">Lyon</option></select>`) {
+		t.Errorf("after refreshing with fr:\n%s", between(r.body, `<form method="post" action="/tools`, "</form>"))
 	}
 	if strings.Contains(r.body, `id="result"`) {
 		t.Error("refresh ran the tool")
@@ -516,7 +516,7 @@ func TestRowsAndEntityPicker(t *testing.T) {
 
 	// Find by label, then pick.
 	r = b.post("/tools/demo.every", url.Values{"action": {"find:album"}, "in:album": {"harb"}})
-	if !strings.Contains(r.body, `<button type="submit" name="action" value="pick:album=3" class="pick">Harbour Lights <span class="muted">3</span></button>`) ||
+	if !strings.Contains(r.body, `<button type="submit" name="action" value="pick:album=3" class="pick" id="f-album-pick-0">Harbour Lights <span class="muted">3</span></button>`) ||
 		strings.Contains(r.body, `value="pick:album=1"`) {
 		t.Errorf("after finding harb:\n%s", between(r.body, `<div class="picker">`, "</div>\n"))
 	}

@@ -617,22 +617,25 @@ func (fm *form) defAt(path string) *tool.Definition {
 	return def
 }
 
-// addRow adds an empty row to the list at path; removeRow removes its
-// last row.
-func (fm *form) addRow(path string) {
+// addRow adds an empty row to the list at path and returns its rows;
+// removeRow removes its last row.
+func (fm *form) addRow(path string) int {
 	if def := fm.defAt(path); def == nil || def.Type != "list" {
-		return
+		return 0
 	}
-	if get, set, ok := fm.at(path); ok {
-		items, _ := get().([]any)
-		if len(items) == 0 {
-			items = []any{nil} // the row shown while the list was empty
-		}
-		if len(items) < maxRows {
-			items = append(items, nil)
-		}
-		set(items)
+	get, set, ok := fm.at(path)
+	if !ok {
+		return 0
 	}
+	items, _ := get().([]any)
+	if len(items) == 0 {
+		items = []any{nil} // the row shown while the list was empty
+	}
+	if len(items) < maxRows {
+		items = append(items, nil)
+	}
+	set(items)
+	return len(items)
 }
 
 func (fm *form) removeRow(path string) {

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -110,6 +111,10 @@ type formView struct {
 	CanRun         bool
 	SignInURL      string
 	Notice         string
+	// Focus is the ID of the element that gets the focus when the page
+	// comes back from an action that did not run the tool, so that it is
+	// not lost to the page's start.
+	Focus string
 	// Once is the form's one-time token: a second submission of the same
 	// form shows the run of the first instead of running again.
 	Once string
@@ -363,17 +368,33 @@ func (e *server) postTool(w http.ResponseWriter, r *http.Request) {
 		}
 		status = http.StatusUnprocessableEntity
 	case action == "refresh":
-		// read refined the inputs already.
+		// read refined the inputs already. The script says where the
+		// focus was going when it asked for the refresh.
+		fv.Focus = r.PostForm.Get("focus")
+		if fv.Focus == "" {
+			fv.Focus = "refresh"
+		}
 	case strings.HasPrefix(action, "add:"):
-		fm.addRow(strings.TrimPrefix(action, "add:"))
+		p := strings.TrimPrefix(action, "add:")
+		if n := fm.addRow(p); n > 0 {
+			fv.Focus = "f-" + htmlID(p+"["+strconv.Itoa(n-1)+"]")
+		}
 	case strings.HasPrefix(action, "remove:"):
-		fm.removeRow(strings.TrimPrefix(action, "remove:"))
+		p := strings.TrimPrefix(action, "remove:")
+		fm.removeRow(p)
+		fv.Focus = "f-" + htmlID(p) + "-add"
 	case strings.HasPrefix(action, "find:"):
-		fm.find(strings.TrimPrefix(action, "find:"))
+		p := strings.TrimPrefix(action, "find:")
+		fm.find(p)
+		fv.Focus = "f-" + htmlID(p)
+		if len(fm.matches[p]) > 0 {
+			fv.Focus += "-pick-0"
+		}
 	case strings.HasPrefix(action, "pick:"):
 		p, id, _ := strings.Cut(strings.TrimPrefix(action, "pick:"), "=")
 		fm.pick(p, id)
 		fm.refine()
+		fv.Focus = "f-" + htmlID(p)
 	case action == "save" && fv.PresetsEnabled:
 		vs, status = e.savePreset(r, v, t, fm, fv)
 	case strings.HasPrefix(action, "preset-run:") && fv.PresetsEnabled:
@@ -399,6 +420,7 @@ func (e *server) postTool(w http.ResponseWriter, r *http.Request) {
 			fv.PresetProblem = "The preset could not be deleted; try again."
 		} else {
 			fv.Notice = "Deleted the preset “" + name + "”."
+			fv.Focus = "notice"
 		}
 	default:
 		fv.Problems = append(fv.Problems, "The form asked for something this page does not do.")
@@ -434,6 +456,7 @@ func (e *server) savePreset(r *http.Request, v *visit, t *tool.Tool, fm *form, f
 		return nil, http.StatusInternalServerError
 	}
 	fv.Notice = "Saved the preset “" + name + "”."
+	fv.Focus = "notice"
 	fv.PresetName = ""
 	return nil, http.StatusOK
 }

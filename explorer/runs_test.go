@@ -70,3 +70,32 @@ func TestRunOnce(t *testing.T) {
 		t.Error("bob sees alice's run")
 	}
 }
+
+// TestFocusAfterAction: an action that comes back to the form says where
+// the focus goes, so that it is not dropped to the page's start.
+func TestFocusAfterAction(t *testing.T) {
+	env := newTestEnv(t, nil)
+	b := env.browser(t)
+	b.signIn("alice")
+	b.get("/tools/demo.every")
+	tests := []struct {
+		form url.Values
+		want string
+	}{
+		{url.Values{"action": {"add:tags"}, "rows:tags": {"1"}}, `data-focus="f-tags[1]"`},
+		{url.Values{"action": {"remove:tags"}, "rows:tags": {"2"}}, `data-focus="f-tags-add"`},
+		{url.Values{"action": {"find:album"}, "in:album": {"harb"}}, `data-focus="f-album-pick-0"`},
+		{url.Values{"action": {"find:album"}, "in:album": {"zzz"}}, `data-focus="f-album"`},
+		{url.Values{"action": {"pick:album=3"}}, `data-focus="f-album"`},
+		{url.Values{"action": {"save"}, "preset_name": {"p"}}, `data-focus="notice"`},
+	}
+	for _, tt := range tests {
+		if r := b.post("/tools/demo.every", tt.form); !strings.Contains(r.body, tt.want) {
+			t.Errorf("%v: the form lacks %s", tt.form, tt.want)
+		}
+	}
+	if r := b.post("/tools/demo.wipe", url.Values{"action": {"run"}}); !strings.Contains(r.body, `id="confirm" aria-invalid="true" aria-describedby="confirm-errors">`) ||
+		!strings.Contains(r.body, `<a href="#confirm">Confirmation: This tool changes data`) {
+		t.Error("an unticked confirmation is not linked to its error, nor listed in the error summary")
+	}
+}

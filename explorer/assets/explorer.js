@@ -43,14 +43,39 @@
 		}
 	});
 
-	// Refresh refined inputs when another input changes.
+	// Give the focus back where the last action left it, unless the page
+	// put it somewhere already (a result, an error summary).
+	var target = form.getAttribute("data-focus");
+	if (target && (!document.activeElement || document.activeElement === document.body)) {
+		var el = document.getElementById(target);
+		if (el && !el.matches("input, select, textarea, button, [tabindex]")) {
+			el = el.querySelector("input:not([type=hidden]), select, textarea, button");
+		}
+		if (el) {
+			el.focus();
+		}
+	}
+
+	// Refresh refined inputs once another input has changed and the person
+	// has left it: never while they are still choosing (a select changes
+	// with each arrow key).
 	var refresh = document.getElementById("refresh");
 	if (form.hasAttribute("data-refines") && refresh) {
+		var changed = null;
 		form.addEventListener("change", function (ev) {
 			var t = ev.target;
 			if (!t.name || t.name.indexOf("in:") !== 0 || t.closest("[data-refined]")) {
 				return;
 			}
+			changed = t;
+		});
+		form.addEventListener("focusout", function (ev) {
+			if (!changed || ev.target !== changed) {
+				return;
+			}
+			changed = null;
+			var next = ev.relatedTarget;
+			form.elements.focus.value = next && next.id ? next.id : "";
 			refresh.click();
 		});
 	}
