@@ -54,7 +54,7 @@ type defRow struct {
 }
 
 func (e *server) describe(t *tool.Tool, acct tool.Account) *toolView {
-	d := t.Describe()
+	d := e.reg.Describe(t.ID)
 	tv := &toolView{
 		ID:          t.ID,
 		Label:       d.Label,

@@ -117,7 +117,7 @@ func everyInput() *tool.Tool {
 		},
 		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 			echo := map[string]any{}
-			for k, v := range in.Map() {
+			for k, v := range in.All() {
 				switch x := v.(type) {
 				case time.Time:
 					echo[k] = x.Format(time.RFC3339)
@@ -195,7 +195,7 @@ func summarize() *tool.Tool {
 func wipe(runs *int) *tool.Tool {
 	var mu sync.Mutex
 	return &tool.Tool{
-		ID: "demo.wipe", Label: "Wipe", Description: "Wipes everything.", Operation: tool.OpWrite, Destructive: true, Confirm: true,
+		ID: "demo.wipe", Label: "Wipe", Description: "Wipes everything.", Operation: tool.OpWrite, Confirm: true,
 		Permission: "use demo",
 		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 			mu.Lock()

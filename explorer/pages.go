@@ -183,7 +183,7 @@ func (e *server) serveList(w http.ResponseWriter, r *http.Request) {
 		}
 		lv.Tools[i] = listRow{
 			ID: t.ID, Label: label, Operation: string(t.Op()), Summary: firstLine(t.Description),
-			URL: e.toolURL(t.ID), Destructive: t.Destructive, Confirm: t.Confirm,
+			URL: e.toolURL(t.ID), Destructive: t.IsDestructive(), Confirm: t.Confirm,
 		}
 	}
 	lv.Total = len(tools)
@@ -296,7 +296,7 @@ func (e *server) newFormView(fm *form, r *http.Request) *formView {
 	return &formView{
 		fm:             fm,
 		Action:         e.toolURL(t.ID),
-		NeedsConfirm:   t.Destructive || t.Confirm,
+		NeedsConfirm:   t.IsDestructive() || t.Confirm,
 		Refines:        t.Refiner != nil,
 		CanRun:         fm.v.signedIn(),
 		SignInURL:      e.path("/signin") + "?" + url.Values{"next": {r.URL.RequestURI()}}.Encode(),

@@ -64,7 +64,7 @@ func PresetSchemaID(toolID string) string { return "tool.preset." + toolID }
 // optional, since a preset may fix some inputs and leave the others to
 // the person running it. It returns nil when t's definitions are invalid.
 func PresetSchema(t *tool.Tool) *jsonschema.Schema {
-	in := t.InputSchema()
+	in := t.Describe().InputSchema
 	if in == nil {
 		return nil
 	}

@@ -26,7 +26,7 @@ func TestPresetSchema(t *testing.T) {
 	if got := s.Properties["settings"].Required; !cmp.Equal(got, []string{"limit"}) {
 		t.Errorf("a map's own required properties = %v, want kept", got)
 	}
-	if in := everyInput().InputSchema(); len(in.Required) == 0 {
+	if in := everyInput().Describe().InputSchema; len(in.Required) == 0 {
 		t.Error("PresetSchema changed the tool's input schema")
 	}
 }

@@ -95,7 +95,7 @@ func (s *Toolset) OpenAI() []OpenAITool {
 	out := make([]OpenAITool, 0, len(s.tools))
 	for _, t := range s.tools {
 		out = append(out, OpenAITool{Type: "function", Function: OpenAIFunction{
-			Name: s.names[t.ID], Description: t.Description, Parameters: inputSchema(t),
+			Name: s.names[t.ID], Description: t.Description, Parameters: s.inputSchema(t),
 		}})
 	}
 	return out
@@ -106,13 +106,13 @@ func (s *Toolset) OpenAI() []OpenAITool {
 func (s *Toolset) Anthropic() []AnthropicTool {
 	out := make([]AnthropicTool, 0, len(s.tools))
 	for _, t := range s.tools {
-		out = append(out, AnthropicTool{Name: s.names[t.ID], Description: t.Description, InputSchema: inputSchema(t)})
+		out = append(out, AnthropicTool{Name: s.names[t.ID], Description: t.Description, InputSchema: s.inputSchema(t)})
 	}
 	return out
 }
 
-func inputSchema(t *tool.Tool) *jsonschema.Schema {
-	if sch := t.InputSchema(); sch != nil {
+func (s *Toolset) inputSchema(t *tool.Tool) *jsonschema.Schema {
+	if sch := s.reg.InputSchema(t.ID); sch != nil {
 		return sch.CloneSchemas()
 	}
 	return &jsonschema.Schema{Type: "object"}
@@ -173,7 +173,7 @@ func (s *Toolset) Dispatch(ctx context.Context, name string, arguments []byte) *
 		r.ErrorType = InvalidInput
 		r.Violations = res.Violations
 		if t, ok := s.reg.Tool(id); ok {
-			r.InputSchema = inputSchema(t)
+			r.InputSchema = s.inputSchema(t)
 		}
 	case tool.FailureAccess:
 		r.ErrorType = AccessDenied

@@ -79,7 +79,7 @@ func newRegistry(t *testing.T) *tool.Registry {
 		},
 		&tool.Tool{
 			ID: "album.delete", Label: "Delete", Description: "Deletes an album.", Operation: tool.OpWrite,
-			Destructive: true, Permission: "access content",
+			Destructive: tool.Ptr(true), Permission: "access content",
 			Inputs: []*tool.Definition{{Name: "id", Type: "integer", Required: true}},
 			Access: func(ctx context.Context, in *tool.Values) (bool, error) { return in.Int("id") != 1, nil },
 			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {

@@ -260,12 +260,12 @@ func (s *Server) entry(id string) *entry {
 
 // describe returns the MCP description of t.
 func (s *Server) describe(t *tool.Tool) (*entry, error) {
-	in := t.InputSchema()
+	in := s.reg.InputSchema(t.ID)
 	if in == nil || in.Type != "object" {
 		return nil, fmt.Errorf("no object input schema")
 	}
 	op := t.Op()
-	destructive := t.Destructive
+	destructive := t.IsDestructive()
 	mt := &mcp.Tool{
 		Name:        t.ID,
 		Title:       t.Label,
@@ -278,7 +278,7 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 			IdempotentHint:  op.Idempotent(),
 		},
 	}
-	if out := t.OutputSchema(); out != nil {
+	if out := s.reg.OutputSchema(t.ID); out != nil {
 		mt.OutputSchema = withDialect(out)
 	}
 	if s.opts.Advertise != nil {

@@ -85,7 +85,7 @@ func newFixture(t testing.TB) *fixture {
 	}
 	publish := &tool.Tool{
 		ID: "site.publish", Label: "Publish", Description: "Publishes the site.",
-		Operation: tool.OpWrite, Destructive: true, Permission: "administer", Confirm: true,
+		Operation: tool.OpWrite, Permission: "administer", Confirm: true,
 		Inputs: []*tool.Definition{{Name: "note", Type: "string"}},
 		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 			f.mu.Lock()

@@ -1,7 +1,5 @@
 package tool
 
-import "context"
-
 // An Account is who runs a tool: a person or an agent acting for one.
 type Account interface {
 	// AccountID identifies the account ("editor", "42").
@@ -38,18 +36,3 @@ func (u *User) Blocked() bool { return u.IsBlocked }
 // Anonymous is the account of a caller who has not signed in: it holds no
 // permission.
 var Anonymous Account = &User{ID: "anonymous"}
-
-type accountKey struct{}
-
-// WithAccount returns a context carrying acct as the account a run is for.
-func WithAccount(ctx context.Context, acct Account) context.Context {
-	return context.WithValue(ctx, accountKey{}, acct)
-}
-
-// AccountFrom returns the account ctx carries, or [Anonymous].
-func AccountFrom(ctx context.Context) Account {
-	if a, ok := ctx.Value(accountKey{}).(Account); ok && a != nil {
-		return a
-	}
-	return Anonymous
-}

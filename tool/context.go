@@ -1,6 +1,11 @@
 package tool
 
-import "context"
+import (
+	"context"
+	"errors"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
 
 // A Reporter carries what a running tool tells its caller while it runs.
 // Callers that can pass such news on (MCP) put one in the run's context;
@@ -64,3 +69,69 @@ var Confirmed Confirmer = confirmed{}
 type confirmed struct{}
 
 func (confirmed) Confirm(context.Context, *Tool, *Values) (bool, error) { return true, nil }
+
+type accountKey struct{}
+
+// WithAccount returns a context carrying acct as the account a run is for.
+func WithAccount(ctx context.Context, acct Account) context.Context {
+	return context.WithValue(ctx, accountKey{}, acct)
+}
+
+// AccountFrom returns the account ctx carries, or [Anonymous].
+func AccountFrom(ctx context.Context) Account {
+	if a, ok := ctx.Value(accountKey{}).(Account); ok && a != nil {
+		return a
+	}
+	return Anonymous
+}
+
+// A Client is the caller's side of a run, for tools that ask it things
+// while they run: an MCP client may sample its language model or elicit
+// an answer from its person. Callers that can do so put one in the run's
+// context with [WithClient].
+type Client interface {
+	// Sample asks the caller's language model to answer prompt, in at most
+	// maxTokens tokens, and returns the text of its answer.
+	Sample(ctx context.Context, prompt string, maxTokens int) (string, error)
+	// Elicit asks the caller's person for values matching requested (an
+	// object schema of flat properties) with a message.
+	Elicit(ctx context.Context, message string, requested *jsonschema.Schema) (*Elicitation, error)
+}
+
+// An Elicitation is a person's answer: Action is "accept", "decline" or
+// "cancel"; Content holds the values of an accepted answer.
+type Elicitation struct {
+	Action  string
+	Content map[string]any
+}
+
+// ErrUnsupported is returned by [Sample] and [Elicit] when the caller
+// cannot do what was asked.
+var ErrUnsupported = errors.New("the caller does not support this")
+
+type clientKey struct{}
+
+// WithClient returns a context whose runs can ask c.
+func WithClient(ctx context.Context, c Client) context.Context {
+	return context.WithValue(ctx, clientKey{}, c)
+}
+
+// Sample asks the caller's language model to answer prompt. It returns an
+// error wrapping [ErrUnsupported] when the caller has no model to ask.
+func Sample(ctx context.Context, prompt string, maxTokens int) (string, error) {
+	c, _ := ctx.Value(clientKey{}).(Client)
+	if c == nil {
+		return "", ErrUnsupported
+	}
+	return c.Sample(ctx, prompt, maxTokens)
+}
+
+// Elicit asks the caller's person for values matching requested. It
+// returns an error wrapping [ErrUnsupported] when the caller cannot ask.
+func Elicit(ctx context.Context, message string, requested *jsonschema.Schema) (*Elicitation, error) {
+	c, _ := ctx.Value(clientKey{}).(Client)
+	if c == nil {
+		return nil, ErrUnsupported
+	}
+	return c.Elicit(ctx, message, requested)
+}

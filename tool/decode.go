@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"slices"
@@ -10,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // entityRef is an entity input before it is loaded.
@@ -18,42 +18,98 @@ type entityRef struct {
 	typ, id string
 }
 
-// violations collects violations as a value is decoded.
-type violations []Violation
-
-func (vs *violations) add(p *pathSeg, msg string) {
-	*vs = append(*vs, Violation{Path: p.String(), Message: msg})
+// decodeInputs decodes and validates args by the tool's (refined) inputs.
+func (r *Registry) decodeInputs(ctx context.Context, e *entry, args map[string]any) (*Values, []Violation) {
+	t := e.tool
+	var vs violations
+	in := newValues(e)
+	for i, n := range e.inputs {
+		if e.refined[n.def.Name] {
+			continue
+		}
+		decodeInput(n, i, args, in, &vs)
+	}
+	if len(args) > 0 {
+		var extra []string
+		for k := range args {
+			if i, ok := e.inputIndex[k]; !ok || t.Inputs[i].Locked {
+				extra = append(extra, k)
+			}
+		}
+		addExtra(e, extra, &vs)
+	}
+	if e.refined != nil {
+		known := in.byName()
+		for i, n := range e.inputs {
+			if !e.refined[n.def.Name] {
+				continue
+			}
+			rn, err := r.refine(ctx, t, n, known)
+			if err != nil {
+				seg := pathSeg{name: n.def.Name}
+				vs.add(&seg, "cannot be checked now; try again")
+				r.logger.Error("refiner failed", "tool", t.ID, "input", n.def.Name, "error", err.Error())
+				continue
+			}
+			decodeInput(rn, i, args, in, &vs)
+		}
+	}
+	return in, sortViolations(e, vs)
 }
 
-// decodeArgs parses a JSON arguments document into a map.
-func decodeArgs(data []byte) (map[string]any, []Violation) {
-	data = trimSpace(data)
-	if len(data) == 0 || string(data) == "null" {
-		return nil, nil
+func decodeInput(n *node, i int, args map[string]any, in *Values, vs *violations) {
+	d := n.def
+	if d.Locked {
+		in.values[i] = n.deflt
+		return
 	}
-	if data[0] != '{' {
-		return nil, []Violation{{Message: "arguments must be a JSON object"}}
+	raw, present := args[d.Name]
+	if !present || raw == nil {
+		decodeAbsent(n, i, present, in, vs)
+		return
 	}
-	var m map[string]any
-	if err := jsonv2.Unmarshal(data, &m, exactNumbers); err != nil {
-		return nil, []Violation{{Message: "arguments are not valid JSON: " + jsonProblem(err)}}
-	}
-	return m, nil
+	seg := pathSeg{name: d.Name}
+	in.values[i] = n.decode(raw, &seg, vs)
+	in.set[i] = true
 }
 
-// exactNumbers makes numbers decoded into any values json.Numbers, so that
-// integers keep every digit until an integer definition reads them.
-var exactNumbers = jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, v *any) error {
-	if dec.PeekKind() != '0' {
-		return jsonv2.SkipFunc
+// decodeAbsent gives input i its value when it is absent, or null
+// (present): the default, or a violation when it is required or NotNull.
+func decodeAbsent(n *node, i int, present bool, in *Values, vs *violations) {
+	d := n.def
+	switch {
+	case d.Locked:
+		in.values[i] = cloneDefault(n.deflt)
+	case d.Required:
+		seg := pathSeg{name: d.Name}
+		vs.add(&seg, "is required")
+	case present && d.Constraints.NotNull:
+		seg := pathSeg{name: d.Name}
+		vs.add(&seg, "must not be null")
+	default:
+		in.values[i] = cloneDefault(n.deflt)
 	}
-	tok, err := dec.ReadToken()
-	if err != nil {
-		return err
+}
+
+// cloneDefault returns a copy of a list or map default, so that no run
+// sees what another run (or its entity loading) did to it.
+func cloneDefault(v any) any {
+	switch x := v.(type) {
+	case []any:
+		c := make([]any, len(x))
+		for i, item := range x {
+			c[i] = cloneDefault(item)
+		}
+		return c
+	case map[string]any:
+		c := make(map[string]any, len(x))
+		for k, item := range x {
+			c[k] = cloneDefault(item)
+		}
+		return c
 	}
-	*v = json.Number(tok.String())
-	return nil
-}))
+	return v
+}
 
 // plainJSON returns v with every json.Number made a float64: values of
 // type any, and of maps without definitions, reach handlers as the
@@ -76,29 +132,6 @@ func plainJSON(v any) any {
 		}
 	}
 	return v
-}
-
-// jsonProblem says what is wrong with a JSON document without echoing
-// library internals: the first line of the parser's message, which names
-// the problem and its offset.
-func jsonProblem(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "jsontext: ")
-	msg = strings.TrimPrefix(msg, "json: ")
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	return msg
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
 }
 
 // decode decodes raw (a JSON value, a Go value of a JSON-like type, or
@@ -595,4 +628,58 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 		vs.add(&kp, "is not a known property")
 	}
 	return out
+}
+
+// canonical returns x, a value decoded by n (see [Values]), in the JSON
+// form a run accepts for it: times in RFC 3339, durations in ISO 8601,
+// entities by their references.
+func (n *node) canonical(x any, noSensitive bool) any {
+	switch v := x.(type) {
+	case nil:
+		return nil
+	case time.Time:
+		if n.def.Constraints.DateOnly && n.kind == kDateTime {
+			return v.UTC().Format("2006-01-02")
+		}
+		return v.UTC().Format(time.RFC3339Nano)
+	case time.Duration:
+		return formatDuration(v)
+	case entityRef:
+		if n.entityType != "" {
+			return v.id
+		}
+		return v.typ + ":" + v.id
+	case []any:
+		if n.kind != kList {
+			return plainJSON(v)
+		}
+		out := make([]any, len(v))
+		for i, item := range v {
+			out[i] = n.items.canonical(item, noSensitive)
+		}
+		return out
+	case map[string]any:
+		if n.kind != kMap || (n.props == nil && n.values == nil) {
+			return v
+		}
+		out := make(map[string]any, len(v))
+		for k, item := range v {
+			if n.props == nil {
+				out[k] = n.values.canonical(item, noSensitive)
+				continue
+			}
+			i, ok := n.propIndex[k]
+			if !ok || (noSensitive && n.props[i].def.Sensitive) {
+				continue
+			}
+			out[k] = n.props[i].canonical(item, noSensitive)
+		}
+		return out
+	}
+	if n.kind == kEntity && n.et != nil {
+		if id, _, ok := n.et.Describe(x); ok {
+			return id
+		}
+	}
+	return x
 }

@@ -45,6 +45,10 @@ type Definition struct {
 	// account on every run ("view", "update", "delete", ...). Every item
 	// of a list of entities is checked.
 	EntityOp string
+	// Sensitive marks an input whose value is a secret: the run path never
+	// quotes it in a violation message, [Call.InputsJSON] leaves it out,
+	// and callers mask it, log it and audit it nowhere.
+	Sensitive bool
 	// Config names the config object whose schema and stored value this
 	// input or output stands for.
 	Config string

@@ -2,10 +2,10 @@ package tool
 
 import "github.com/google/jsonschema-go/jsonschema"
 
-// A Description is a tool's definition as every caller prints it
-// (toolgen -describe, the CLI's info, the explorer): its ID, label,
-// description, operation, destructive mark, permission and schemas.
-type Description struct {
+// An Info is a tool's definition as every caller prints it (toolgen
+// -describe, the CLI's info, the explorer): its ID, label, description,
+// operation, destructive mark, permission and schemas.
+type Info struct {
 	ID           string             `json:"id"`
 	Label        string             `json:"label"`
 	Description  string             `json:"description"`
@@ -16,17 +16,36 @@ type Description struct {
 	OutputSchema *jsonschema.Schema `json:"output_schema"`
 }
 
-// Describe returns t's description. The permission is normalised ("a, b"
-// reads "a,b"); the schemas are nil when t's definitions are invalid (see
-// [Tool.Check]).
-func (t *Tool) Describe() *Description {
-	d := &Description{
-		ID: t.ID, Label: t.Label, Description: t.Description, Operation: t.Op(),
-		Destructive: t.Destructive, Permission: t.Permission,
+// Describe returns the Info of t as it stands alone, knowing the built-in
+// data types only (toolgen describes tools so). The permission is
+// normalised ("a, b" reads "a,b"); the schemas are nil when t's
+// definitions are invalid (see [Tool.Check]). [Registry.Describe]
+// describes a tool as a registry holds it.
+func (t *Tool) Describe() *Info {
+	e, _ := compileTool(nil, t)
+	return e.info(t)
+}
+
+// Describe returns the Info of the tool with the given ID as r holds it
+// (its schemas know r's data types), or nil when r holds no such tool.
+func (r *Registry) Describe(id string) *Info {
+	e := r.entry(id)
+	if e == nil {
+		return nil
 	}
-	if p, err := t.prepare(); err == nil {
-		d.Permission = p.permission.String()
-		d.InputSchema, d.OutputSchema = p.inSchema, p.outSchema
+	return e.info(e.tool)
+}
+
+// info returns the Info of t, compiled as e (nil when t's definitions are
+// invalid).
+func (e *entry) info(t *Tool) *Info {
+	d := &Info{
+		ID: t.ID, Label: t.Label, Description: t.Description, Operation: t.Op(),
+		Destructive: t.IsDestructive(), Permission: t.Permission,
+	}
+	if e != nil {
+		d.Permission = e.permission.String()
+		d.InputSchema, d.OutputSchema = e.inSchema, e.outSchema
 	}
 	return d
 }
@@ -35,20 +54,6 @@ func (t *Tool) Describe() *Description {
 // only; a [Registry] also checks the data and entity types it knows and
 // that the tool has a handler), or nil.
 func (t *Tool) Check() error {
-	_, err := t.prepare()
+	_, err := compileTool(nil, t)
 	return err
-}
-
-// ErrorType returns the name callers give the failure category in JSON
-// ("invalid_input", "access_denied", "execution_failed").
-func (f Failure) ErrorType() string {
-	switch f {
-	case FailureInput:
-		return "invalid_input"
-	case FailureAccess:
-		return "access_denied"
-	case FailureRuntime:
-		return "execution_failed"
-	}
-	return ""
 }

@@ -58,7 +58,7 @@ func FuzzDecode(f *testing.F) {
 	if err := r.Add(tl); err != nil {
 		f.Fatal(err)
 	}
-	schemaJSON, _ := json.Marshal(tl.InputSchema())
+	schemaJSON, _ := json.Marshal(r.InputSchema(tl.ID))
 	doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
@@ -67,7 +67,7 @@ func FuzzDecode(f *testing.F) {
 	sch := c.MustCompile("mem://s.json")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The token path (RunJSON) and the tree path (Run) must agree.
-		_, jvs := decodeJSONInputs(tl, data)
+		_, jvs := decodeJSONInputs(r.entry(tl.ID), data)
 		args, argErr := decodeArgs(data)
 		if argErr != nil {
 			if len(jvs) == 0 {
@@ -75,7 +75,7 @@ func FuzzDecode(f *testing.F) {
 			}
 			return
 		}
-		_, vs := r.decodeInputs(context.Background(), tl, args)
+		_, vs := r.decodeInputs(context.Background(), r.entry(tl.ID), args)
 		if diff := cmp.Diff(vs, jvs, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("%q: violations differ between the tree path and the JSON path (-tree +json):\n%s", data, diff)
 		}

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"slices"
+	"strings"
 	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -31,16 +31,16 @@ func (e errArgs) Error() string { return e.v.Message }
 
 // decodeJSONInputs decodes a JSON arguments document by t's inputs. A
 // document that is not a JSON object gives one violation about it.
-func decodeJSONInputs(t *Tool, data []byte) (*Values, []Violation) {
-	p := t.prep
-	in := newValues(t)
+func decodeJSONInputs(e *entry, data []byte) (*Values, []Violation) {
+	t := e.tool
+	in := newValues(e)
 	data = trimSpace(data)
 	if len(data) == 0 || string(data) == "null" {
 		var vs violations
-		for i, n := range p.inputs {
+		for i, n := range e.inputs {
 			decodeAbsent(n, i, false, in, &vs)
 		}
-		return in, sortViolations(p, vs)
+		return in, sortViolations(e, vs)
 	}
 	if data[0] != '{' {
 		return nil, []Violation{{Message: "arguments must be a JSON object"}}
@@ -54,8 +54,8 @@ func decodeJSONInputs(t *Tool, data []byte) (*Values, []Violation) {
 	var extra []string
 	var present uint64
 	var presentMore []bool
-	if len(p.inputs) > 64 {
-		presentMore = make([]bool, len(p.inputs))
+	if len(e.inputs) > 64 {
+		presentMore = make([]bool, len(e.inputs))
 	}
 	err := func() error {
 		if _, err := dec.ReadToken(); err != nil { // '{'
@@ -66,7 +66,7 @@ func decodeJSONInputs(t *Tool, data []byte) (*Values, []Violation) {
 			if err != nil {
 				return err
 			}
-			i, ok := p.inputIndex[tok.String()]
+			i, ok := e.inputIndex[tok.String()]
 			if !ok || t.Inputs[i].Locked {
 				extra = append(extra, tok.String())
 				if err := dec.SkipValue(); err != nil {
@@ -79,7 +79,7 @@ func decodeJSONInputs(t *Tool, data []byte) (*Values, []Violation) {
 			} else {
 				presentMore[i] = true
 			}
-			n := p.inputs[i]
+			n := e.inputs[i]
 			if dec.PeekKind() == 'n' {
 				if _, err := dec.ReadToken(); err != nil {
 					return err
@@ -106,13 +106,13 @@ func decodeJSONInputs(t *Tool, data []byte) (*Values, []Violation) {
 	if err != nil {
 		return nil, []Violation{{Message: "arguments are not valid JSON: " + jsonProblem(err)}}
 	}
-	for i, n := range p.inputs {
+	for i, n := range e.inputs {
 		if (i < 64 && present&(1<<i) == 0) || (i >= 64 && !presentMore[i]) {
 			decodeAbsent(n, i, false, in, &vs)
 		}
 	}
-	addExtra(p, extra, &vs)
-	return in, sortViolations(p, vs)
+	addExtra(e, extra, &vs)
+	return in, sortViolations(e, vs)
 }
 
 // decodeJSON decodes the next value of dec by n.
@@ -198,51 +198,6 @@ func (n *node) takesString() bool {
 	return false
 }
 
-// addExtra reports the names sent that are not inputs, or are locked.
-func addExtra(p *prepared, extra []string, vs *violations) {
-	slices.Sort(extra)
-	for _, k := range extra {
-		seg := pathSeg{name: k}
-		if _, ok := p.inputIndex[k]; ok {
-			vs.add(&seg, "is locked and cannot be set")
-		} else {
-			vs.add(&seg, "is not an input of this tool")
-		}
-	}
-}
-
-// sortViolations orders violations by input, in definition order, and
-// those about names that are not inputs last; within an input they keep
-// the order they were found in.
-func sortViolations(p *prepared, vs violations) []Violation {
-	if len(vs) < 2 {
-		return vs
-	}
-	rank := func(v Violation) int {
-		root := v.Path
-		if i := indexAny(root, ".["); i >= 0 {
-			root = root[:i]
-		}
-		if i, ok := p.inputIndex[root]; ok && !p.inputs[i].def.Locked {
-			return i
-		}
-		return len(p.inputs)
-	}
-	slices.SortStableFunc(vs, func(a, b Violation) int { return rank(a) - rank(b) })
-	return vs
-}
-
-func indexAny(s, chars string) int {
-	for i := 0; i < len(s); i++ {
-		for j := 0; j < len(chars); j++ {
-			if s[i] == chars[j] {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
 // parseInt parses a JSON number literal that is a plain integer (no
 // fraction, no exponent) within int64.
 func parseInt(lit []byte) (int64, bool) {
@@ -265,3 +220,56 @@ func parseInt(lit []byte) (int64, bool) {
 	}
 	return n, true
 }
+
+// decodeArgs parses a JSON arguments document into a map.
+func decodeArgs(data []byte) (map[string]any, []Violation) {
+	data = trimSpace(data)
+	if len(data) == 0 || string(data) == "null" {
+		return nil, nil
+	}
+	if data[0] != '{' {
+		return nil, []Violation{{Message: "arguments must be a JSON object"}}
+	}
+	var m map[string]any
+	if err := jsonv2.Unmarshal(data, &m, exactNumbers); err != nil {
+		return nil, []Violation{{Message: "arguments are not valid JSON: " + jsonProblem(err)}}
+	}
+	return m, nil
+}
+
+// jsonProblem says what is wrong with a JSON document without echoing
+// library internals: the first line of the parser's message, which names
+// the problem and its offset.
+func jsonProblem(err error) string {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "jsontext: ")
+	msg = strings.TrimPrefix(msg, "json: ")
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return msg
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// exactNumbers makes numbers decoded into any values json.Numbers, so that
+// integers keep every digit until an integer definition reads them.
+var exactNumbers = jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, v *any) error {
+	if dec.PeekKind() != '0' {
+		return jsonv2.SkipFunc
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	*v = json.Number(tok.String())
+	return nil
+}))

@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"fmt"
 	"math"
 	"regexp"
 	"strings"
@@ -57,12 +56,26 @@ type node struct {
 	hasMax     bool
 }
 
-// compile compiles def. types resolves application data types (nil means
-// only the built-in ones).
+// compile compiles def, a definition at path; types resolves application
+// data types (nil means only the built-in ones). It reports every problem,
+// each a *DefinitionError.
 func compile(def *Definition, types func(string) *DataType, path string) (*node, error) {
-	if def == nil {
-		return nil, fmt.Errorf("%s: nil definition", pathOr(path))
+	var errs definitionErrors
+	n := compileNode(def, types, path, &errs)
+	if len(errs) > 0 {
+		return nil, errs.err()
 	}
+	return n, nil
+}
+
+// compileNode compiles def, adding its problems to errs. It returns nil
+// when def cannot be compiled at all (no definition, an unknown type).
+func compileNode(def *Definition, types func(string) *DataType, path string, errs *definitionErrors) *node {
+	if def == nil {
+		errs.add(path, "definition", "no definition")
+		return nil
+	}
+	before := len(*errs)
 	n := &node{def: def, minLen: -1, maxLen: -1, minCount: -1, maxCount: -1}
 	typ := def.Type
 	switch {
@@ -70,7 +83,8 @@ func compile(def *Definition, types func(string) *DataType, path string) (*node,
 		n.kind = kEntity
 		n.entityType = strings.TrimPrefix(typ, "entity:")
 		if n.entityType == "" {
-			return nil, fmt.Errorf("%s: data type %q names no entity type", pathOr(path), typ)
+			errs.add(path, "type", "data type %q names no entity type", typ)
+			return nil
 		}
 	default:
 		k, ok := kindByName[typ]
@@ -80,7 +94,8 @@ func compile(def *Definition, types func(string) *DataType, path string) (*node,
 				dt = types(typ)
 			}
 			if dt == nil {
-				return nil, fmt.Errorf("%s: unknown data type %q", pathOr(path), typ)
+				errs.add(path, "type", "unknown data type %q", typ)
+				return nil
 			}
 			n.custom = dt
 			k = kindByName[dt.Base]
@@ -91,7 +106,7 @@ func compile(def *Definition, types func(string) *DataType, path string) (*node,
 	if c.Pattern != "" {
 		re, err := regexp.Compile(c.Pattern)
 		if err != nil {
-			return nil, fmt.Errorf("%s: pattern %q: %v", pathOr(path), c.Pattern, err)
+			errs.add(path, "pattern", "pattern %q does not compile: %v", c.Pattern, err)
 		}
 		n.pattern = re
 	}
@@ -103,76 +118,78 @@ func compile(def *Definition, types func(string) *DataType, path string) (*node,
 	}
 	if c.Range != nil {
 		if (c.Range.Min != nil && !finite(*c.Range.Min)) || (c.Range.Max != nil && !finite(*c.Range.Max)) {
-			return nil, fmt.Errorf("%s: a range bound must be a finite number", pathOr(path))
-		}
-		if c.Range.Min != nil {
-			n.min, n.hasMin = *c.Range.Min, true
-		}
-		if c.Range.Max != nil {
-			n.max, n.hasMax = *c.Range.Max, true
+			errs.add(path, "range", "a range bound must be a finite number")
+		} else {
+			if c.Range.Min != nil {
+				n.min, n.hasMin = *c.Range.Min, true
+			}
+			if c.Range.Max != nil {
+				n.max, n.hasMax = *c.Range.Max, true
+			}
 		}
 	}
 	switch n.kind {
 	case kList:
 		if def.Items == nil {
-			return nil, fmt.Errorf("%s: a list needs an item definition", pathOr(path))
+			errs.add(path, "type", "a list needs an item definition")
+			return nil
 		}
 		// Constraints other than NotBlank and Count bind each item: a
 		// list's own Length, Range, Choice, Pattern and DateOnly move to
 		// its items.
 		item := *def.Items
 		moveItemConstraints(&item.Constraints, c)
-		items, err := compile(&item, types, path+"[]")
-		if err != nil {
-			return nil, err
+		n.items = compileNode(&item, types, path+".items", errs)
+		if n.items == nil {
+			return nil
 		}
-		n.items = items
 		n.pattern, n.minLen, n.maxLen, n.hasMin, n.hasMax = nil, -1, -1, false, false
 	case kMap:
 		if len(def.Properties) > 0 {
 			n.propIndex = make(map[string]int, len(def.Properties))
 			for i, p := range def.Properties {
 				if p == nil || p.Name == "" {
-					return nil, fmt.Errorf("%s: property %d has no name", pathOr(path), i)
+					errs.add(path, "name", "property %d has no name", i)
+					continue
 				}
 				if _, dup := n.propIndex[p.Name]; dup {
-					return nil, fmt.Errorf("%s: property %q is defined twice", pathOr(path), p.Name)
+					errs.add(childPath(path, p.Name), "name", "property %q is defined twice", p.Name)
+					continue
 				}
-				pn, err := compile(p, types, join(path, p.Name))
-				if err != nil {
-					return nil, err
+				if pn := compileNode(p, types, childPath(path, p.Name), errs); pn != nil {
+					n.propIndex[p.Name] = len(n.props)
+					n.props = append(n.props, pn)
 				}
-				n.propIndex[p.Name] = i
-				n.props = append(n.props, pn)
 			}
 		} else if def.Values != nil {
-			vn, err := compile(def.Values, types, path+"{}")
-			if err != nil {
-				return nil, err
-			}
-			n.values = vn
+			n.values = compileNode(def.Values, types, path+".values", errs)
 		}
 	}
-	if err := n.checkConstraintKinds(path); err != nil {
-		return nil, err
-	}
+	n.checkConstraintKinds(path, errs)
 	if c.Encoding != "" && n.kind != kList {
 		switch {
 		case c.Encoding != "base64":
-			return nil, fmt.Errorf("%s: encoding %q is not base64, the only one", pathOr(path), c.Encoding)
+			errs.add(path, "encoding", "encoding %q is not base64, the only one", c.Encoding)
 		case n.kind != kString:
-			return nil, fmt.Errorf("%s: base64 encodes strings, not %s", pathOr(path), n.def.Type)
+			errs.add(path, "encoding", "base64 encodes strings, not %s", n.def.Type)
 		case c.Pattern != "":
-			return nil, fmt.Errorf("%s: a base64 string has its own pattern", pathOr(path))
+			errs.add(path, "pattern", "a base64 string has its own pattern; leave the pattern out")
+		default:
+			n.pattern = base64Pattern
 		}
-		n.pattern = base64Pattern
+	}
+	if len(*errs) > before {
+		// Choices and the default are checked against sound constraints
+		// only.
+		return n
 	}
 	if len(c.Choice) > 0 && n.kind != kList {
 		for _, ch := range c.Choice {
 			var vs violations
 			v, _ := n.decodeScalar(ch, nil, &vs)
 			if len(vs) > 0 {
-				return nil, fmt.Errorf("%s: choice %v: %s", pathOr(path), ch, vs[0].Message)
+				errs.add(path, "choice", "choice %v: %s", ch, vs[0].Message)
+				continue
 			}
 			n.choice = append(n.choice, v)
 		}
@@ -181,14 +198,14 @@ func compile(def *Definition, types func(string) *DataType, path string) (*node,
 		var vs violations
 		v := n.decode(def.Default, nil, &vs)
 		if len(vs) > 0 {
-			return nil, fmt.Errorf("%s: default %v: %s", pathOr(path), def.Default, vs[0].Message)
+			errs.add(path, "default", "default %v: %s", def.Default, vs[0].Message)
 		}
 		n.deflt = v
 	}
 	if def.Locked && def.Default == nil {
-		return nil, fmt.Errorf("%s: a locked input needs a default", pathOr(path))
+		errs.add(path, "locked", "a locked input needs a default")
 	}
-	return n, nil
+	return n
 }
 
 func moveItemConstraints(item *Constraints, list Constraints) {
@@ -227,42 +244,31 @@ func bound(p *int) int {
 	return *p
 }
 
-func pathOr(p string) string {
-	if p == "" {
-		return "value"
-	}
-	return p
-}
-
-func join(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
-}
-
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 // checkConstraintKinds refuses constraints that mean nothing for n's data
 // type, where the schema would say one thing and validation another:
 // length, pattern and choice on dates, durations and entities (whose
 // schema is a string but whose value is not), a range on non-numbers.
-func (n *node) checkConstraintKinds(path string) error {
+func (n *node) checkConstraintKinds(path string, errs *definitionErrors) {
 	c := &n.def.Constraints
 	plainString := n.kind == kString || n.kind == kEmail || n.kind == kURI
 	number := n.kind == kInteger || n.kind == kFloat
 	if n.kind == kList || n.kind == kAny {
-		return nil // list constraints move to the items; any takes none
+		return // list constraints move to the items; any takes none
 	}
-	switch {
-	case (c.Length != nil || c.Pattern != "") && !plainString:
-		return fmt.Errorf("%s: length and pattern apply to strings, not %s", pathOr(path), n.def.Type)
-	case len(c.Choice) > 0 && !plainString && !number && n.kind != kBoolean:
-		return fmt.Errorf("%s: choice applies to strings and numbers, not %s", pathOr(path), n.def.Type)
-	case c.Range != nil && !number:
-		return fmt.Errorf("%s: range applies to numbers, not %s", pathOr(path), n.def.Type)
+	if c.Length != nil && !plainString {
+		errs.add(path, "length", "length applies to strings, not %s", n.def.Type)
 	}
-	return nil
+	if c.Pattern != "" && !plainString {
+		errs.add(path, "pattern", "pattern applies to strings, not %s", n.def.Type)
+	}
+	if len(c.Choice) > 0 && !plainString && !number && n.kind != kBoolean {
+		errs.add(path, "choice", "choice applies to strings and numbers, not %s", n.def.Type)
+	}
+	if c.Range != nil && !number {
+		errs.add(path, "range", "range applies to numbers, not %s", n.def.Type)
+	}
 }
 
 // base64Pattern matches the standard, padded base64 form of any bytes, as

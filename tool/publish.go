@@ -200,16 +200,6 @@ func leftOut(d *Definition, x any, present bool) bool {
 	return !present || ((x == nil || isNilPointer(x)) && !d.Nullable && !d.Required)
 }
 
-func (res Resource) toMap() map[string]any {
-	m := map[string]any{"uri": res.URI, "mime_type": res.MediaType}
-	if res.Blob != nil {
-		m["blob"] = base64.StdEncoding.EncodeToString(res.Blob)
-	} else {
-		m["text"] = res.Text
-	}
-	return m
-}
-
 func (n *node) publishEntity(pub *publisher, v any, p *pathSeg, vs *violations) any {
 	var ref EntityRef
 	switch x := v.(type) {

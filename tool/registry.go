@@ -1,13 +1,15 @@
 package tool
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // A Registry holds tools and runs them. Every caller (CLI, explorer, MCP,
@@ -21,11 +23,13 @@ type Registry struct {
 	logger *slog.Logger
 
 	mu          sync.RWMutex
-	tools       map[string]*Tool
-	sorted      []*Tool // by ID; nil after a change (see snapshot)
+	entries     map[string]*entry
+	sorted      []*entry // by ID; nil after a change (see snapshot)
 	types       map[string]*DataType
 	entityTypes map[string]*EntityType
 	listeners   []func()
+	middleware  []Middleware
+	chain       atomic.Pointer[RunFunc] // the middleware around run; nil when there is none
 }
 
 // Options configure a [Registry].
@@ -38,7 +42,7 @@ type Options struct {
 // NewRegistry returns an empty registry. opts may be nil.
 func NewRegistry(opts *Options) *Registry {
 	r := &Registry{
-		tools:       make(map[string]*Tool),
+		entries:     make(map[string]*entry),
 		types:       make(map[string]*DataType),
 		entityTypes: make(map[string]*EntityType),
 	}
@@ -55,9 +59,11 @@ func (r *Registry) Logger() *slog.Logger { return r.logger }
 
 // Add adds tools. A tool that cannot be added (invalid definitions, an
 // unknown data type or entity type, an ID already taken) is left out and
-// logged, and the rest are added; the returned error joins the reasons, nil
-// when every tool was added. Add the entity types and data types the tools
-// use first.
+// logged, and the rest are added; the returned error joins the reasons,
+// each problem a *[DefinitionError] (see [Tool.Check]), nil when every
+// tool was added. Add the entity types and data types the tools
+// use first. r never writes a tool: the same Tool may be added to several
+// registries, and must not change once added.
 func (r *Registry) Add(tools ...*Tool) error {
 	var errs []error
 	added := false
@@ -83,30 +89,21 @@ func (r *Registry) add(t *Tool) error {
 	if t == nil {
 		return errors.New("nil tool")
 	}
+	var errs definitionErrors
 	if t.Handler == nil {
-		return errors.New("a tool needs a handler (is its service missing?)")
+		errs.add("", "handler", "a tool needs a handler (is its service missing?)")
 	}
-	p, err := t.compile(r)
-	if err != nil {
-		return err
+	e, err := compileTool(r, t)
+	if err != nil || len(errs) > 0 {
+		return errors.Join(errs.err(), err)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.tools[t.ID]; ok {
-		return fmt.Errorf("ID %q is already taken", t.ID)
+	if _, ok := r.entries[t.ID]; ok {
+		errs.add("", "id", "ID %q is already taken", t.ID)
+		return errs.err()
 	}
-	prepMu.Lock()
-	if t.owner != nil && t.owner != r {
-		prepMu.Unlock()
-		return errors.New("the tool is already in another registry")
-	}
-	if t.owner == nil {
-		// The first registry's compilation is kept for good: runs read it
-		// without a lock.
-		t.prep, t.prepEr, t.owner = p, nil, r
-	}
-	prepMu.Unlock()
-	r.tools[t.ID] = t
+	r.entries[t.ID] = e
 	r.sorted = nil // rebuilt by the next List
 	return nil
 }
@@ -114,9 +111,9 @@ func (r *Registry) add(t *Tool) error {
 // Remove removes the tool with the given ID, reporting whether it was there.
 func (r *Registry) Remove(id string) bool {
 	r.mu.Lock()
-	_, ok := r.tools[id]
+	_, ok := r.entries[id]
 	if ok {
-		delete(r.tools, id)
+		delete(r.entries, id)
 		r.sorted = nil
 	}
 	r.mu.Unlock()
@@ -167,10 +164,38 @@ func (r *Registry) EntityType(id string) (*EntityType, bool) {
 
 // Tool returns the tool with the given ID.
 func (r *Registry) Tool(id string) (*Tool, bool) {
+	e := r.entry(id)
+	if e == nil {
+		return nil, false
+	}
+	return e.tool, true
+}
+
+// entry returns the entry of the tool with the given ID, or nil.
+func (r *Registry) entry(id string) *entry {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	t, ok := r.tools[id]
-	return t, ok
+	return r.entries[id]
+}
+
+// InputSchema returns the JSON Schema of the inputs of the tool with the
+// given ID, or nil when r holds no such tool. The schema is shared:
+// callers must not modify it.
+func (r *Registry) InputSchema(id string) *jsonschema.Schema {
+	if e := r.entry(id); e != nil {
+		return e.inSchema
+	}
+	return nil
+}
+
+// OutputSchema returns the JSON Schema of the outputs of the tool with the
+// given ID, or nil when r holds no such tool. The schema is shared:
+// callers must not modify it.
+func (r *Registry) OutputSchema(id string) *jsonschema.Schema {
+	if e := r.entry(id); e != nil {
+		return e.outSchema
+	}
+	return nil
 }
 
 // A Filter selects tools for [Registry.List].
@@ -191,7 +216,11 @@ type Filter struct {
 func (r *Registry) List(f *Filter) []*Tool {
 	all := r.snapshot()
 	if f == nil {
-		return slices.Clone(all)
+		out := make([]*Tool, len(all))
+		for i, e := range all {
+			out[i] = e.tool
+		}
+		return out
 	}
 	words := make([]string, 0, len(f.Words))
 	for _, w := range f.Words {
@@ -200,24 +229,24 @@ func (r *Registry) List(f *Filter) []*Tool {
 		}
 	}
 	var out []*Tool
-	for _, t := range all {
-		if f.Operation != "" && t.operation() != f.Operation {
+	for _, e := range all {
+		if f.Operation != "" && e.tool.Op() != f.Operation {
 			continue
 		}
-		if f.Account != nil && !t.prep.permission.Allows(f.Account) {
+		if f.Account != nil && !e.permission.Allows(f.Account) {
 			continue
 		}
-		if len(words) > 0 && !t.matches(words, f.MatchAll) {
+		if len(words) > 0 && !e.matches(words, f.MatchAll) {
 			continue
 		}
-		out = append(out, t)
+		out = append(out, e.tool)
 	}
 	return out
 }
 
 // snapshot returns the tools ordered by ID. The slice is built after each
 // change and never written again, so callers may read it without the lock.
-func (r *Registry) snapshot() []*Tool {
+func (r *Registry) snapshot() []*entry {
 	r.mu.RLock()
 	all := r.sorted
 	r.mu.RUnlock()
@@ -227,17 +256,17 @@ func (r *Registry) snapshot() []*Tool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.sorted == nil {
-		r.sorted = make([]*Tool, 0, len(r.tools))
-		for _, t := range r.tools {
-			r.sorted = append(r.sorted, t)
+		r.sorted = make([]*entry, 0, len(r.entries))
+		for _, e := range r.entries {
+			r.sorted = append(r.sorted, e)
 		}
-		slices.SortFunc(r.sorted, func(a, b *Tool) int { return strings.Compare(a.ID, b.ID) })
+		slices.SortFunc(r.sorted, func(a, b *entry) int { return strings.Compare(a.tool.ID, b.tool.ID) })
 	}
 	return r.sorted
 }
 
-func (t *Tool) matches(words []string, all bool) bool {
-	text := t.prep.searchText
+func (e *entry) matches(words []string, all bool) bool {
+	text := e.searchText
 	for _, w := range words {
 		hit := strings.Contains(text, w)
 		if all && !hit {
@@ -251,52 +280,9 @@ func (t *Tool) matches(words []string, all bool) bool {
 }
 
 // Allowed reports whether acct may run t as far as t's permission goes
-// (entity ops and access checks need the inputs and are decided by a run).
+// (entity ops and access checks need the inputs and are decided by a
+// run). A permission that does not parse allows no one.
 func (t *Tool) Allowed(acct Account) bool {
-	p, err := t.prepare()
-	return err == nil && p.permission.Allows(acct)
-}
-
-func (t *Tool) operation() Operation {
-	if t.Operation == "" {
-		return OpWrite
-	}
-	return t.Operation
-}
-
-// Op returns the tool's operation, write when none is set.
-func (t *Tool) Op() Operation { return t.operation() }
-
-// Run runs the tool with the given ID for the account in ctx (see
-// [WithAccount]) with arguments by input name. Values are JSON values
-// (string, float64 or any Go integer, bool, nil, []any, map[string]any), or
-// [Text] typed by a person, which is coerced to the input's type. It
-// returns [ErrNotFound] for an unknown ID; every other outcome, failures
-// included, is a Result.
-func (r *Registry) Run(ctx context.Context, id string, args map[string]any) (*Result, error) {
-	t, ok := r.Tool(id)
-	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
-	}
-	return r.run(ctx, t, func() (*Values, []Violation) { return r.decodeInputs(ctx, t, args) }), nil
-}
-
-// RunJSON is [Registry.Run] with the arguments as a JSON object (an empty
-// or null document means no arguments).
-func (r *Registry) RunJSON(ctx context.Context, id string, args []byte) (*Result, error) {
-	t, ok := r.Tool(id)
-	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
-	}
-	if t.Refiner != nil {
-		// Refiners need every value at once: decode the tree.
-		return r.run(ctx, t, func() (*Values, []Violation) {
-			m, vs := decodeArgs(args)
-			if vs != nil {
-				return nil, vs
-			}
-			return r.decodeInputs(ctx, t, m)
-		}), nil
-	}
-	return r.run(ctx, t, func() (*Values, []Violation) { return decodeJSONInputs(t, args) }), nil
+	p, err := ParsePermission(t.Permission)
+	return err == nil && p.Allows(acct)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -289,43 +290,6 @@ type confirmFunc bool
 
 func (c confirmFunc) Confirm(context.Context, *Tool, *Values) (bool, error) { return bool(c), nil }
 
-func TestRefiner(t *testing.T) {
-	models := map[string][]any{"fruit": {"apple", "pear"}, "tool": {"hammer"}}
-	var got *Values
-	tl := &Tool{ID: "t.pick", Label: "Pick", Description: "Picks a thing of a kind.", Permission: "p",
-		Inputs: []*Definition{
-			{Name: "kind", Type: "string", Required: true, Constraints: Constraints{Choice: []any{"fruit", "tool"}}},
-			{Name: "thing", Type: "string", Required: true},
-		},
-		Refiner: &Refiner{Inputs: []string{"thing"}, Refine: func(_ context.Context, def *Definition, values map[string]any) (*Definition, error) {
-			kind, _ := values["kind"].(string)
-			if models[kind] == nil {
-				return def, nil
-			}
-			d := *def
-			d.Constraints.Choice = models[kind]
-			return &d, nil
-		}},
-		Handler: func(_ context.Context, in *Values) (*Result, error) { got = in; return nil, nil },
-	}
-	r := newTestRegistry(t, tl)
-	ctx := WithAccount(context.Background(), editor)
-	if res, _ := r.RunJSON(ctx, "t.pick", []byte(`{"kind":"fruit","thing":"pear"}`)); !res.Success || got.String("thing") != "pear" {
-		t.Errorf("refined valid: %+v", res)
-	}
-	res, _ := r.RunJSON(ctx, "t.pick", []byte(`{"kind":"tool","thing":"pear"}`))
-	if diff := cmp.Diff([]Violation{{"thing", "must be one of: hammer"}}, res.Violations); diff != "" {
-		t.Errorf("refined invalid (-want +got):\n%s", diff)
-	}
-	defs, err := r.Refine(ctx, "t.pick", map[string]any{"kind": "fruit"})
-	if err != nil || !cmp.Equal(defs[1].Constraints.Choice, []any{"apple", "pear"}) {
-		t.Errorf("Refine: %v %v", defs, err)
-	}
-	if tl.Inputs[1].Constraints.Choice != nil {
-		t.Error("refining changed the tool's own definition")
-	}
-}
-
 func TestCustomDataType(t *testing.T) {
 	r := NewRegistry(&Options{Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))})
 	err := r.AddType(&DataType{Name: "color", Base: "string", Format: "color", Check: func(v any) string {
@@ -354,7 +318,78 @@ func TestCustomDataType(t *testing.T) {
 	if diff := cmp.Diff([]Violation{{"c", "must be a color such as #ff8800"}}, res.Violations); diff != "" {
 		t.Errorf("invalid color (-want +got):\n%s", diff)
 	}
-	if f := tl.InputSchema().Properties["c"].Format; f != "color" {
+	if f := r.InputSchema(tl.ID).Properties["c"].Format; f != "color" {
 		t.Errorf("format = %q, want color", f)
+	}
+}
+
+// TestListWhileAdding runs List beside Add and Remove (go test -race).
+func TestListWhileAdding(t *testing.T) {
+	r := NewRegistry(&Options{Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))})
+	h := func(context.Context, *Values) (*Result, error) { return nil, nil }
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for i := range 200 {
+			id := fmt.Sprintf("t.%03d", i)
+			r.Add(&Tool{ID: id, Label: "T", Description: "T.", Permission: "p", Handler: h})
+			if i%3 == 0 {
+				r.Remove(id)
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for range 200 {
+			for _, tl := range r.List(&Filter{Account: editor}) {
+				if tl == nil || tl.ID == "" {
+					t.Error("List returned a broken tool")
+					return
+				}
+			}
+		}
+	}()
+	wg.Wait()
+}
+
+// TestToolInTwoRegistries checks that a Tool is a plain value: one literal
+// added to two registries is compiled by each with its own data and entity
+// types, runs in both, and a failed Add leaves it usable.
+func TestToolInTwoRegistries(t *testing.T) {
+	quiet := &Options{Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))}
+	a, b := NewRegistry(quiet), NewRegistry(quiet)
+	a.AddEntityType(albumType(nil))
+	a.AddType(&DataType{Name: "color", Base: "string", Format: "color"})
+	b.AddType(&DataType{Name: "color", Base: "string", Format: "hex-color"})
+	tl := &Tool{ID: "t.e", Label: "E", Description: "E.", Handler: func(context.Context, *Values) (*Result, error) { return nil, nil },
+		Inputs: []*Definition{
+			{Name: "album", Type: "entity:album", Required: true, EntityOp: "view"},
+			{Name: "c", Type: "color"},
+		}}
+	if err := a.Add(tl); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Add(tl); err == nil {
+		t.Error("a registry without the entity type took the tool")
+	}
+	b.AddEntityType(albumType(nil))
+	if err := b.Add(tl); err != nil {
+		t.Fatalf("second registry: %v", err)
+	}
+	for name, r := range map[string]*Registry{"a": a, "b": b} {
+		if res, _ := r.RunJSON(WithAccount(context.Background(), editor), "t.e", []byte(`{"album":"1","c":"red"}`)); !res.Success {
+			t.Errorf("registry %s: run: %+v", name, res)
+		}
+		if got, _ := r.Tool("t.e"); got != tl {
+			t.Errorf("registry %s holds another tool than the one added", name)
+		}
+	}
+	if fa, fb := a.InputSchema("t.e").Properties["c"].Format, b.InputSchema("t.e").Properties["c"].Format; fa != "color" || fb != "hex-color" {
+		t.Errorf("formats %q and %q, want each registry's own (color, hex-color)", fa, fb)
+	}
+	a.Remove("t.e")
+	if _, ok := b.Tool("t.e"); !ok {
+		t.Error("removing the tool from one registry removed it from the other")
 	}
 }

@@ -3,7 +3,6 @@ package tool
 import (
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // A Failure is the category of a failed run.
@@ -19,21 +18,6 @@ const (
 	// FailureRuntime: the tool failed while running.
 	FailureRuntime Failure = "runtime"
 )
-
-// A Violation is one problem with a value: the path of the value
-// ("tags[2]", "settings.limit") and what is wrong, in plain words
-// ("must be one of: red, blue").
-type Violation struct {
-	Path    string `json:"path"`
-	Message string `json:"message"`
-}
-
-func (v Violation) String() string {
-	if v.Path == "" {
-		return v.Message
-	}
-	return v.Path + ": " + v.Message
-}
 
 // A Result is what a run produced. Handlers return one; [Registry.Run]
 // returns one to callers with the failure category and violations set.
@@ -93,14 +77,16 @@ func InputErrorf(input, format string, args ...any) error {
 // does not hold (or the account may not see).
 var ErrNotFound = errors.New("tool not found")
 
-// joinViolations renders violations one a line.
-func joinViolations(vs []Violation) string {
-	var b strings.Builder
-	for i, v := range vs {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(v.String())
+// ErrorType returns the name callers give the failure category in JSON
+// ("invalid_input", "access_denied", "execution_failed").
+func (f Failure) ErrorType() string {
+	switch f {
+	case FailureInput:
+		return "invalid_input"
+	case FailureAccess:
+		return "access_denied"
+	case FailureRuntime:
+		return "execution_failed"
 	}
-	return b.String()
+	return ""
 }

@@ -35,7 +35,7 @@ func TestRoundTrip(t *testing.T) {
 		if err := r.Add(tl); err != nil {
 			t.Fatalf("%s: %v", describeDef(def), err)
 		}
-		schemaJSON, _ := json.Marshal(tl.InputSchema())
+		schemaJSON, _ := json.Marshal(r.InputSchema(tl.ID))
 		sch := compileSchema(t, schemaJSON)
 		values := candidates(def, rng, perDef)
 		for _, v := range values {
@@ -46,10 +46,10 @@ func TestRoundTrip(t *testing.T) {
 			args, argErr := decodeArgs(doc)
 			var ours bool
 			if argErr == nil {
-				_, vs := r.decodeInputs(context.Background(), tl, args)
+				_, vs := r.decodeInputs(context.Background(), r.entry(tl.ID), args)
 				ours = len(vs) == 0
 			}
-			_, jvs := decodeJSONInputs(tl, doc)
+			_, jvs := decodeJSONInputs(r.entry(tl.ID), doc)
 			if oursJSON := len(jvs) == 0; oursJSON != ours {
 				disagreements++
 				t.Errorf("%s: value %s: tree path accepts=%v, JSON path accepts=%v", describeDef(def), doc, ours, oursJSON)

@@ -9,28 +9,101 @@ import (
 	"strings"
 )
 
+// Run runs the tool with the given ID for the account in ctx (see
+// [WithAccount]) with arguments by input name. Values are JSON values
+// (string, float64 or any Go integer, bool, nil, []any, map[string]any), or
+// [Text] typed by a person, which is coerced to the input's type. It
+// returns [ErrNotFound] for an unknown ID; every other outcome, failures
+// included, is a Result. The registry's middleware (see [Registry.Use])
+// wraps the run.
+func (r *Registry) Run(ctx context.Context, id string, args map[string]any) (*Result, error) {
+	e := r.entry(id)
+	if e == nil {
+		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	return r.start(ctx, e, arguments{tree: args}), nil
+}
+
+// RunJSON is [Registry.Run] with the arguments as a JSON object (an empty
+// or null document means no arguments).
+func (r *Registry) RunJSON(ctx context.Context, id string, args []byte) (*Result, error) {
+	e := r.entry(id)
+	if e == nil {
+		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	return r.start(ctx, e, arguments{doc: args, isDoc: true}), nil
+}
+
+// arguments are a run's arguments as a caller sent them: a tree of Go
+// values (Run) or a JSON document (RunJSON).
+type arguments struct {
+	tree  map[string]any
+	doc   []byte
+	isDoc bool
+}
+
+// decode decodes and validates args by e's inputs.
+func (r *Registry) decode(ctx context.Context, e *entry, args arguments) (*Values, []Violation) {
+	if !args.isDoc {
+		return r.decodeInputs(ctx, e, args.tree)
+	}
+	if e.tool.Refiner != nil {
+		// Refiners need every value at once: decode the tree.
+		m, vs := decodeArgs(args.doc)
+		if vs != nil {
+			return nil, vs
+		}
+		return r.decodeInputs(ctx, e, m)
+	}
+	return decodeJSONInputs(e, args.doc)
+}
+
+// start runs e through the registry's middleware, if any, and the run
+// path.
+func (r *Registry) start(ctx context.Context, e *entry, args arguments) (res *Result) {
+	chain := r.chain.Load()
+	if chain == nil {
+		return r.run(ctx, e, args, nil)
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			res = r.runtimeFailure(e.tool, "middleware panicked", fmt.Errorf("panic: %v\n%s", v, debug.Stack()))
+		}
+	}()
+	c := &Call{Tool: e.tool, Account: AccountFrom(ctx), e: e, args: args}
+	res = (*chain)(ctx, c)
+	if res == nil {
+		return r.runtimeFailure(e.tool, "middleware returned no result", errors.New("nil result"))
+	}
+	return res
+}
+
 // run is the one path every run takes. A panic anywhere in it (a
 // handler, an access method, a refiner, an entity type, a data type
-// check) is logged and fails the run.
-func (r *Registry) run(ctx context.Context, t *Tool, decode func() (*Values, []Violation)) (res *Result) {
+// check) is logged and fails the run. c, when middleware wraps the run,
+// receives the decoded inputs.
+func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (res *Result) {
+	t := e.tool
 	defer func() {
 		if v := recover(); v != nil {
 			res = r.runtimeFailure(t, "tool panicked", fmt.Errorf("panic: %v\n%s", v, debug.Stack()))
 		}
 	}()
-	p := t.prep
 	acct := AccountFrom(ctx)
 	if acct.Blocked() {
 		return accessFailure("The account " + acct.AccountID() + " is blocked and may run no tool.")
 	}
-	if !p.permission.Allows(acct) {
-		return accessFailure("You may not run " + t.label() + ": it needs the permission " + quotePermission(p.permission) + ".")
+	if !e.permission.Allows(acct) {
+		return accessFailure("You may not run " + t.label() + ": it needs the permission " + quotePermission(e.permission) + ".")
 	}
-	in, vs := decode()
+	in, vs := r.decode(ctx, e, args)
 	if len(vs) > 0 {
 		return inputFailure(t, vs)
 	}
-	if res := r.loadEntities(ctx, t, acct, in); res != nil {
+	if c != nil {
+		c.Inputs = in
+	}
+	if res := r.loadEntities(ctx, e, acct, in); res != nil {
 		return res
 	}
 	if t.Access != nil {
@@ -70,7 +143,7 @@ func (r *Registry) run(ctx context.Context, t *Tool, decode func() (*Values, []V
 		}
 		return r.runtimeFailure(t, "tool failed", err)
 	}
-	return r.finish(t, res)
+	return r.finish(e, res)
 }
 
 // call calls the handler, turning a panic into an error.
@@ -84,8 +157,8 @@ func (r *Registry) call(ctx context.Context, t *Tool, in *Values) (res *Result, 
 }
 
 // finish publishes and checks the outputs of a handler's result.
-func (r *Registry) finish(t *Tool, res *Result) *Result {
-	p := t.prep
+func (r *Registry) finish(e *entry, res *Result) *Result {
+	t := e.tool
 	if res == nil {
 		res = &Result{Success: true}
 	}
@@ -104,18 +177,18 @@ func (r *Registry) finish(t *Tool, res *Result) *Result {
 	}
 	for name := range res.Outputs {
 		if !t.hasOutput(name) {
-			if _, logged := p.dropped.LoadOrStore(name, true); !logged {
+			if _, logged := e.dropped.LoadOrStore(name, true); !logged {
 				r.logger.Warn("undeclared output dropped", "tool", t.ID, "output", name)
 			}
 		}
 	}
-	if len(p.outputs) == 0 {
+	if len(e.outputs) == 0 {
 		return out
 	}
 	var vs violations
 	pub := &publisher{r: r}
-	outputs := make(map[string]any, len(p.outputs))
-	for _, n := range p.outputs {
+	outputs := make(map[string]any, len(e.outputs))
+	for _, n := range e.outputs {
 		name := n.def.Name
 		v, present := res.Outputs[name]
 		seg := pathSeg{name: name}
@@ -179,165 +252,12 @@ func (r *Registry) runtimeFailure(t *Tool, what string, err error) *Result {
 	return &Result{Message: t.label() + " failed.", Failure: FailureRuntime}
 }
 
-// decodeInputs decodes and validates args by the tool's (refined) inputs.
-func (r *Registry) decodeInputs(ctx context.Context, t *Tool, args map[string]any) (*Values, []Violation) {
-	p := t.prep
-	var vs violations
-	in := newValues(t)
-	for i, n := range p.inputs {
-		if p.refined[n.def.Name] {
-			continue
-		}
-		decodeInput(n, i, args, in, &vs)
-	}
-	if len(args) > 0 {
-		var extra []string
-		for k := range args {
-			if i, ok := p.inputIndex[k]; !ok || t.Inputs[i].Locked {
-				extra = append(extra, k)
-			}
-		}
-		addExtra(p, extra, &vs)
-	}
-	if p.refined != nil {
-		known := in.Map()
-		for i, n := range p.inputs {
-			if !p.refined[n.def.Name] {
-				continue
-			}
-			rn, err := r.refine(ctx, t, n, known)
-			if err != nil {
-				seg := pathSeg{name: n.def.Name}
-				vs.add(&seg, "cannot be checked now; try again")
-				r.logger.Error("refiner failed", "tool", t.ID, "input", n.def.Name, "error", err.Error())
-				continue
-			}
-			decodeInput(rn, i, args, in, &vs)
-		}
-	}
-	return in, sortViolations(p, vs)
-}
-
-func decodeInput(n *node, i int, args map[string]any, in *Values, vs *violations) {
-	d := n.def
-	if d.Locked {
-		in.values[i] = n.deflt
-		return
-	}
-	raw, present := args[d.Name]
-	if !present || raw == nil {
-		decodeAbsent(n, i, present, in, vs)
-		return
-	}
-	seg := pathSeg{name: d.Name}
-	in.values[i] = n.decode(raw, &seg, vs)
-	in.set[i] = true
-}
-
-// decodeAbsent gives input i its value when it is absent, or null
-// (present): the default, or a violation when it is required or NotNull.
-func decodeAbsent(n *node, i int, present bool, in *Values, vs *violations) {
-	d := n.def
-	switch {
-	case d.Locked:
-		in.values[i] = cloneDefault(n.deflt)
-	case d.Required:
-		seg := pathSeg{name: d.Name}
-		vs.add(&seg, "is required")
-	case present && d.Constraints.NotNull:
-		seg := pathSeg{name: d.Name}
-		vs.add(&seg, "must not be null")
-	default:
-		in.values[i] = cloneDefault(n.deflt)
-	}
-}
-
-// cloneDefault returns a copy of a list or map default, so that no run
-// sees what another run (or its entity loading) did to it.
-func cloneDefault(v any) any {
-	switch x := v.(type) {
-	case []any:
-		c := make([]any, len(x))
-		for i, item := range x {
-			c[i] = cloneDefault(item)
-		}
-		return c
-	case map[string]any:
-		c := make(map[string]any, len(x))
-		for k, item := range x {
-			c[k] = cloneDefault(item)
-		}
-		return c
-	}
-	return v
-}
-
-// refine returns the refined, compiled definition of input n.
-func (r *Registry) refine(ctx context.Context, t *Tool, n *node, values map[string]any) (*node, error) {
-	def, err := t.Refiner.Refine(ctx, n.def, values)
-	if err != nil {
-		return nil, err
-	}
-	if def == nil || def == n.def {
-		return n, nil
-	}
-	if def.Name != n.def.Name {
-		return nil, fmt.Errorf("refined definition renames %q to %q", n.def.Name, def.Name)
-	}
-	return compile(def, func(name string) *DataType {
-		r.mu.RLock()
-		defer r.mu.RUnlock()
-		return r.types[name]
-	}, def.Name)
-}
-
-// Refine returns the input definitions of the tool with the given ID as
-// its refiner makes them for these arguments (the explorer re-renders its
-// form from them). Tools without a refiner return their inputs.
-func (r *Registry) Refine(ctx context.Context, id string, args map[string]any) ([]*Definition, error) {
-	t, ok := r.Tool(id)
-	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
-	}
-	p := t.prep
-	if !p.permission.Allows(AccountFrom(ctx)) {
-		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
-	}
-	if p.refined == nil {
-		return cloneDefinitions(t.Inputs), nil
-	}
-	in, _ := r.decodeInputs(ctx, t, args)
-	known := in.Map()
-	defs := make([]*Definition, len(t.Inputs))
-	for i, n := range p.inputs {
-		defs[i] = n.def
-		if p.refined[n.def.Name] {
-			rn, err := r.refine(ctx, t, n, known)
-			if err != nil {
-				return nil, err
-			}
-			defs[i] = rn.def
-		}
-	}
-	return cloneDefinitions(defs), nil
-}
-
-// cloneDefinitions returns shallow copies of defs, so that callers may
-// change them without changing the tool.
-func cloneDefinitions(defs []*Definition) []*Definition {
-	out := make([]*Definition, len(defs))
-	for i, d := range defs {
-		c := *d
-		out[i] = &c
-	}
-	return out
-}
-
 // loadEntities replaces entity references by loaded entities and checks
 // the declared op on each for acct. It returns a failure, or nil.
-func (r *Registry) loadEntities(ctx context.Context, t *Tool, acct Account, in *Values) *Result {
+func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in *Values) *Result {
+	t := e.tool
 	var vs violations
-	for i, n := range t.prep.inputs {
+	for i, n := range e.inputs {
 		op := entityOp(n)
 		if op == "" || in.values[i] == nil {
 			continue
@@ -345,12 +265,14 @@ func (r *Registry) loadEntities(ctx context.Context, t *Tool, acct Account, in *
 		seg := pathSeg{name: n.def.Name}
 		switch v := in.values[i].(type) {
 		case entityRef:
-			e, res := r.loadEntity(ctx, t, acct, v, op, &seg, &vs)
+			in.keepRef(i, v)
+			ent, res := r.loadEntity(ctx, t, acct, v, op, &seg, &vs)
 			if res != nil {
 				return res
 			}
-			in.values[i] = e
+			in.values[i] = ent
 		case []any:
+			in.keepRef(i, v)
 			v = slices.Clone(v) // never load into what the caller or a default holds
 			in.values[i] = v
 			for j, item := range v {
@@ -359,11 +281,11 @@ func (r *Registry) loadEntities(ctx context.Context, t *Tool, acct Account, in *
 					return r.runtimeFailure(t, "entity load failed", fmt.Errorf("input %s: item %d is %T, not an entity reference", n.def.Name, j, item))
 				}
 				is := seg.item(j)
-				e, res := r.loadEntity(ctx, t, acct, ref, op, &is, &vs)
+				ent, res := r.loadEntity(ctx, t, acct, ref, op, &is, &vs)
 				if res != nil {
 					return res
 				}
-				v[j] = e
+				v[j] = ent
 			}
 		}
 	}

@@ -96,8 +96,8 @@ func TestToolSchemas(t *testing.T) {
 		Outputs: []*Definition{{Name: "result", Type: "list", Required: true, Items: &Definition{Type: "string"}}},
 		Handler: func(context.Context, *Values) (*Result, error) { return nil, nil },
 	}
-	in, _ := json.Marshal(tl.InputSchema())
-	out, _ := json.Marshal(tl.OutputSchema())
+	in, _ := json.Marshal(tl.Describe().InputSchema)
+	out, _ := json.Marshal(tl.Describe().OutputSchema)
 	wantIn := `{"type":"object","properties":{"word":{"type":"string"},"limit":{"type":"integer","default":10}},"required":["word"],"additionalProperties":false}`
 	wantOut := `{"type":"object","properties":{"result":{"type":"array","items":{"type":"string"}}},"required":["result"],"additionalProperties":false}`
 	if diff := cmp.Diff(decodeJSON(t, wantIn), decodeJSON(t, string(in))); diff != "" {

@@ -9,20 +9,20 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// InputSchemaJSON returns the JSON of [Tool.InputSchema], encoded once.
-func (t *Tool) InputSchemaJSON() json.RawMessage {
-	p, err := t.prepare()
-	if err != nil {
+// InputSchemaJSON returns the JSON of [Registry.InputSchema], encoded once.
+func (r *Registry) InputSchemaJSON(id string) json.RawMessage {
+	p := r.entry(id)
+	if p == nil {
 		return nil
 	}
 	p.inJSON.once.Do(func() { p.inJSON.b = appendSchema(nil, p.inSchema) })
 	return p.inJSON.b
 }
 
-// OutputSchemaJSON returns the JSON of [Tool.OutputSchema], encoded once.
-func (t *Tool) OutputSchemaJSON() json.RawMessage {
-	p, err := t.prepare()
-	if err != nil {
+// OutputSchemaJSON returns the JSON of [Registry.OutputSchema], encoded once.
+func (r *Registry) OutputSchemaJSON(id string) json.RawMessage {
+	p := r.entry(id)
+	if p == nil {
 		return nil
 	}
 	p.outJSON.once.Do(func() { p.outJSON.b = appendSchema(nil, p.outSchema) })

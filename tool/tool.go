@@ -1,10 +1,6 @@
 package tool
 
-import (
-	"context"
-
-	"github.com/google/jsonschema-go/jsonschema"
-)
+import "context"
 
 // An Operation says what a tool does to the world.
 type Operation string
@@ -26,10 +22,6 @@ func (op Operation) Valid() bool {
 	}
 	return false
 }
-
-// DestructiveByDefault reports the destructive default of op: true for
-// write and trigger, false otherwise.
-func (op Operation) DestructiveByDefault() bool { return op == OpWrite || op == OpTrigger }
 
 // ReadOnly reports whether op leaves the world as it was (read, explain).
 func (op Operation) ReadOnly() bool { return op == OpRead || op == OpExplain }
@@ -55,8 +47,10 @@ type Tool struct {
 	Description string
 	// Operation says what the tool does to the world; empty means write.
 	Operation Operation
-	// Destructive marks a tool whose effects cannot simply be undone.
-	Destructive bool
+	// Destructive says whether the tool's effects cannot simply be undone;
+	// nil means the operation's default: destructive for write and
+	// trigger, not for the others. See [Tool.IsDestructive].
+	Destructive *bool
 	// Permission is an expression over permission names: "a,b" needs all
 	// of them, "a+b" any one; empty means no permission check.
 	Permission string
@@ -76,41 +70,24 @@ type Tool struct {
 	Refiner *Refiner
 	// Handler runs the tool. Required.
 	Handler Handler
-
-	prep   *prepared // compiled definitions, set once (see prepare)
-	prepEr error
-	owner  *Registry // the registry the tool was added to
 }
 
-// A Refiner refines the definitions of some inputs from the values of the
-// others, as a choice list that depends on another input.
-type Refiner struct {
-	// Inputs names the inputs it refines.
-	Inputs []string
-	// Refine returns the definition of input def.Name given the values of
-	// the other inputs (by name, decoded, possibly invalid or absent). It
-	// returns def itself when there is nothing to refine.
-	Refine func(ctx context.Context, def *Definition, values map[string]any) (*Definition, error)
-}
-
-// InputSchema returns the JSON Schema of the tool's inputs, computed once.
-// It returns nil if the tool's definitions are invalid. The schema is
-// shared: callers must not modify it.
-func (t *Tool) InputSchema() *jsonschema.Schema {
-	p, err := t.prepare()
-	if err != nil {
-		return nil
+// Op returns t's operation: t.Operation, or write when it is empty.
+func (t *Tool) Op() Operation {
+	if t.Operation == "" {
+		return OpWrite
 	}
-	return p.inSchema
+	return t.Operation
 }
 
-// OutputSchema returns the JSON Schema of the tool's outputs, computed
-// once. It returns nil if the tool's definitions are invalid. The schema is
-// shared: callers must not modify it.
-func (t *Tool) OutputSchema() *jsonschema.Schema {
-	p, err := t.prepare()
-	if err != nil {
-		return nil
+// IsDestructive reports whether t's effects cannot simply be undone:
+// t.Destructive when set, else true for the operations write and trigger
+// (an empty operation means write) and false for the others. Every caller
+// (MCP annotations, the explorer, the CLI, function calling) asks this.
+func (t *Tool) IsDestructive() bool {
+	if t.Destructive != nil {
+		return *t.Destructive
 	}
-	return p.outSchema
+	op := t.Op()
+	return op == OpWrite || op == OpTrigger
 }

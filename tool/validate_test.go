@@ -28,9 +28,14 @@ func echoTool(got **Values, inputs ...*Definition) *Tool {
 	}
 }
 
+// newQuietRegistry returns a registry whose log goes nowhere.
+func newQuietRegistry() *Registry {
+	return NewRegistry(&Options{Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))})
+}
+
 func newTestRegistry(t *testing.T, tools ...*Tool) *Registry {
 	t.Helper()
-	r := NewRegistry(&Options{Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))})
+	r := newQuietRegistry()
 	if err := r.Add(tools...); err != nil {
 		t.Fatal(err)
 	}

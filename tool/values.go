@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"iter"
 	"time"
 )
 
@@ -20,9 +21,10 @@ import (
 //
 // An absent optional input without a default is nil.
 type Values struct {
-	tool   *Tool
+	e      *entry
 	values []any
 	set    []bool
+	refs   []any // the references entity inputs were given by, once loaded; nil when none
 
 	// Room for the inputs of most tools, so that one allocation holds
 	// them.
@@ -30,9 +32,9 @@ type Values struct {
 	smallSet [8]bool
 }
 
-func newValues(t *Tool) *Values {
-	n := len(t.prep.inputs)
-	v := &Values{tool: t}
+func newValues(e *entry) *Values {
+	n := len(e.inputs)
+	v := &Values{e: e}
 	if n <= len(v.small) {
 		v.values, v.set = v.small[:n], v.smallSet[:n]
 	} else {
@@ -44,36 +46,31 @@ func newValues(t *Tool) *Values {
 // At returns the value of the i-th input.
 func (v *Values) At(i int) any { return v.values[i] }
 
-// IsSet reports whether the caller sent the i-th input (not null), as
-// opposed to it taking its default.
-func (v *Values) IsSet(i int) bool { return v.set[i] }
-
-// Len returns the number of inputs.
-func (v *Values) Len() int { return len(v.values) }
-
-// Index returns the position of the named input, or -1.
-func (v *Values) Index(name string) int {
-	for i, d := range v.tool.Inputs {
-		if d.Name == name {
-			return i
-		}
-	}
-	return -1
-}
-
 // Get returns the value of the named input, or nil.
 func (v *Values) Get(name string) any {
-	if i := v.Index(name); i >= 0 {
+	if i, ok := v.e.inputIndex[name]; ok {
 		return v.values[i]
 	}
 	return nil
 }
 
-// Map returns the values by input name.
-func (v *Values) Map() map[string]any {
+// All returns the inputs' names and values, in the order of the tool's
+// input definitions.
+func (v *Values) All() iter.Seq2[string, any] {
+	return func(yield func(string, any) bool) {
+		for i, n := range v.e.inputs {
+			if !yield(n.def.Name, v.values[i]) {
+				return
+			}
+		}
+	}
+}
+
+// byName returns the values by input name.
+func (v *Values) byName() map[string]any {
 	m := make(map[string]any, len(v.values))
-	for i, d := range v.tool.Inputs {
-		m[d.Name] = v.values[i]
+	for name, x := range v.All() {
+		m[name] = x
 	}
 	return m
 }
@@ -99,8 +96,8 @@ func (v *Values) Duration(name string) time.Duration { d, _ := v.Get(name).(time
 // List returns the named list input, or nil.
 func (v *Values) List(name string) []any { l, _ := v.Get(name).([]any); return l }
 
-// Object returns the named map input, or nil.
-func (v *Values) Object(name string) map[string]any { m, _ := v.Get(name).(map[string]any); return m }
+// Map returns the named map input, or nil.
+func (v *Values) Map(name string) map[string]any { m, _ := v.Get(name).(map[string]any); return m }
 
 // ListOf converts a list value to a slice of T. Items that are not of type
 // T become T's zero value; validated inputs never have such items.
@@ -116,19 +113,36 @@ func ListOf[T any](v any) []T {
 	return out
 }
 
-// NewValues returns Values for t holding vals by input position, for tests
-// and for callers that resolved the inputs themselves.
-func NewValues(t *Tool, vals ...any) *Values {
-	set := make([]bool, len(vals))
-	for i, x := range vals {
-		set[i] = x != nil
-	}
-	return &Values{tool: t, values: vals, set: set}
-}
-
 // An Object is a map a handler built for this one run: publishing may
 // rewrite it in place (values to their wire form, undeclared keys
 // dropped) instead of copying it, so an Object must appear once in a
 // run's outputs. Generated code publishes value objects as Objects; a map
 // the handler keeps or shares must stay a plain map[string]any.
 type Object map[string]any
+
+// keepRef records ref, the reference the i-th input was given by, before
+// the input is replaced by what it refers to.
+func (v *Values) keepRef(i int, ref any) {
+	if v.refs == nil {
+		v.refs = make([]any, len(v.values))
+	}
+	v.refs[i] = ref
+}
+
+// canonical returns the inputs the caller set (not those that took their
+// default, nor locked ones) in their JSON form, by name; without
+// sensitive inputs when noSensitive is set.
+func (v *Values) canonical(noSensitive bool) map[string]any {
+	m := make(map[string]any, len(v.values))
+	for i, n := range v.e.inputs {
+		if !v.set[i] || n.def.Locked || (noSensitive && n.def.Sensitive) {
+			continue
+		}
+		x := v.values[i]
+		if v.refs != nil && v.refs[i] != nil {
+			x = v.refs[i]
+		}
+		m[n.def.Name] = n.canonical(x, noSensitive)
+	}
+	return m
+}

@@ -58,9 +58,9 @@ func (c *command) list(args []string, search bool) int {
 	})
 	switch *format {
 	case "json":
-		defs := make([]*tool.Description, len(tools))
+		defs := make([]*tool.Info, len(tools))
 		for i, t := range tools {
-			defs[i] = t.Describe()
+			defs[i] = c.reg.Describe(t.ID)
 		}
 		err = writeJSON(c.stdout, defs)
 	case "markdown":
@@ -96,7 +96,7 @@ func writeTable(w io.Writer, tools []*tool.Tool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tOPERATION\tDESTRUCTIVE\tLABEL")
 	for _, t := range tools {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.ID, t.Op(), yesNo(t.Destructive), oneLine(t.Label))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.ID, t.Op(), yesNo(t.IsDestructive()), oneLine(t.Label))
 	}
 	return tw.Flush()
 }
@@ -108,7 +108,7 @@ func writeMarkdown(w io.Writer, tools []*tool.Tool) error {
 	b.WriteString("|---|---|---|---|---|\n")
 	for _, t := range tools {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n",
-			t.ID, markdownCell(t.Label), t.Op(), yesNo(t.Destructive), markdownCell(t.Description))
+			t.ID, markdownCell(t.Label), t.Op(), yesNo(t.IsDestructive()), markdownCell(t.Description))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -159,7 +159,7 @@ func (c *command) info(args []string) int {
 		return 1
 	}
 	if *format == "json" {
-		err = writeJSON(c.stdout, t.Describe())
+		err = writeJSON(c.stdout, c.reg.Describe(t.ID))
 	} else {
 		err = writeInfo(c.stdout, t)
 	}
@@ -188,7 +188,7 @@ func writeInfo(w io.Writer, t *tool.Tool) error {
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Operation:\t%s\n", t.Op())
-	fmt.Fprintf(tw, "Destructive:\t%s\n", yesNo(t.Destructive))
+	fmt.Fprintf(tw, "Destructive:\t%s\n", yesNo(t.IsDestructive()))
 	if p := t.Describe().Permission; p != "" {
 		fmt.Fprintf(tw, "Permission:\t%s\n", p)
 	}

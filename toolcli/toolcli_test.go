@@ -69,7 +69,7 @@ func testTools() []*tool.Tool {
 				if tags := in.List("tags"); tags != nil {
 					out["tags"] = tags
 				}
-				if s := in.Object("settings"); s != nil {
+				if s := in.Map("settings"); s != nil {
 					if l, ok := s["limit"]; ok {
 						out["limit"] = l
 					}
@@ -104,7 +104,7 @@ func testTools() []*tool.Tool {
 			Label:       "Fail",
 			Description: "Fails with an internal error.",
 			Operation:   tool.OpWrite,
-			Destructive: true,
+			Destructive: tool.Ptr(true),
 			Access:      anyone,
 			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 				return nil, errors.New("the database is on fire")
@@ -137,7 +137,7 @@ func testTools() []*tool.Tool {
 			Label:       "Launch",
 			Description: "Launches something, once a person confirms.",
 			Operation:   tool.OpTrigger,
-			Destructive: true,
+			Destructive: tool.Ptr(true),
 			Confirm:     true,
 			Outputs:     []*tool.Definition{{Name: "launched", Type: "boolean", Required: true}},
 			Access:      anyone,
@@ -612,8 +612,8 @@ func TestInfo(t *testing.T) {
 		"operation":     "read",
 		"destructive":   false,
 		"permission":    "",
-		"input_schema":  schema(echo.InputSchema()),
-		"output_schema": schema(echo.OutputSchema()),
+		"input_schema":  schema(echo.Describe().InputSchema),
+		"output_schema": schema(echo.Describe().OutputSchema),
 	}
 	if diff := cmp.Diff(want, def); diff != "" {
 		t.Errorf("DEF (-want +got):\n%s", diff)

@@ -502,9 +502,9 @@ func checkListedTool(t *testing.T, app *App, tl *mcp.Tool) {
 	op := def.Op()
 	readOnly := op == "read" || op == "explain"
 	idempotent := readOnly || op == "transform"
-	if a.ReadOnlyHint != readOnly || a.IdempotentHint != idempotent || a.DestructiveHint == nil || *a.DestructiveHint != def.Destructive {
+	if a.ReadOnlyHint != readOnly || a.IdempotentHint != idempotent || a.DestructiveHint == nil || *a.DestructiveHint != def.IsDestructive() {
 		t.Errorf("%s (%s): readOnlyHint %v, idempotentHint %v, destructiveHint %v; want %v, %v, %v",
-			tl.Name, op, a.ReadOnlyHint, a.IdempotentHint, a.DestructiveHint, readOnly, idempotent, def.Destructive)
+			tl.Name, op, a.ReadOnlyHint, a.IdempotentHint, a.DestructiveHint, readOnly, idempotent, def.IsDestructive())
 	}
 	if tl.OutputSchema == nil && len(def.Outputs) > 0 {
 		t.Errorf("%s has outputs but no output schema", tl.Name)

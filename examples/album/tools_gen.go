@@ -71,7 +71,7 @@ func translationExportTool(svc *Exporter) *tool.Tool {
 		Label:       "Export translations",
 		Description: "Exports the strings of albums for translation into a language, to files in the exporter's directory, which callers cannot choose. Each file is read back and checked after it is written.",
 		Operation:   tool.OpWrite,
-		Destructive: false,
+		Destructive: tool.Ptr(false),
 		Permission:  "export translations",
 		Inputs: []*tool.Definition{
 			{
@@ -155,7 +155,6 @@ func albumListTool(svc *Lister) *tool.Tool {
 		Label:       "List albums",
 		Description: "Lists the albums the caller may see.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "access content",
 		Inputs: []*tool.Definition{
 			{
@@ -241,7 +240,6 @@ func albumSearchTool(svc *Manager) *tool.Tool {
 		Label:       "Search",
 		Description: "Finds images whose title, caption, or alt text contains a word.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "access content",
 		Inputs: []*tool.Definition{
 			{
@@ -327,7 +325,7 @@ func albumPublishTool(svc *Manager) *tool.Tool {
 		Label:       "Publish",
 		Description: "Publishes an album and returns the number of tracks made visible.",
 		Operation:   tool.OpWrite,
-		Destructive: false,
+		Destructive: tool.Ptr(false),
 		Permission:  "edit albums",
 		Inputs: []*tool.Definition{
 			{
@@ -384,7 +382,7 @@ func albumAddTrackTool(svc *Manager) *tool.Tool {
 		Label:       "Add track",
 		Description: "Adds a track to the end of an album.",
 		Operation:   tool.OpWrite,
-		Destructive: false,
+		Destructive: tool.Ptr(false),
 		Permission:  "edit albums",
 		Inputs: []*tool.Definition{
 			{
@@ -455,7 +453,6 @@ func albumSummarizeTool(svc *Manager) *tool.Tool {
 		Label:       "Summarize",
 		Description: "Describes an album: its title, its tracks and its images.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "access content",
 		Inputs: []*tool.Definition{
 			{
@@ -576,7 +573,6 @@ func siteInfoTool(svc *SiteSettings) *tool.Tool {
 		Label:       "Info",
 		Description: "Returns the site's name, slogan and contact address.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "access content",
 		Outputs: []*tool.Definition{
 			{
@@ -633,7 +629,7 @@ func siteUpdateInfoTool(svc *SiteSettings) *tool.Tool {
 		Label:       "Update info",
 		Description: "Changes some of the site's settings. Settings left out keep their stored values, so an update never wipes what it does not name.",
 		Operation:   tool.OpWrite,
-		Destructive: false,
+		Destructive: tool.Ptr(false),
 		Permission:  "administer site configuration",
 		Inputs: []*tool.Definition{
 			{

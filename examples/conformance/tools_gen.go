@@ -46,7 +46,6 @@ func testSimpleTextTool(svc *Service) *tool.Tool {
 		Label:       "Simple text",
 		Description: "Returns a fixed sentence.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Outputs: []*tool.Definition{
 			{
@@ -80,7 +79,6 @@ func testImageContentTool(svc *Service) *tool.Tool {
 		Label:       "Image content",
 		Description: "Returns a one-pixel PNG image.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Outputs: []*tool.Definition{
 			{
@@ -115,7 +113,6 @@ func testAudioContentTool(svc *Service) *tool.Tool {
 		Label:       "Audio content",
 		Description: "Returns a short WAV recording of silence.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Outputs: []*tool.Definition{
 			{
@@ -150,7 +147,6 @@ func testEmbeddedResourceTool(svc *Service) *tool.Tool {
 		Label:       "Embedded resource",
 		Description: "Returns a text resource by URI and content.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Outputs: []*tool.Definition{
 			tool.ResourceDefinition("resource", "A resource, by URI and content."),
@@ -179,7 +175,6 @@ func testMultipleContentTypesTool(svc *Service) *tool.Tool {
 		Label:       "Multiple content types",
 		Description: "Returns a text, an image and a resource at once.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Outputs: []*tool.Definition{
 			{
@@ -223,7 +218,6 @@ func testToolWithLoggingTool(svc *Service) *tool.Tool {
 		Label:       "Tool with logging",
 		Description: "Sends three log messages at info level while it runs, 50 milliseconds apart.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Outputs: []*tool.Definition{
 			{
@@ -257,7 +251,6 @@ func testToolWithProgressTool(svc *Service) *tool.Tool {
 		Label:       "Tool with progress",
 		Description: "Reports its progress three times while it runs: 0, 50 and 100 of 100, 50 milliseconds apart.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Outputs: []*tool.Definition{
 			{
@@ -291,7 +284,6 @@ func testErrorHandlingTool(svc *Service) *tool.Tool {
 		Label:       "Error handling",
 		Description: "Always fails, to show how a failure reaches the client.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 	}
 	if svc == nil {
@@ -314,7 +306,6 @@ func testSamplingTool(svc *Service) *tool.Tool {
 		Label:       "Sampling",
 		Description: "Asks the client's language model to answer a prompt.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Inputs: []*tool.Definition{
 			{
@@ -357,7 +348,6 @@ func testElicitationTool(svc *Service) *tool.Tool {
 		Label:       "Elicitation",
 		Description: "Asks the client's person for a user name and an email address.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Inputs: []*tool.Definition{
 			{
@@ -400,7 +390,6 @@ func jsonSchema202012ToolTool(svc *Service) *tool.Tool {
 		Label:       "JSON Schema 2020-12",
 		Description: "Takes a contact's details, to show their input schema in JSON Schema 2020-12.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "run conformance tests",
 		Inputs: []*tool.Definition{
 			{

@@ -133,7 +133,6 @@ func tools() []*tool.Tool {
 			Label:       "Launch rocket",
 			Description: "Launches the (pretend) rocket toward a destination. A person confirms each launch.",
 			Operation:   tool.OpTrigger,
-			Destructive: true,
 			Permission:  "launch rockets",
 			Confirm:     true,
 			Inputs: []*tool.Definition{

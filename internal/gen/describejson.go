@@ -212,7 +212,7 @@ func (w *jsonWriter) tool(t *ToolDescription) error {
 	o.key("label")
 	w.str(t.Label)
 	o.key("description")
-	w.str(t.Description.Description)
+	w.str(t.Info.Description)
 	o.key("operation")
 	w.str(string(t.Operation))
 	o.key("destructive")

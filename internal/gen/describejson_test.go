@@ -64,7 +64,7 @@ func fill(t *testing.T, v reflect.Value, depth int) {
 		case *int:
 			n := 3
 			f.Set(reflect.ValueOf(&n))
-		case tool.Description:
+		case tool.Info:
 			fill(t, f, depth)
 		default:
 			t.Fatalf("fill: field %s of %s has type %s, which the test does not know; teach it and the writer of MarshalIndented", name, v.Type(), f.Type())
@@ -106,7 +106,7 @@ func TestDescribeJSONMatches(t *testing.T) {
 		fill(t, reflect.ValueOf(td).Elem(), 0)
 		td.InputSchema, td.OutputSchema = s, nil
 		d := &Description{
-			Tools:       []*ToolDescription{td, {Description: tool.Description{ID: "bare"}}},
+			Tools:       []*ToolDescription{td, {Info: tool.Info{ID: "bare"}}},
 			Diagnostics: []DiagnosticJSON{{Pos: "a.go:1:2", Tool: "a.x", Method: "S.X", Message: "<bad> & \"worse\""}},
 		}
 		want, err := json.MarshalIndent(d, "", "  ")
@@ -125,7 +125,7 @@ func TestDescribeJSONMatches(t *testing.T) {
 	// Many tools are written in parallel runs and joined.
 	many := &Description{Diagnostics: []DiagnosticJSON{}}
 	for i := range 101 {
-		td := &ToolDescription{Description: tool.Description{ID: strconv.Itoa(i), InputSchema: schemas["ordered"]}}
+		td := &ToolDescription{Info: tool.Info{ID: strconv.Itoa(i), InputSchema: schemas["ordered"]}}
 		many.Tools = append(many.Tools, td)
 	}
 	want, _ := json.MarshalIndent(many, "", "  ")

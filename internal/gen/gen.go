@@ -119,10 +119,10 @@ type Description struct {
 }
 
 // A ToolDescription is one tool as -describe prints it: the
-// [tool.Description] every caller prints, and the inputs and outputs
+// [tool.Info] every caller prints, and the inputs and outputs
 // toolgen cannot describe.
 type ToolDescription struct {
-	tool.Description
+	tool.Info
 	// Undescribed names the inputs and outputs ("input NAME", "output
 	// NAME") whose schemas toolgen cannot know, as it does not run
 	// application code: those given by definition= show as any, those
@@ -166,7 +166,7 @@ func (r *Result) Describe(dir string) *Description {
 }
 
 func describeTool(t *Tool) *ToolDescription {
-	return &ToolDescription{Description: *t.check.Describe(), Undescribed: t.describeOnly}
+	return &ToolDescription{Info: *t.check.Describe(), Undescribed: t.describeOnly}
 }
 
 // Options configure [Run].

@@ -423,9 +423,8 @@ func (in *inferrer) tool(pkg *Package, c candidate) *Tool {
 	if op := md.String("op"); op != "" {
 		t.Operation = tool.Operation(op)
 	}
-	t.Destructive = t.Operation.DestructiveByDefault()
 	if md.Has("destructive") {
-		t.Destructive = md.Flag("destructive")
+		t.Destructive = tool.Ptr(md.Flag("destructive"))
 	}
 	if v := md.String("label"); v != "" {
 		t.Label = v

@@ -245,7 +245,9 @@ func {{.Func}}(svc {{if not .Service.Interface}}*{{end}}{{.Service.Name}}) *tool
 		Label: {{printf "%q" .Def.Label}},
 		Description: {{printf "%q" .Def.Description}},
 		Operation: tool.Op{{.OpName}},
-		Destructive: {{.Def.Destructive}},
+{{- if .Def.Destructive}}
+		Destructive: tool.Ptr({{.Def.Destructive}}),
+{{- end}}
 {{- if .Def.Permission}}
 		Permission: {{printf "%q" .Def.Permission}},
 {{- end}}

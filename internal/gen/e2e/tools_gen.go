@@ -71,7 +71,6 @@ func e2eListTool(svc *Lister) *tool.Tool {
 		Label:       "Lister",
 		Description: "Lists albums from a year.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "access content",
 		Inputs: []*tool.Definition{
 			{
@@ -135,7 +134,6 @@ func e2eScheduleTool(svc *Scheduler) *tool.Tool {
 		Label:       "Schedule",
 		Description: "Schedules an album's release.",
 		Operation:   tool.OpWrite,
-		Destructive: true,
 		Inputs: []*tool.Definition{
 			{
 				Name:        "album",
@@ -249,7 +247,6 @@ func e2eSearchTool(svc *Scheduler) *tool.Tool {
 		Label:       "Search",
 		Description: "Finds images whose title contains a word.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "access content",
 		Inputs: []*tool.Definition{
 			{
@@ -315,7 +312,6 @@ func e2eCoverTool(svc *Scheduler) *tool.Tool {
 		Label:       "Cover",
 		Description: "Returns an album with its images.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Inputs: []*tool.Definition{
 			{
 				Name:     "album",
@@ -400,7 +396,6 @@ func e2eThumbnailTool(svc *Scheduler) *tool.Tool {
 		Label:       "Thumbnail",
 		Description: "Makes a thumbnail of an image.",
 		Operation:   tool.OpTransform,
-		Destructive: false,
 		Permission:  "access content",
 		Inputs: []*tool.Definition{
 			{
@@ -475,7 +470,6 @@ func e2eNotesTool(svc *Scheduler) *tool.Tool {
 		Label:       "Notes",
 		Description: "Returns an album's liner notes.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Inputs: []*tool.Definition{
 			{
 				Name:     "album",
@@ -518,7 +512,6 @@ func e2eStatsTool(svc *Scheduler) *tool.Tool {
 		Label:       "Stats",
 		Description: "Counts an album's tracks.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "access content",
 		Inputs: []*tool.Definition{
 			{
@@ -574,7 +567,6 @@ func e2eExportTool(svc *Scheduler) *tool.Tool {
 		Label:       "Export",
 		Description: "Writes an album's files.",
 		Operation:   tool.OpWrite,
-		Destructive: true,
 		Permission:  "export",
 		Inputs: []*tool.Definition{
 			{
@@ -620,7 +612,6 @@ func e2eRenameTool(svc *Scheduler) *tool.Tool {
 		Label:       "Rename",
 		Description: "Renames an album, if the account owns it.",
 		Operation:   tool.OpWrite,
-		Destructive: true,
 		Inputs: []*tool.Definition{
 			{
 				Name:     "title",
@@ -654,7 +645,6 @@ func e2eAttachTool(svc *Scheduler) *tool.Tool {
 		Label:       "Attach",
 		Description: "Attaches a file to an album, if the account may attach it.",
 		Operation:   tool.OpWrite,
-		Destructive: true,
 		Inputs: []*tool.Definition{
 			{
 				Name:        "file",
@@ -703,7 +693,6 @@ func e2eSiteInfoTool(svc *Site) *tool.Tool {
 		Label:       "Info",
 		Description: "Returns the site's settings.",
 		Operation:   tool.OpRead,
-		Destructive: false,
 		Permission:  "access content",
 		Outputs: []*tool.Definition{
 			{
@@ -750,7 +739,6 @@ func e2eUpdateInfoTool(svc *Site) *tool.Tool {
 		Label:       "Update info",
 		Description: "Changes the site's settings.",
 		Operation:   tool.OpWrite,
-		Destructive: true,
 		Permission:  "administer site",
 		Inputs: []*tool.Definition{
 			{

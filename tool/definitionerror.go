@@ -1,0 +1,51 @@
+package tool
+
+import (
+	"errors"
+	"fmt"
+)
+
+// A DefinitionError is one problem in a tool's definitions. [Tool.Check]
+// and [Registry.Add] report every problem they find, each as a
+// DefinitionError, joined with [errors.Join]; find them with [errors.As]
+// or by unwrapping.
+type DefinitionError struct {
+	// Path locates the problem: "inputs.limit", "outputs.result.items.title"
+	// (a list's item is "items", a free-form map's value "values"); empty
+	// for the tool itself.
+	Path string
+	// Rule is the broken rule, spelled as toolgen's directive key:
+	// "id", "description", "op", "permission", "access", "handler",
+	// "name", "type", "default", "locked", "range", "choice", "pattern",
+	// "length", "count", "encoding", "nullable", "refine", ...
+	Rule string
+	// Message says what is wrong and how to fix it, without the path.
+	Message string
+}
+
+// Error returns Path and Message ("inputs.limit: default 500 is above the
+// range"), or Message alone when Path is empty.
+func (e *DefinitionError) Error() string {
+	if e.Path == "" {
+		return e.Message
+	}
+	return e.Path + ": " + e.Message
+}
+
+// definitionErrors collects the problems of one tool's definitions.
+type definitionErrors []error
+
+func (d *definitionErrors) add(path, rule, format string, args ...any) {
+	*d = append(*d, &DefinitionError{Path: path, Rule: rule, Message: fmt.Sprintf(format, args...)})
+}
+
+// err returns the problems joined, or nil.
+func (d definitionErrors) err() error { return errors.Join(d...) }
+
+// childPath returns the path of name under path.
+func childPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}

@@ -1,0 +1,171 @@
+package tool
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// An entry is a tool as a registry holds it: the tool as it was added and
+// what its definitions compiled to for that registry. The tool itself is
+// never written: one Tool may be added to several registries.
+type entry struct {
+	tool       *Tool
+	permission Permission
+	searchText string
+	inputs     []*node
+	outputs    []*node
+	inputIndex map[string]int
+	refined    map[string]bool
+	inSchema   *jsonschema.Schema
+	outSchema  *jsonschema.Schema
+
+	inJSON  encodedSchema
+	outJSON encodedSchema
+	dropped sync.Map // undeclared output names already logged
+}
+
+// compileTool compiles t's definitions for r; a nil r knows the built-in
+// data types only and checks no entity type. It reports every problem, each
+// a *DefinitionError.
+func compileTool(r *Registry, t *Tool) (*entry, error) {
+	var errs definitionErrors
+	if t.ID == "" {
+		errs.add("", "id", "a tool needs an ID")
+	}
+	if strings.TrimSpace(t.Description) == "" {
+		errs.add("", "description", "a tool needs a description")
+	}
+	if t.Operation != "" && !t.Operation.Valid() {
+		errs.add("", "op", "operation %q is not one of read, write, trigger, transform, explain", t.Operation)
+	}
+	perm, err := ParsePermission(t.Permission)
+	if err != nil {
+		errs.add("", "permission", "%v", err)
+	}
+	var types func(string) *DataType
+	if r != nil {
+		types = func(name string) *DataType {
+			r.mu.RLock()
+			defer r.mu.RUnlock()
+			return r.types[name]
+		}
+	}
+	e := &entry{tool: t, permission: perm, inputIndex: make(map[string]int, len(t.Inputs))}
+	entityCheck := false
+	for i, def := range t.Inputs {
+		if def == nil || def.Name == "" {
+			errs.add("inputs["+strconv.Itoa(i)+"]", "name", "input %d has no name", i)
+			continue
+		}
+		path := "inputs." + def.Name
+		if _, dup := e.inputIndex[def.Name]; dup {
+			errs.add(path, "name", "input %q is defined twice", def.Name)
+			continue
+		}
+		e.inputIndex[def.Name] = i
+		if def.Nullable {
+			errs.add(path, "nullable", "an input cannot be nullable (an optional input sent as null takes its default)")
+		}
+		n := compileNode(def, types, path, &errs)
+		if n == nil {
+			continue
+		}
+		checkEntities(r, n, path, true, &errs)
+		if n.kind == kEntity && def.Required && def.EntityOp != "" {
+			entityCheck = true
+		}
+		e.inputs = append(e.inputs, n)
+	}
+	if strings.TrimSpace(t.Permission) == "" && !entityCheck && t.Access == nil {
+		errs.add("", "access", "no access check: declare a permission, an entity op on a required single entity input, or an access method")
+	}
+	seen := map[string]bool{}
+	for i, def := range t.Outputs {
+		if def == nil || def.Name == "" {
+			errs.add("outputs["+strconv.Itoa(i)+"]", "name", "output %d has no name", i)
+			continue
+		}
+		path := "outputs." + def.Name
+		if seen[def.Name] {
+			errs.add(path, "name", "output %q is defined twice", def.Name)
+			continue
+		}
+		seen[def.Name] = true
+		n := compileNode(def, types, path, &errs)
+		if n == nil {
+			continue
+		}
+		checkEntities(r, n, path, false, &errs)
+		e.outputs = append(e.outputs, n)
+	}
+	if t.Refiner != nil {
+		if t.Refiner.Refine == nil {
+			errs.add("", "refine", "the refiner has no Refine function")
+		}
+		e.refined = make(map[string]bool, len(t.Refiner.Inputs))
+		for _, name := range t.Refiner.Inputs {
+			if _, ok := e.inputIndex[name]; !ok {
+				errs.add("", "refine", "the refiner names %q, which is not an input", name)
+			}
+			e.refined[name] = true
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs.err()
+	}
+	e.searchText = strings.ToLower(t.ID + "\n" + t.Label + "\n" + t.Description)
+	e.inSchema = objectSchema(e.inputs, false)
+	e.outSchema = objectSchema(e.outputs, true)
+	return e, nil
+}
+
+// checkEntities checks where entities sit in a definition: an entity input
+// must declare its op and may sit only at the top or as the item of a
+// top-level list (inside a map no access check is possible); with a
+// registry, the entity type must be known.
+func checkEntities(r *Registry, n *node, path string, input bool, errs *definitionErrors) {
+	var walk func(n *node, path string, top bool)
+	walk = func(n *node, path string, top bool) {
+		switch n.kind {
+		case kEntity:
+			if input && !top {
+				errs.add(path, "type", "an entity inside a map cannot be access-checked; take its ID as a string, or make it an input of its own")
+			}
+			if r != nil && n.entityType != "" {
+				et, ok := r.EntityType(n.entityType)
+				if !ok {
+					errs.add(path, "type", "unknown entity type %q; add it to the registry first", n.entityType)
+					return
+				}
+				n.et = et
+			}
+		case kList:
+			walk(n.items, path+".items", top)
+		case kMap:
+			for _, pn := range n.props {
+				walk(pn, childPath(path, pn.def.Name), false)
+			}
+			if n.values != nil {
+				walk(n.values, path+".values", false)
+			}
+		}
+	}
+	walk(n, path, true)
+	if input && entityOp(n) == "" && (n.kind == kEntity || (n.kind == kList && n.items.kind == kEntity)) {
+		errs.add(path, "op", "an entity input needs an op (view, update, delete, ...)")
+	}
+}
+
+// entityOp returns the op declared on an entity input or its list.
+func entityOp(n *node) string {
+	if n.def.EntityOp != "" {
+		return n.def.EntityOp
+	}
+	if n.kind == kList {
+		return n.items.def.EntityOp
+	}
+	return ""
+}

@@ -1,0 +1,44 @@
+package tool
+
+import "encoding/base64"
+
+// MediaResource is the media type of an output that holds an embedded
+// [Resource]; see [ResourceDefinition].
+const MediaResource = "application/vnd.toolapi.resource+json"
+
+// A Resource is content a tool returns by reference and value, as MCP's
+// embedded resources: a URI, its media type, and either text or bytes.
+// Return it (or a pointer to it) as the value of an output defined by
+// [ResourceDefinition]; it is published as a map with the keys uri,
+// mime_type, and text or blob (base64).
+type Resource struct {
+	URI       string
+	MediaType string
+	Text      string
+	Blob      []byte
+}
+
+// ResourceDefinition returns the definition of a required output named
+// name that holds a [Resource].
+func ResourceDefinition(name, description string) *Definition {
+	return &Definition{
+		Name: name, Type: "map", Description: description, Required: true,
+		Constraints: Constraints{Media: MediaResource},
+		Properties: []*Definition{
+			{Name: "uri", Type: "uri", Required: true},
+			{Name: "mime_type", Type: "string", Required: true},
+			{Name: "text", Type: "string"},
+			{Name: "blob", Type: "string", Constraints: Constraints{Media: "application/octet-stream"}},
+		},
+	}
+}
+
+func (res Resource) toMap() map[string]any {
+	m := map[string]any{"uri": res.URI, "mime_type": res.MediaType}
+	if res.Blob != nil {
+		m["blob"] = base64.StdEncoding.EncodeToString(res.Blob)
+	} else {
+		m["text"] = res.Text
+	}
+	return m
+}
