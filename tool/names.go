@@ -103,13 +103,13 @@ func (nt *nameTable) assign(r *Registry) bool {
 	defer nt.mu.Unlock()
 	var own, other []string
 	for _, t := range all {
-		if _, ok := nt.byID[t.ID]; ok {
+		if _, ok := nt.byID[t.tool.ID]; ok {
 			continue
 		}
-		if plainName(t.ID) == t.ID && len(t.ID) <= MaxNameLength {
-			own = append(own, t.ID)
+		if plainName(t.tool.ID) == t.tool.ID && len(t.tool.ID) <= MaxNameLength {
+			own = append(own, t.tool.ID)
 		} else {
-			other = append(other, t.ID)
+			other = append(other, t.tool.ID)
 		}
 	}
 	for _, id := range slices.Concat(own, other) {
