@@ -158,6 +158,9 @@ func (f *Field) Hint() string {
 	if f.Def.Type == "duration" {
 		parts = append(parts, "such as PT1H30M or 1h30m")
 	}
+	if f.Def.Sensitive {
+		parts = append(parts, "a secret: never shown again, nor kept in presets or the history")
+	}
 	return strings.Join(parts, "; ")
 }
 
@@ -311,6 +314,9 @@ func DefaultAdapter(def *tool.Definition) Adapter {
 	if len(def.Constraints.Choice) > 0 {
 		return SelectAdapter
 	}
+	if def.Sensitive && def.Type == "string" {
+		return TextAdapter // a password field
+	}
 	switch def.Type {
 	case "string":
 		c := def.Constraints
@@ -368,8 +374,12 @@ func (c control) Render(f *Field) (template.HTML, error) {
 	return f.Frame(execField(c.tmpl, controlData{Field: f, Kind: c.kind, Value: c.display(f)})), nil
 }
 
-// display returns the text a control shows for f's value.
+// display returns the text a control shows for f's value: none for a
+// sensitive value, which is never shown back.
 func (c control) display(f *Field) string {
+	if f.Def.Sensitive {
+		return ""
+	}
 	s := f.Text()
 	switch c.kind {
 	case "date":
@@ -419,6 +429,9 @@ func (d controlData) Max() string {
 
 // InputType is the type attribute of an input control.
 func (d controlData) InputType() string {
+	if d.Def.Sensitive && d.Kind != "number" {
+		return "password"
+	}
 	if d.Kind == "duration" {
 		return "text"
 	}

@@ -123,12 +123,14 @@ func (fm *form) args() map[string]any {
 }
 
 // typedState returns the values as typed that a run keeps: every
-// input's but the locked ones.
+// input's but the locked and sensitive ones.
 func (fm *form) typedState() map[string]any {
 	out := make(map[string]any, len(fm.state))
 	for _, def := range fm.defs {
 		if v, ok := fm.state[def.Name]; ok && !def.Locked {
-			out[def.Name] = v
+			if v, ok := withoutSensitive(def, v); ok {
+				out[def.Name] = v
+			}
 		}
 	}
 	return out

@@ -285,7 +285,9 @@ func (fm *form) fill(args map[string]any) {
 	fm.defaults()
 	for _, def := range fm.defs {
 		if v, ok := args[def.Name]; ok && !def.Locked {
-			fm.state[def.Name] = fromJSON(def, v)
+			if v, ok := withoutSensitive(def, v); ok {
+				fm.state[def.Name] = fromJSON(def, v)
+			}
 		}
 	}
 	fm.refine()
@@ -439,7 +441,18 @@ func (e *server) savePreset(r *http.Request, v *visit, t *tool.Tool, fm *form, f
 		return nil, http.StatusUnprocessableEntity
 	}
 	fm.compact()
-	values, vs, err := e.presetValues(t, fm.args())
+	args := fm.args()
+	for _, def := range fm.defs {
+		// A preset keeps no secret.
+		if v, ok := args[def.Name]; ok {
+			if v, ok := withoutSensitive(def, v); ok {
+				args[def.Name] = v
+			} else {
+				delete(args, def.Name)
+			}
+		}
+	}
+	values, vs, err := e.presetValues(t, args)
 	if err != nil {
 		e.logger.Error("explorer: checking a preset", "tool", t.ID, "error", err.Error())
 		fv.PresetProblem = "The preset could not be checked, so it was not saved."

@@ -227,6 +227,12 @@ func (e *server) run(r *http.Request, v *visit, t *tool.Tool, args map[string]an
 	if err != nil {
 		return &outcome{Status: http.StatusNotFound, Problems: []string{"The tool is gone."}}
 	}
+	if hidden := secrets(t.Inputs, args); len(hidden) > 0 && res.Outputs != nil {
+		// An output that repeats a secret is kept, and shown, masked.
+		masked := *res
+		masked.Outputs = maskSecrets(res.Outputs, hidden).(map[string]any)
+		res = &masked
+	}
 	oc := &outcome{Result: res, Status: http.StatusInternalServerError}
 	switch res.Failure {
 	case "":
