@@ -120,4 +120,3 @@ func maskSecrets(v any, secrets []string) any {
 	}
 	return v
 }
-
