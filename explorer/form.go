@@ -619,6 +619,67 @@ func (fm *form) defAt(path string) *tool.Definition {
 	return def
 }
 
+// resolveLabels replaces, in every entity field, a label typed instead of
+// an ID by the ID of the one entity of that type with that label (case
+// aside) that the person may see: "Blue Hours" finds the album. Text that
+// is an entity's ID, or that several entities share as their label, is
+// left for validation to judge.
+func (fm *form) resolveLabels() {
+	for _, def := range fm.defs {
+		if v, ok := fm.state[def.Name]; ok && !def.Locked {
+			fm.state[def.Name] = fm.resolve(def, v)
+		}
+	}
+}
+
+func (fm *form) resolve(def *tool.Definition, v any) any {
+	switch x := v.(type) {
+	case string:
+		typ := entityTypeOf(def)
+		text := strings.TrimSpace(x)
+		if typ == "" || text == "" {
+			return v
+		}
+		et, ok := fm.e.reg.EntityType(typ)
+		if !ok || et.Search == nil {
+			return v
+		}
+		refs, err := et.Search(fm.ctx, fm.v.acct, text, maxSuggestions)
+		if err != nil {
+			fm.e.logger.Error("explorer: searching entities", "type", typ, "error", err.Error())
+			return v
+		}
+		id := ""
+		for _, ref := range refs {
+			if ref.ID == text {
+				return v
+			}
+			if strings.EqualFold(strings.TrimSpace(ref.Label), text) {
+				if id != "" {
+					return v // two share the label
+				}
+				id = ref.ID
+			}
+		}
+		if id != "" {
+			return id
+		}
+	case []any:
+		if def.Items != nil {
+			for i, item := range x {
+				x[i] = fm.resolve(def.Items, item)
+			}
+		}
+	case map[string]any:
+		for _, p := range def.Properties {
+			if pv, ok := x[p.Name]; ok {
+				x[p.Name] = fm.resolve(p, pv)
+			}
+		}
+	}
+	return v
+}
+
 // addRow adds an empty row to the list at path and returns its rows;
 // removeRow removes its last row.
 func (fm *form) addRow(path string) int {

@@ -179,6 +179,7 @@ func (e *server) runURL(t *tool.Tool, id string) string {
 func (e *server) startRun(w http.ResponseWriter, r *http.Request, v *visit, t *tool.Tool, fm *form, fv *formView, args map[string]any) bool {
 	if args == nil {
 		fm.compact()
+		fm.resolveLabels()
 		args = fm.args()
 	}
 	if fv.NeedsConfirm && !fv.Confirmed {

@@ -99,3 +99,22 @@ func TestFocusAfterAction(t *testing.T) {
 		t.Error("an unticked confirmation is not linked to its error, nor listed in the error summary")
 	}
 }
+
+// TestEntityByLabel: an entity field takes the entity's label as well as
+// its ID.
+func TestEntityByLabel(t *testing.T) {
+	env := newTestEnv(t, nil)
+	b := env.browser(t)
+	b.signIn("alice")
+	b.get("/tools/demo.summarize")
+	for _, typed := range []string{"Blue Hours", "blue hours ", "1"} {
+		r := b.post("/tools/demo.summarize", url.Values{"action": {"run"}, "in:album": {typed}})
+		if r.status != http.StatusOK || !strings.Contains(r.body, "Blue Hours") || !strings.Contains(r.body, "✓") {
+			t.Errorf("running with %q: %d\n%s", typed, r.status, between(r.body, "<main>", `<section class="run"`))
+		}
+	}
+	// A label the person may not see finds nothing.
+	if r := b.post("/tools/demo.summarize", url.Values{"action": {"run"}, "in:album": {"Night Studies"}}); r.status == http.StatusOK {
+		t.Error("a hidden album was found by its label")
+	}
+}
