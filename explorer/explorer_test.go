@@ -371,12 +371,12 @@ func TestOutputs(t *testing.T) {
 		// an entity linked to the form of a tool that takes it, filled in
 		`<a href="/tools/demo.summarize?in%3Aalbum=1" class="entity">Blue Hours</a> <span class="muted">album 1</span>`,
 		// a list of maps as a table; an http URL is a link, a javascript: one is not
-		`<thead><tr><th>#</th><th>name</th><th>home</th></tr></thead>`,
+		`<thead><tr><th>#</th><th>Name</th><th>Home</th></tr></thead>`,
 		`<a href="https://example.com/one" rel="noopener noreferrer nofollow">https://example.com/one</a>`,
-		`<td data-label="home"><span class="value">javascript:alert(1)</span></td>`,
+		`<td data-label="Home"><span class="value">javascript:alert(1)</span></td>`,
 		// a list of strings as a table, a map as a definition list
 		`<tr><td class="muted">2</td><td><span class="value">beta</span></td></tr>`,
-		`<dl class="map"><dt>size</dt><dd><span class="value">3</span></dd></dl>`,
+		`<dl class="map"><dt>Size</dt><dd><span class="value">3</span></dd></dl>`,
 		// the raw JSON
 		`<summary>Raw JSON</summary>`,
 		`&#34;caption&#34;: &#34;&lt;script&gt;alert(1)&lt;/script&gt;`,
