@@ -74,7 +74,7 @@ func BenchmarkPages(b *testing.B) {
 		Authenticate: func(context.Context, string, string) (tool.Account, error) { return alice, nil },
 		Presets:      newMemPresets(),
 	}).(*server)
-	sess := exp.sessions.start(alice, "alice", false)
+	sess, _ := exp.sessions.start(context.Background(), alice, "alice", false)
 	cookie := &http.Cookie{Name: "toolapi_session", Value: sess.id}
 	const id = "bench.tool_0500"
 	submit := url.Values{

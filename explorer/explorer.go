@@ -130,8 +130,9 @@ type Options struct {
 	ClientAddress func(r *http.Request) string
 
 	// Key signs the CSRF tokens; it should be at least 32 random bytes.
-	// Nil means a random key made when [New] is called (sessions are kept
-	// in memory, so they end with the process anyway).
+	// Nil means the Store's [SessionStore.SessionKey], or without a Store
+	// a random key made when [New] is called (sessions are kept in memory,
+	// so they end with the process anyway).
 	Key []byte
 	// SessionLifetime is how long a session lasts after sign-in. Zero
 	// means 12 hours.
@@ -143,13 +144,20 @@ type Options struct {
 	// Secure only on TLS requests.
 	Secure bool
 
+	// Store keeps sessions, presets and runs for every instance of the
+	// application: with it, a person signed in on one instance is signed
+	// in on all (see [SQLStore] for one in the application's database). It
+	// stands for Presets and Runs when those are nil, and gives the Key
+	// when that is nil. Nil keeps sessions in memory.
+	Store Store
 	// Presets stores named input values per tool and account. Nil means
-	// the pages offer no presets.
+	// Store, or when that is nil too, that the pages offer no presets.
 	Presets Presets
 
 	// Runs keeps the runs people start, so that the page showing a run can
 	// be loaded again without running the tool again, and each account's
-	// history. Nil means in memory, for the process's life.
+	// history. Nil means Store, or when that is nil too, in memory for the
+	// process's life.
 	Runs RunStore
 
 	// Adapters render and read the form fields of data types, by data
@@ -221,12 +229,28 @@ func New(reg *tool.Registry, opts *Options) http.Handler {
 		e.opts.SessionLifetime = 12 * time.Hour
 	}
 	key := e.opts.Key
+	if len(key) == 0 && e.opts.Store != nil {
+		k, err := e.opts.Store.SessionKey(context.Background())
+		if err != nil {
+			e.logger.Error("explorer: the store's session key is unavailable; this instance uses its own", "error", err.Error())
+		}
+		key = k
+	}
 	if len(key) == 0 {
 		key = make([]byte, 32)
 		rand.Read(key)
 	}
 	e.sessions = newSessions(key, e.opts.SessionLifetime)
 	e.runs = e.opts.Runs
+	if e.opts.Store != nil {
+		e.sessions.store = e.opts.Store
+		if e.opts.Presets == nil {
+			e.opts.Presets = e.opts.Store
+		}
+		if e.runs == nil {
+			e.runs = e.opts.Store
+		}
+	}
 	if e.runs == nil {
 		e.runs = newMemRuns()
 	}

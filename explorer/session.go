@@ -1,10 +1,12 @@
 package explorer
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -16,8 +18,9 @@ import (
 	"github.com/toolapi/toolapi/tool"
 )
 
-// Sessions are kept on the server, in memory: the cookie holds only a
-// random session ID, so signing out ends a session for good. Each session
+// Sessions are kept on the server, in memory or in a [SessionStore]: the
+// cookie holds only a random session ID, so signing out ends a session for
+// good. Each session
 // has a CSRF token, an HMAC of its ID, that every form carries. The
 // sign-in form, used before there is a session, carries an HMAC of a
 // random value held in a cookie of its own instead.
@@ -37,7 +40,8 @@ const signInCookie = "toolapi_signin"
 
 type session struct {
 	id      string
-	acct    tool.Account
+	acct    tool.Account // nil when read from a SessionStore: found again by accountID
+	account string
 	csrf    string
 	expires time.Time
 	guest   bool // started by "continue as guest": shared by every guest, so it keeps no presets
@@ -46,10 +50,12 @@ type session struct {
 type sessions struct {
 	key      []byte
 	lifetime time.Duration
+	// store keeps the sessions when set; else they are kept in m.
+	store SessionStore
 
 	mu        sync.Mutex
 	m         map[string]*session
-	byAccount map[string][]string // session IDs by account, oldest first
+	byAccount map[string][]string // session IDs by owner, oldest first
 	sweepAt   int                 // sweep expired sessions when m grows this big
 }
 
@@ -67,11 +73,21 @@ func (s *sessions) token(purpose, value string) string {
 	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
-// start starts a session for acct, counted against owner's bound, or
-// returns nil when the table is full.
-func (s *sessions) start(acct tool.Account, owner string, guest bool) *session {
+// start starts a session for acct, counted against owner's bound. It
+// returns nil and no error when the table is full.
+func (s *sessions) start(ctx context.Context, acct tool.Account, owner string, guest bool) (*session, error) {
 	id := randomID()
-	sess := &session{id: id, acct: acct, csrf: s.token("session", id), expires: time.Now().Add(s.lifetime), guest: guest}
+	sess := &session{id: id, acct: acct, account: acct.AccountID(), csrf: s.token("session", id), expires: time.Now().Add(s.lifetime), guest: guest}
+	if s.store != nil {
+		err := s.store.StartSession(ctx, &Session{ID: id, Owner: owner, Account: sess.account, Guest: guest, Expires: sess.expires}, maxAccountSessions)
+		if errors.Is(err, ErrTooManySessions) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return sess, nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.m) >= s.sweepAt {
@@ -91,33 +107,50 @@ func (s *sessions) start(acct tool.Account, owner string, guest bool) *session {
 	}
 	if len(s.m) >= maxSessions {
 		s.byAccount[owner] = ids
-		return nil
+		return nil, nil
 	}
 	s.m[id] = sess
 	s.byAccount[owner] = append(ids, id)
-	return sess
+	return sess, nil
 }
 
 // get returns the live session with the given ID, or nil.
-func (s *sessions) get(id string) *session {
-	if id == "" {
-		return nil
+func (s *sessions) get(ctx context.Context, id string) (*session, error) {
+	if id == "" || len(id) > 100 {
+		return nil, nil
+	}
+	if s.store != nil {
+		st, err := s.store.Session(ctx, id)
+		if errors.Is(err, ErrNoSession) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if time.Now().After(st.Expires) {
+			return nil, s.store.EndSession(ctx, id)
+		}
+		return &session{id: id, account: st.Account, csrf: s.token("session", id), expires: st.Expires, guest: st.Guest}, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sess := s.m[id]
 	if sess != nil && time.Now().After(sess.expires) {
 		delete(s.m, id)
-		return nil
+		return nil, nil
 	}
-	return sess
+	return sess, nil
 }
 
 // end ends the session with the given ID.
-func (s *sessions) end(id string) {
+func (s *sessions) end(ctx context.Context, id string) error {
+	if s.store != nil {
+		return s.store.EndSession(ctx, id)
+	}
 	s.mu.Lock()
 	delete(s.m, id)
 	s.mu.Unlock()
+	return nil
 }
 
 func randomID() string {
@@ -146,21 +179,38 @@ func (v *visit) csrf() string {
 
 // visit returns who makes r.
 func (e *server) visit(r *http.Request) *visit {
-	if c, err := r.Cookie(e.opts.CookieName); err == nil {
-		if sess := e.sessions.get(c.Value); sess != nil {
-			acct := sess.acct
-			if e.opts.Account != nil {
-				a, err := e.opts.Account(r.Context(), acct.AccountID())
-				if err != nil || a == nil {
-					e.sessions.end(sess.id)
-					return e.anonymous(r)
-				}
-				acct = a
-			}
-			return &visit{acct: acct, sess: sess}
-		}
+	c, err := r.Cookie(e.opts.CookieName)
+	if err != nil {
+		return e.anonymous(r)
 	}
-	return e.anonymous(r)
+	sess, err := e.sessions.get(r.Context(), c.Value)
+	if err != nil {
+		e.logger.Error("explorer: loading a session", "error", err.Error())
+	}
+	if sess == nil {
+		return e.anonymous(r)
+	}
+	acct := sess.acct
+	switch {
+	case e.opts.Account != nil && !sess.guest:
+		acct, err = e.opts.Account(r.Context(), sess.account)
+	case acct == nil && sess.guest && e.opts.Anonymous != nil:
+		acct, err = e.opts.Anonymous(r.Context())
+	}
+	if err != nil || acct == nil || acct.AccountID() != sess.account {
+		// The account is gone, or a session from the store cannot be
+		// given its account again.
+		e.endSession(r, sess.id)
+		return e.anonymous(r)
+	}
+	return &visit{acct: acct, sess: sess}
+}
+
+// endSession ends a session, logging what goes wrong.
+func (e *server) endSession(r *http.Request, id string) {
+	if err := e.sessions.end(r.Context(), id); err != nil {
+		e.logger.Error("explorer: ending a session", "error", err.Error())
+	}
 }
 
 // anonymous returns the visit of someone who has not signed in.
@@ -296,7 +346,7 @@ func (e *server) postSignIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if v.sess != nil {
-		e.sessions.end(v.sess.id)
+		e.endSession(r, v.sess.id)
 	}
 	guest := r.PostForm.Has("guest") && e.opts.Anonymous != nil
 	owner := acct.AccountID()
@@ -305,7 +355,12 @@ func (e *server) postSignIn(w http.ResponseWriter, r *http.Request) {
 		// address, so that one guest cannot end the others'.
 		owner = "guest\x00" + addr
 	}
-	sess := e.sessions.start(acct, owner, guest)
+	sess, err := e.sessions.start(r.Context(), acct, owner, guest)
+	if err != nil {
+		e.logger.Error("explorer: starting a session", "error", err.Error())
+		e.renderSignIn(w, r, v, http.StatusInternalServerError, "Signing in failed; try again.", next)
+		return
+	}
 	if sess == nil {
 		e.renderSignIn(w, r, v, http.StatusServiceUnavailable, "Too many people are signed in; try again later.", next)
 		return
@@ -323,7 +378,7 @@ func (e *server) postSignOut(w http.ResponseWriter, r *http.Request) {
 		e.forbidden(w, r, "The form did not carry this session's token.")
 		return
 	}
-	e.sessions.end(v.sess.id)
+	e.endSession(r, v.sess.id)
 	http.SetCookie(w, e.cookie(r, e.opts.CookieName, "", -1))
 	http.Redirect(w, r, e.prefix, http.StatusSeeOther)
 }
