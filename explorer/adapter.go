@@ -556,6 +556,12 @@ func (list) Extract(f *Field, form url.Values) any {
 // FindAction is that of an entity picker's search button.
 func (f *Field) AddAction() string    { return "add:" + f.Path }
 func (f *Field) RemoveAction() string { return "remove:" + f.Path }
+
+// DeleteAction is the value of the button that removes the list item f.
+func (f *Field) DeleteAction() string { return "delete:" + f.Path }
+
+// Position is a list item's position counted from 1.
+func (f *Field) Position() int { return f.Index + 1 }
 func (f *Field) FindAction() string   { return "find:" + f.Path }
 
 // PickAction is the value of the button that picks an entity found.

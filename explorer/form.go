@@ -712,6 +712,30 @@ func (fm *form) removeRow(path string) {
 	}
 }
 
+// deleteRow removes the list item at path ("tags[2]").
+func (fm *form) deleteRow(path string) {
+	if !strings.HasSuffix(path, "]") {
+		return
+	}
+	i := strings.LastIndexByte(path, '[')
+	if i < 0 {
+		return
+	}
+	n, err := strconv.Atoi(path[i+1 : len(path)-1])
+	list := path[:i]
+	if err != nil || n < 0 {
+		return
+	}
+	if def := fm.defAt(list); def == nil || def.Type != "list" {
+		return
+	}
+	if get, set, ok := fm.at(list); ok {
+		if items, _ := get().([]any); n < len(items) {
+			set(append(items[:n:n], items[n+1:]...))
+		}
+	}
+}
+
 // pick sets the entity field at path to id.
 func (fm *form) pick(path, id string) {
 	if def := fm.defAt(path); def == nil {

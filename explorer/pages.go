@@ -385,6 +385,10 @@ func (e *server) postTool(w http.ResponseWriter, r *http.Request) {
 		p := strings.TrimPrefix(action, "remove:")
 		fm.removeRow(p)
 		fv.Focus = "f-" + htmlID(p) + "-add"
+	case strings.HasPrefix(action, "delete:"):
+		p := strings.TrimPrefix(action, "delete:")
+		fm.deleteRow(p)
+		fv.Focus = "f-" + htmlID(parentPath(p)) + "-add"
 	case strings.HasPrefix(action, "find:"):
 		p := strings.TrimPrefix(action, "find:")
 		fm.find(p)

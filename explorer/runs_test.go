@@ -118,3 +118,21 @@ func TestEntityByLabel(t *testing.T) {
 		t.Error("a hidden album was found by its label")
 	}
 }
+
+// TestRemoveRow: each row of a list has its own remove button.
+func TestRemoveRow(t *testing.T) {
+	env := newTestEnv(t, nil)
+	b := env.browser(t)
+	b.signIn("alice")
+	b.get("/tools/demo.every")
+	r := b.post("/tools/demo.every", url.Values{"action": {"delete:tags[1]"}, "rows:tags": {"3"}, "in:tags[0]": {"a"}, "in:tags[1]": {"b"}, "in:tags[2]": {"c"}})
+	if !strings.Contains(r.body, `name="in:tags[0]" value="a"`) || !strings.Contains(r.body, `name="in:tags[1]" value="c"`) || strings.Contains(r.body, `value="b"`) {
+		t.Errorf("after removing the second row:\n%s", between(r.body, `<fieldset class="list`, "</fieldset>"))
+	}
+	if !strings.Contains(r.body, `value="delete:tags[1]" class="secondary row-remove" aria-label="Remove row 2 of tags">Remove</button>`) {
+		t.Error("the rows have no remove buttons")
+	}
+	if r := b.get("/tools/demo.wipe"); !strings.Contains(r.body, `id="run" class="danger">Run: changes data</button>`) {
+		t.Error("a destructive tool's button does not look like one")
+	}
+}
