@@ -20,23 +20,30 @@ type entityRef struct {
 
 // decodeInputs decodes and validates args by the tool's (refined) inputs.
 func (r *Registry) decodeInputs(ctx context.Context, e *entry, args map[string]any) (*Values, []Violation) {
-	t := e.tool
 	var vs violations
+	in := r.decodeInputsInto(ctx, e, args, &vs)
+	return in, sortedViolations(e, &vs)
+}
+
+// decodeInputsInto decodes and validates args by the tool's (refined)
+// inputs, adding the violations to vs.
+func (r *Registry) decodeInputsInto(ctx context.Context, e *entry, args map[string]any, vs *violations) *Values {
+	t := e.tool
 	in := newValues(e)
 	for i, n := range e.inputs {
 		if e.refined[n.def.Name] {
 			continue
 		}
-		decodeInput(n, i, args, in, &vs)
+		decodeInput(n, i, args, in, vs)
 	}
 	if len(args) > 0 {
-		var extra []string
+		var extra extraNames
 		for k := range args {
 			if i, ok := e.inputIndex[k]; !ok || t.Inputs[i].Locked {
-				extra = append(extra, k)
+				extra.add(k)
 			}
 		}
-		addExtra(e, extra, &vs)
+		extra.report(e, vs)
 	}
 	if e.refined != nil {
 		known := in.byName()
@@ -51,10 +58,10 @@ func (r *Registry) decodeInputs(ctx context.Context, e *entry, args map[string]a
 				r.logger.Error("refiner failed", "tool", t.ID, "input", n.def.Name, "error", err.Error())
 				continue
 			}
-			decodeInput(rn, i, args, in, &vs)
+			decodeInput(rn, i, args, in, vs)
 		}
 	}
-	return in, sortViolations(e, vs)
+	return in
 }
 
 func decodeInput(n *node, i int, args map[string]any, in *Values, vs *violations) {
@@ -288,16 +295,26 @@ func (n *node) decodeScalar(raw any, p *pathSeg, vs *violations) (any, bool) {
 		vs.add(p, n.timeRule())
 		return nil, false
 	case kDuration:
-		if x, ok := raw.(time.Duration); ok {
-			return x, true
-		}
+		d, isDuration := raw.(time.Duration)
 		s, isText, ok := stringOf(raw)
 		if isText {
-			if d, err := time.ParseDuration(s); err == nil {
-				return d, true // Go's form, typed by a person: 1h30m
+			// Go's form, typed by a person: 1h30m.
+			if pd, err := time.ParseDuration(s); err == nil {
+				d, isDuration = pd, true
 			}
 		}
-		d, ok := parseDuration(s)
+		if isDuration {
+			// The JSON form (an ISO 8601 duration in whole units, as
+			// JSON Schema's format) has no sign and no fraction: a
+			// duration it cannot hold is refused here too, so that every
+			// accepted duration has one canonical JSON.
+			if d < 0 || d%time.Second != 0 {
+				vs.add(p, "must be a whole, non-negative number of seconds such as 1h30m or PT1H30M")
+				return nil, false
+			}
+			return d, true
+		}
+		d, ok = parseDuration(s)
 		if !ok {
 			vs.add(p, "must be an ISO 8601 duration such as PT1H30M")
 			return nil, false
@@ -427,6 +444,10 @@ func (n *node) check(v any, p *pathSeg, vs *violations) {
 			vs.add(p, "must not be blank")
 			return
 		}
+		if n.noNUL && strings.IndexByte(x, 0) >= 0 {
+			vs.add(p, "must not contain the NUL character (U+0000)")
+			return
+		}
 		if n.minLen >= 0 || n.maxLen >= 0 {
 			l := utf8.RuneCountInString(x)
 			if n.minLen >= 0 && l < n.minLen {
@@ -538,8 +559,13 @@ func (n *node) decodeList(raw any, p *pathSeg, vs *violations) any {
 		vs.add(p, "must be a list")
 		return nil
 	}
-	out := make([]any, len(in))
-	for i, item := range in {
+	// Items past the list's maximum are counted, not decoded.
+	kept := in
+	if n.maxCount >= 0 && len(kept) > n.maxCount {
+		kept = kept[:n.maxCount]
+	}
+	out := make([]any, len(kept))
+	for i, item := range kept {
 		ip := p.item(i)
 		if item == nil && !n.items.def.Nullable {
 			vs.add(&ip, "must not be null")
@@ -562,6 +588,17 @@ func (n *node) checkCount(size int, word string, p *pathSeg, vs *violations) {
 	if n.maxCount >= 0 && size > n.maxCount {
 		vs.add(p, "must have at most "+plural(n.maxCount, word))
 	}
+}
+
+// pluralWord returns word, in the plural unless n is 1.
+func pluralWord(n int, word string) string {
+	switch {
+	case n == 1:
+		return word
+	case word == "property":
+		return "properties"
+	}
+	return word + "s"
 }
 
 func plural(n int, word string) string {
@@ -605,9 +642,14 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 		return out
 	}
 	var extra []string
+	extraMore := 0
 	for k := range in {
 		if _, ok := n.propIndex[k]; !ok {
-			extra = append(extra, k)
+			if len(extra) < maxViolations {
+				extra = append(extra, k)
+			} else {
+				extraMore++
+			}
 		}
 	}
 	for _, pn := range n.props {
@@ -627,6 +669,7 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 		kp := p.prop(k)
 		vs.add(&kp, "is not a known property")
 	}
+	vs.more += extraMore
 	return out
 }
 

@@ -64,7 +64,9 @@ type Constraints struct {
 	// NotNull rejects null for an optional input (which would otherwise read
 	// as its default).
 	NotNull bool
-	// Count bounds the number of items of a list or properties of a map.
+	// Count bounds the number of items of a list or properties of a map. A
+	// list input with no maximum takes at most [DefaultMaxItems] items; set
+	// Max to take more.
 	Count *Bounds
 	// Length bounds the number of characters of a string.
 	Length *Bounds
@@ -84,6 +86,10 @@ type Constraints struct {
 	Encoding string
 	// DateOnly makes a datetime_iso8601 a calendar date (YYYY-MM-DD).
 	DateOnly bool
+	// AllowNUL lets a string input hold the NUL character (U+0000), which
+	// string inputs otherwise reject (the input schema says so with a
+	// pattern).
+	AllowNUL bool
 	// Media is the media type of the content, an annotation
 	// (contentMediaType); it is never validated.
 	Media string

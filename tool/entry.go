@@ -69,7 +69,7 @@ func compileTool(r *Registry, t *Tool) (*entry, error) {
 		if def.Nullable {
 			errs.add(path, "nullable", "an input cannot be nullable (an optional input sent as null takes its default)")
 		}
-		n := compileNode(def, types, path, &errs)
+		n := compileNode(def, types, path, true, &errs)
 		if n == nil {
 			continue
 		}
@@ -94,7 +94,7 @@ func compileTool(r *Registry, t *Tool) (*entry, error) {
 			continue
 		}
 		seen[def.Name] = true
-		n := compileNode(def, types, path, &errs)
+		n := compileNode(def, types, path, false, &errs)
 		if n == nil {
 			continue
 		}

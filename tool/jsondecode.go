@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -29,29 +30,42 @@ type errArgs struct{ v Violation }
 
 func (e errArgs) Error() string { return e.v.Message }
 
-// decodeJSONInputs decodes a JSON arguments document by t's inputs. A
-// document that is not a JSON object gives one violation about it.
+// decodeJSONInputs decodes a JSON arguments document by e's inputs. A
+// document that is not a JSON object gives one violation about it, and no
+// Values.
 func decodeJSONInputs(e *entry, data []byte) (*Values, []Violation) {
+	var vs violations
+	in := decodeJSONInputsInto(e, data, &vs)
+	return in, sortedViolations(e, &vs)
+}
+
+// decodeJSONInputsInto decodes a JSON arguments document by e's inputs,
+// adding the violations to vs; it returns nil when data is not a JSON
+// object.
+func decodeJSONInputsInto(e *entry, data []byte, vs *violations) *Values {
 	t := e.tool
 	in := newValues(e)
 	data = trimSpace(data)
 	if len(data) == 0 || string(data) == "null" {
-		var vs violations
 		for i, n := range e.inputs {
-			decodeAbsent(n, i, false, in, &vs)
+			decodeAbsent(n, i, false, in, vs)
 		}
-		return in, sortViolations(e, vs)
+		return in
 	}
 	if data[0] != '{' {
-		return nil, []Violation{{Message: "arguments must be a JSON object"}}
+		vs.add(nil, "arguments must be a JSON object")
+		return nil
 	}
 	jr := jsonReaders.Get().(*jsonReader)
 	defer jsonReaders.Put(jr)
 	jr.rd.Reset(data)
-	jr.dec.Reset(&jr.rd)
+	// Duplicate names are found below, where they matter: a name sent
+	// twice among the inputs, and within each map or any value (decoded
+	// strictly). The decoder's own check would keep every name of the
+	// document, however many unknown names a caller sends.
+	jr.dec.Reset(&jr.rd, jsontext.AllowDuplicateNames(true))
 	dec := &jr.dec
-	var vs violations
-	var extra []string
+	var extra extraNames
 	var present uint64
 	var presentMore []bool
 	if len(e.inputs) > 64 {
@@ -61,18 +75,31 @@ func decodeJSONInputs(e *entry, data []byte) (*Values, []Violation) {
 		if _, err := dec.ReadToken(); err != nil { // '{'
 			return err
 		}
+		var unquoted []byte
 		for dec.PeekKind() == '"' {
-			tok, err := dec.ReadToken()
+			name, err := dec.ReadValue()
 			if err != nil {
 				return err
 			}
-			i, ok := e.inputIndex[tok.String()]
+			// Look the name up without allocating: a document may hold
+			// very many names no input has.
+			key := name[1 : len(name)-1]
+			if bytes.IndexByte(key, '\\') >= 0 {
+				if unquoted, err = jsontext.AppendUnquote(unquoted[:0], name); err != nil {
+					return err
+				}
+				key = unquoted
+			}
+			i, ok := e.inputIndex[string(key)]
 			if !ok || t.Inputs[i].Locked {
-				extra = append(extra, tok.String())
+				extra.add(string(key))
 				if err := dec.SkipValue(); err != nil {
 					return err
 				}
 				continue
+			}
+			if (i < 64 && present&(1<<i) != 0) || (i >= 64 && presentMore[i]) {
+				return fmt.Errorf("duplicate object member name %s", name)
 			}
 			if i < 64 {
 				present |= 1 << i
@@ -84,11 +111,11 @@ func decodeJSONInputs(e *entry, data []byte) (*Values, []Violation) {
 				if _, err := dec.ReadToken(); err != nil {
 					return err
 				}
-				decodeAbsent(n, i, true, in, &vs)
+				decodeAbsent(n, i, true, in, vs)
 				continue
 			}
 			seg := pathSeg{name: n.def.Name}
-			v, err := n.decodeJSON(dec, &seg, &vs)
+			v, err := n.decodeJSON(dec, &seg, vs)
 			if err != nil {
 				return err
 			}
@@ -104,15 +131,17 @@ func decodeJSONInputs(e *entry, data []byte) (*Values, []Violation) {
 		return nil
 	}()
 	if err != nil {
-		return nil, []Violation{{Message: "arguments are not valid JSON: " + jsonProblem(err)}}
+		*vs = violations{}
+		vs.add(nil, "arguments are not valid JSON: "+jsonProblem(err))
+		return nil
 	}
 	for i, n := range e.inputs {
 		if (i < 64 && present&(1<<i) == 0) || (i >= 64 && !presentMore[i]) {
-			decodeAbsent(n, i, false, in, &vs)
+			decodeAbsent(n, i, false, in, vs)
 		}
 	}
-	addExtra(e, extra, &vs)
-	return in, sortViolations(e, vs)
+	extra.report(e, vs)
+	return in
 }
 
 // decodeJSON decodes the next value of dec by n.
@@ -152,10 +181,18 @@ func (n *node) decodeJSON(dec *jsontext.Decoder, p *pathSeg, vs *violations) (an
 			return nil, err
 		}
 		out := make([]any, 0, 4)
+		past := 0 // items past the list's maximum, counted, not decoded
 		for i := 0; dec.PeekKind() != ']'; i++ {
 			if dec.PeekKind() == 0 {
 				_, err := dec.ReadToken()
 				return nil, err
+			}
+			if n.maxCount >= 0 && i >= n.maxCount {
+				if err := dec.SkipValue(); err != nil {
+					return nil, err
+				}
+				past++
+				continue
 			}
 			ip := p.item(i)
 			if dec.PeekKind() == 'n' {
@@ -177,13 +214,17 @@ func (n *node) decodeJSON(dec *jsontext.Decoder, p *pathSeg, vs *violations) (an
 		if _, err := dec.ReadToken(); err != nil {
 			return nil, err
 		}
-		n.checkCount(len(out), "item", p, vs)
+		n.checkCount(len(out)+past, "item", p, vs)
 		return out, nil
 	}
 	// Anything else (maps, any, and every value of the wrong type) is read
 	// as a tree and decoded by the general path, which says what is wrong.
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return nil, err
+	}
 	var v any
-	if err := jsonv2.UnmarshalDecode(dec, &v, exactNumbers); err != nil {
+	if err := jsonv2.Unmarshal(raw, &v, exactNumbers); err != nil {
 		return nil, err
 	}
 	return n.decode(v, p, vs), nil

@@ -54,23 +54,31 @@ type node struct {
 	min, max   float64
 	hasMin     bool
 	hasMax     bool
+	noNUL      bool // a string input that rejects U+0000
 }
 
-// compile compiles def, a definition at path; types resolves application
-// data types (nil means only the built-in ones). It reports every problem,
+// DefaultMaxItems is the number of items a list input takes at most when
+// its definition sets no maximum ([Constraints.Count]); the input schema
+// advertises it as maxItems. Outputs have no such default.
+const DefaultMaxItems = 1000
+
+// compile compiles def, the definition of an input at path; types
+// resolves application data types (nil means only the built-in ones). It reports every problem,
 // each a *DefinitionError.
 func compile(def *Definition, types func(string) *DataType, path string) (*node, error) {
 	var errs definitionErrors
-	n := compileNode(def, types, path, &errs)
+	n := compileNode(def, types, path, true, &errs)
 	if len(errs) > 0 {
 		return nil, errs.err()
 	}
 	return n, nil
 }
 
-// compileNode compiles def, adding its problems to errs. It returns nil
-// when def cannot be compiled at all (no definition, an unknown type).
-func compileNode(def *Definition, types func(string) *DataType, path string, errs *definitionErrors) *node {
+// compileNode compiles def, adding its problems to errs; input says
+// whether def is (part of) an input, which limits lists and strings more
+// than outputs. It returns nil when def cannot be compiled at all (no
+// definition, an unknown type).
+func compileNode(def *Definition, types func(string) *DataType, path string, input bool, errs *definitionErrors) *node {
 	if def == nil {
 		errs.add(path, "definition", "no definition")
 		return nil
@@ -116,6 +124,12 @@ func compileNode(def *Definition, types func(string) *DataType, path string, err
 	if c.Count != nil {
 		n.minCount, n.maxCount = bound(c.Count.Min), bound(c.Count.Max)
 	}
+	if input && n.kind == kList && n.maxCount < 0 {
+		n.maxCount = DefaultMaxItems
+	}
+	if input && n.kind == kString && !c.AllowNUL {
+		n.noNUL = true
+	}
 	if c.Range != nil {
 		if (c.Range.Min != nil && !finite(*c.Range.Min)) || (c.Range.Max != nil && !finite(*c.Range.Max)) {
 			errs.add(path, "range", "a range bound must be a finite number")
@@ -139,7 +153,7 @@ func compileNode(def *Definition, types func(string) *DataType, path string, err
 		// its items.
 		item := *def.Items
 		moveItemConstraints(&item.Constraints, c)
-		n.items = compileNode(&item, types, path+".items", errs)
+		n.items = compileNode(&item, types, path+".items", input, errs)
 		if n.items == nil {
 			return nil
 		}
@@ -156,13 +170,13 @@ func compileNode(def *Definition, types func(string) *DataType, path string, err
 					errs.add(childPath(path, p.Name), "name", "property %q is defined twice", p.Name)
 					continue
 				}
-				if pn := compileNode(p, types, childPath(path, p.Name), errs); pn != nil {
+				if pn := compileNode(p, types, childPath(path, p.Name), input, errs); pn != nil {
 					n.propIndex[p.Name] = len(n.props)
 					n.props = append(n.props, pn)
 				}
 			}
 		} else if def.Values != nil {
-			n.values = compileNode(def.Values, types, path+".values", errs)
+			n.values = compileNode(def.Values, types, path+".values", input, errs)
 		}
 	}
 	n.checkConstraintKinds(path, errs)
@@ -187,8 +201,8 @@ func compileNode(def *Definition, types func(string) *DataType, path string, err
 		for _, ch := range c.Choice {
 			var vs violations
 			v, _ := n.decodeScalar(ch, nil, &vs)
-			if len(vs) > 0 {
-				errs.add(path, "choice", "choice %v: %s", ch, vs[0].Message)
+			if !vs.empty() {
+				errs.add(path, "choice", "choice %v: %s", ch, vs.first())
 				continue
 			}
 			n.choice = append(n.choice, v)
@@ -197,8 +211,8 @@ func compileNode(def *Definition, types func(string) *DataType, path string, err
 	if def.Default != nil {
 		var vs violations
 		v := n.decode(def.Default, nil, &vs)
-		if len(vs) > 0 {
-			errs.add(path, "default", "default %v: %s", def.Default, vs[0].Message)
+		if !vs.empty() {
+			errs.add(path, "default", "default %v: %s", def.Default, vs.first())
 		}
 		n.deflt = v
 	}
@@ -228,6 +242,9 @@ func moveItemConstraints(item *Constraints, list Constraints) {
 	}
 	if list.Email {
 		item.Email = true
+	}
+	if list.AllowNUL {
+		item.AllowNUL = true
 	}
 	if list.Encoding != "" {
 		item.Encoding = list.Encoding

@@ -122,6 +122,9 @@ func roundTripDefinitions() []*Definition {
 		scalar("email", Constraints{Length: &Bounds{Max: Ptr(12)}}),
 		scalar("string", Constraints{Email: true}),
 		scalar("string", Constraints{Encoding: "base64"}),
+		scalar("string", Constraints{AllowNUL: true}),
+		scalar("string", Constraints{AllowNUL: true, Pattern: "^[a-z]"}),
+		&Definition{Name: "x", Type: "list", Required: true, Items: &Definition{Type: "string"}, Constraints: Constraints{Count: &Bounds{Max: Ptr(1200)}}},
 		&Definition{Name: "x", Type: "entity:album", Required: true, EntityOp: "view"},
 		&Definition{Name: "x", Type: "entity", Required: true, EntityOp: "view"},
 		&Definition{Name: "x", Type: "list", Required: true, Items: &Definition{Type: "string"}},
@@ -159,7 +162,7 @@ var (
 		"2016-12-31T22:59:60-01:00", "2016-12-31T12:59:60Z", "2024-05-01T24:00:00Z", "2024-05-01", "2024-5-1", "20240501",
 		"P1D", "PT1H30M", "P1Y2M3DT4H5M6S", "P2W", "P", "PT", "P1DT", "PT1.5S", "P1M1Y", "1h30m", "P1H",
 		"album:1", "album:", ":1", "node:12", "12", "album:1:2",
-		"AQID", "AQI=", "AQ==", "AQ=", "AQIDBA==", "AQ\nID", "+/+/", "-_-_"}
+		"AQID", "AQI=", "AQ==", "AQ=", "AQIDBA==", "AQ\nID", "+/+/", "-_-_", "\x00", "a\x00b", "red\x00"}
 	numberPool = []any{0, 1, -1, 2, 3, 100, 101, 127, 128, -128, -129, 2.5, -1.5, -1.6, 0.5, 1.0, 3.0, 1e3, 1e15, 0.1, 99.99, -0.0, int64(9007199254740993), int64(9223372036854775807)}
 	otherPool  = []any{true, false, nil}
 )
@@ -201,6 +204,14 @@ func candidates(def *Definition, rng *rand.Rand, n int) []any {
 	}
 	for len(out) < n {
 		out = append(out, randValue(0))
+	}
+	// Lists at the default cap of a list input and past it.
+	for _, size := range []int{DefaultMaxItems, DefaultMaxItems + 1, 1200, 1201} {
+		l := make([]any, size)
+		for i := range l {
+			l[i] = "a"
+		}
+		out = append(out, l)
 	}
 	// Shaped values: lists of one kind and maps with the right keys, so
 	// the valid side is well covered too.

@@ -44,18 +44,27 @@ type arguments struct {
 
 // decode decodes and validates args by e's inputs.
 func (r *Registry) decode(ctx context.Context, e *entry, args arguments) (*Values, []Violation) {
+	var vs violations
+	in := r.decodeInto(ctx, e, args, &vs)
+	return in, sortedViolations(e, &vs)
+}
+
+// decodeInto decodes and validates args by e's inputs, adding the
+// violations to vs. It returns nil when the arguments are no object.
+func (r *Registry) decodeInto(ctx context.Context, e *entry, args arguments, vs *violations) *Values {
 	if !args.isDoc {
-		return r.decodeInputs(ctx, e, args.tree)
+		return r.decodeInputsInto(ctx, e, args.tree, vs)
 	}
 	if e.tool.Refiner != nil {
 		// Refiners need every value at once: decode the tree.
-		m, vs := decodeArgs(args.doc)
-		if vs != nil {
-			return nil, vs
+		m, docVs := decodeArgs(args.doc)
+		if docVs != nil {
+			vs.list = append(vs.list, docVs...)
+			return nil
 		}
-		return r.decodeInputs(ctx, e, m)
+		return r.decodeInputsInto(ctx, e, m, vs)
 	}
-	return decodeJSONInputs(e, args.doc)
+	return decodeJSONInputsInto(e, args.doc, vs)
 }
 
 // start runs e through the registry's middleware, if any, and the run
@@ -200,8 +209,8 @@ func (r *Registry) finish(e *entry, res *Result) *Result {
 		}
 		outputs[name] = n.publish(pub, v, &seg, &vs)
 	}
-	if len(vs) > 0 {
-		r.logger.Error("tool returned invalid outputs", "tool", t.ID, "violations", joinViolations(vs))
+	if !vs.empty() {
+		r.logger.Error("tool returned invalid outputs", "tool", t.ID, "violations", joinViolations(vs.result()))
 		return &Result{Message: t.label() + " failed.", Failure: FailureRuntime}
 	}
 	out.Outputs = outputs
@@ -253,7 +262,8 @@ func (r *Registry) runtimeFailure(t *Tool, what string, err error) *Result {
 }
 
 // loadEntities replaces entity references by loaded entities and checks
-// the declared op on each for acct. It returns a failure, or nil.
+// the declared op on each for acct. Each distinct entity of a list is
+// loaded and checked once. It returns a failure, or nil.
 func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in *Values) *Result {
 	t := e.tool
 	var vs violations
@@ -262,11 +272,12 @@ func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in 
 		if op == "" || in.values[i] == nil {
 			continue
 		}
+		l := entityLoader{r: r, t: t, acct: acct, op: op, sensitive: n.def.Sensitive, vs: &vs}
 		seg := pathSeg{name: n.def.Name}
 		switch v := in.values[i].(type) {
 		case entityRef:
 			in.keepRef(i, v)
-			ent, res := r.loadEntity(ctx, t, acct, v, op, &seg, &vs)
+			ent, res := l.load(ctx, v, &seg)
 			if res != nil {
 				return res
 			}
@@ -275,48 +286,101 @@ func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in 
 			in.keepRef(i, v)
 			v = slices.Clone(v) // never load into what the caller or a default holds
 			in.values[i] = v
+			loaded := make(map[entityRef]any, len(v))
 			for j, item := range v {
 				ref, ok := item.(entityRef)
 				if !ok {
 					return r.runtimeFailure(t, "entity load failed", fmt.Errorf("input %s: item %d is %T, not an entity reference", n.def.Name, j, item))
 				}
 				is := seg.item(j)
-				ent, res := r.loadEntity(ctx, t, acct, ref, op, &is, &vs)
-				if res != nil {
-					return res
+				ent, seen := loaded[ref]
+				if !seen {
+					var res *Result
+					if ent, res = l.load(ctx, ref, &is); res != nil {
+						return res
+					}
+					loaded[ref] = ent
+				} else if ent == nil {
+					l.notFound(ref, &is)
 				}
 				v[j] = ent
 			}
 		}
 	}
-	if len(vs) > 0 {
-		return inputFailure(t, vs)
+	if !vs.empty() {
+		return inputFailure(t, vs.result())
 	}
 	return nil
 }
 
-func (r *Registry) loadEntity(ctx context.Context, t *Tool, acct Account, ref entityRef, op string, p *pathSeg, vs *violations) (any, *Result) {
-	et, ok := r.EntityType(ref.typ)
+// An entityLoader loads the entities of one input and checks its op on
+// them.
+type entityLoader struct {
+	r         *Registry
+	t         *Tool
+	acct      Account
+	op        string
+	sensitive bool // the input is sensitive: messages do not quote it
+	vs        *violations
+}
+
+// load loads the entity ref refers to and checks the op on it. A missing
+// entity adds a violation and gives nil; a refusal or an error gives a
+// failure.
+func (l *entityLoader) load(ctx context.Context, ref entityRef, p *pathSeg) (any, *Result) {
+	et, ok := l.r.EntityType(ref.typ)
 	if !ok {
-		vs.add(p, "names an unknown entity type \""+ref.typ+"\"")
+		l.notFound(ref, p)
 		return nil, nil
 	}
 	e, err := et.Load(ctx, ref.id)
 	if errors.Is(err, ErrEntityNotFound) {
-		vs.add(p, "no "+typeName(et)+" has the ID \""+ref.id+"\"")
+		l.notFound(ref, p)
 		return nil, nil
 	}
 	if err != nil {
-		return nil, r.runtimeFailure(t, "entity load failed", err)
+		return nil, l.r.runtimeFailure(l.t, "entity load failed", err)
 	}
-	ok, err = et.Access(ctx, acct, e, op)
+	ok, err = et.Access(ctx, l.acct, e, l.op)
 	if err != nil {
-		return nil, r.runtimeFailure(t, "entity access check failed", err)
+		return nil, l.r.runtimeFailure(l.t, "entity access check failed", err)
 	}
 	if !ok {
-		return nil, accessFailure("You may not " + op + " " + typeName(et) + " " + ref.id + " (input " + p.String() + ").")
+		what := typeName(et) + " " + ref.id
+		if l.sensitive {
+			what = "this " + typeName(et)
+		}
+		return nil, accessFailure("You may not " + l.op + " " + what + " (input " + p.String() + ").")
 	}
 	return e, nil
+}
+
+// exists reports whether the entity ref refers to exists.
+func (l *entityLoader) exists(ctx context.Context, ref entityRef) (bool, error) {
+	et, ok := l.r.EntityType(ref.typ)
+	if !ok {
+		return false, nil
+	}
+	_, err := et.Load(ctx, ref.id)
+	if errors.Is(err, ErrEntityNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// notFound adds the violation of a reference to no entity.
+func (l *entityLoader) notFound(ref entityRef, p *pathSeg) {
+	et, ok := l.r.EntityType(ref.typ)
+	switch {
+	case !ok && l.sensitive:
+		l.vs.add(p, "names an unknown entity type")
+	case !ok:
+		l.vs.add(p, "names an unknown entity type \""+ref.typ+"\"")
+	case l.sensitive:
+		l.vs.add(p, withArticle(typeName(et))+" with this ID does not exist")
+	default:
+		l.vs.add(p, "no "+typeName(et)+" has the ID \""+ref.id+"\"")
+	}
 }
 
 func typeName(et *EntityType) string {

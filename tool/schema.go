@@ -129,6 +129,15 @@ func (n *node) schema(output bool) *jsonschema.Schema {
 		if n.pattern != nil {
 			s.Pattern = n.pattern.String()
 		}
+		if n.noNUL && !output && len(c.Choice) == 0 && n.pattern != base64Pattern {
+			// Strings reject NUL: said with a pattern, or beside the
+			// definition's own pattern, as the pattern no value may match.
+			if s.Pattern == "" {
+				s.Pattern = noNULPattern
+			} else {
+				s.Not = &jsonschema.Schema{Pattern: `\x00`}
+			}
+		}
 		if c.Encoding != "" {
 			s.ContentEncoding = c.Encoding
 		}
@@ -172,3 +181,7 @@ func sizeBounds(notBlank bool, lo, hi int) (minSize, maxSize *int) {
 	}
 	return minSize, maxSize
 }
+
+// noNULPattern matches the strings without the NUL character (U+0000), in
+// the syntax both RE2 and ECMA-262 read.
+const noNULPattern = `^[^\x00]*$`

@@ -16,7 +16,9 @@ func TestSchema(t *testing.T) {
 		output bool
 		want   string
 	}{
-		{"string", &Definition{Name: "x", Type: "string"}, false, `{"type":"string"}`},
+		{"string", &Definition{Name: "x", Type: "string"}, false, `{"type":"string","pattern":"^[^\\x00]*$"}`},
+		{"string allowing NUL", &Definition{Name: "x", Type: "string", Constraints: Constraints{AllowNUL: true}}, false, `{"type":"string"}`},
+		{"string output", &Definition{Name: "x", Type: "string"}, true, `{"type":"string"}`},
 		{"integer", &Definition{Name: "x", Type: "integer"}, false, `{"type":"integer"}`},
 		{"float", &Definition{Name: "x", Type: "float"}, false, `{"type":"number"}`},
 		{"boolean", &Definition{Name: "x", Type: "boolean"}, false, `{"type":"boolean"}`},
@@ -30,39 +32,42 @@ func TestSchema(t *testing.T) {
 		{"entity input", &Definition{Name: "x", Type: "entity", EntityOp: "view"}, false, `{"type":"string","minLength":1,"pattern":"^[^:\\n]+:[\\s\\S]+$"}`},
 		{"entity output", &Definition{Name: "x", Type: "entity:album"}, true,
 			`{"type":"object","properties":{"entity_type":{"type":"string"},"id":{"type":"string"},"label":{"type":"string"}},"required":["entity_type","id","label"],"additionalProperties":false}`},
-		{"list", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}}, false, `{"type":"array","items":{"type":"string"}}`},
-		{"list notblank", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}, Constraints: Constraints{NotBlank: true}}, false, `{"type":"array","items":{"type":"string"},"minItems":1}`},
+		{"list", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}}, false, `{"type":"array","items":{"type":"string","pattern":"^[^\\x00]*$"},"maxItems":1000}`},
+		{"list notblank", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}, Constraints: Constraints{NotBlank: true}}, false, `{"type":"array","items":{"type":"string","pattern":"^[^\\x00]*$"},"minItems":1,"maxItems":1000}`},
 		{"list count", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "integer"}, Constraints: Constraints{Count: &Bounds{Min: Ptr(2), Max: Ptr(5)}}}, false, `{"type":"array","items":{"type":"integer"},"minItems":2,"maxItems":5}`},
-		{"list item constraints", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}, Constraints: Constraints{Choice: []any{"a", "b"}, Length: &Bounds{Max: Ptr(3)}}}, false, `{"type":"array","items":{"type":"string","enum":["a","b"],"maxLength":3}}`},
-		{"list examples on items", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}, Examples: []any{"red"}}, false, `{"type":"array","items":{"type":"string","examples":["red"]}}`},
+		{"list count above the default", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "integer"}, Constraints: Constraints{Count: &Bounds{Max: Ptr(5000)}}}, false, `{"type":"array","items":{"type":"integer"},"maxItems":5000}`},
+		{"list output", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "integer"}}, true, `{"type":"array","items":{"type":"integer"}}`},
+		{"list item constraints", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}, Constraints: Constraints{Choice: []any{"a", "b"}, Length: &Bounds{Max: Ptr(3)}}}, false, `{"type":"array","items":{"type":"string","enum":["a","b"],"maxLength":3},"maxItems":1000}`},
+		{"list examples on items", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}, Examples: []any{"red"}}, false, `{"type":"array","items":{"type":"string","examples":["red"],"pattern":"^[^\\x00]*$"},"maxItems":1000}`},
 		{"map with properties", &Definition{Name: "x", Type: "map", Properties: []*Definition{
 			{Name: "b", Type: "integer", Required: true}, {Name: "a", Type: "string"}}}, false,
-			`{"type":"object","properties":{"b":{"type":"integer"},"a":{"type":"string"}},"required":["b"],"additionalProperties":false}`},
+			`{"type":"object","properties":{"b":{"type":"integer"},"a":{"type":"string","pattern":"^[^\\x00]*$"}},"required":["b"],"additionalProperties":false}`},
 		{"map notblank", &Definition{Name: "x", Type: "map", Properties: []*Definition{{Name: "a", Type: "string"}}, Constraints: Constraints{NotBlank: true}}, false,
-			`{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false,"minProperties":1}`},
+			`{"type":"object","properties":{"a":{"type":"string","pattern":"^[^\\x00]*$"}},"additionalProperties":false,"minProperties":1}`},
 		{"map without properties", &Definition{Name: "x", Type: "map", Values: &Definition{Type: "integer"}}, false, `{"type":"object","additionalProperties":{"type":"integer"}}`},
 		{"free-form map", &Definition{Name: "x", Type: "map"}, false, `{"type":"object"}`},
 		{"any", &Definition{Name: "x", Type: "any"}, false, `{"not":{"type":"null"}}`},
 		{"nullable any", &Definition{Name: "x", Type: "any", Nullable: true}, true, `true`},
-		{"label and description", &Definition{Name: "x", Type: "string", Label: "Word", Description: "A word."}, false, `{"type":"string","title":"Word","description":"A word."}`},
-		{"text needing escapes", &Definition{Name: "x", Type: "string", Description: "Say \"hi\" <b>\u00e9\t\x01\u2028"}, false, `{"type":"string","description":"Say \"hi\" <b>\u00e9\t\u0001\u2028"}`},
+		{"label and description", &Definition{Name: "x", Type: "string", Label: "Word", Description: "A word."}, false, `{"type":"string","title":"Word","description":"A word.","pattern":"^[^\\x00]*$"}`},
+		{"text needing escapes", &Definition{Name: "x", Type: "string", Description: "Say \"hi\" <b>\u00e9\t\x01\u2028"}, false, `{"type":"string","description":"Say \"hi\" <b>\u00e9\t\u0001\u2028","pattern":"^[^\\x00]*$"}`},
 		{"default and example", &Definition{Name: "x", Type: "integer", Default: 10, Examples: []any{5}}, false, `{"type":"integer","default":10,"examples":[5]}`},
 		{"choice", &Definition{Name: "x", Type: "string", Constraints: Constraints{Choice: []any{"a", "b"}}}, false, `{"type":"string","enum":["a","b"]}`},
 		{"nullable choice", &Definition{Name: "x", Type: "string", Nullable: true, Constraints: Constraints{Choice: []any{"a"}}}, true, `{"type":["string","null"],"enum":["a",null]}`},
-		{"notblank string", &Definition{Name: "x", Type: "string", Constraints: Constraints{NotBlank: true}}, false, `{"type":"string","minLength":1}`},
-		{"length", &Definition{Name: "x", Type: "string", Constraints: Constraints{Length: &Bounds{Min: Ptr(2), Max: Ptr(4)}}}, false, `{"type":"string","minLength":2,"maxLength":4}`},
+		{"notblank string", &Definition{Name: "x", Type: "string", Constraints: Constraints{NotBlank: true}}, false, `{"type":"string","minLength":1,"pattern":"^[^\\x00]*$"}`},
+		{"length", &Definition{Name: "x", Type: "string", Constraints: Constraints{Length: &Bounds{Min: Ptr(2), Max: Ptr(4)}}}, false, `{"type":"string","minLength":2,"maxLength":4,"pattern":"^[^\\x00]*$"}`},
 		{"range", &Definition{Name: "x", Type: "float", Constraints: Constraints{Range: &Range{Min: Ptr(0.5), Max: Ptr(9.5)}}}, false, `{"type":"number","minimum":0.5,"maximum":9.5}`},
-		{"pattern", &Definition{Name: "x", Type: "string", Constraints: Constraints{Pattern: "^[a-z]+$"}}, false, `{"type":"string","pattern":"^[a-z]+$"}`},
-		{"email constraint", &Definition{Name: "x", Type: "string", Constraints: Constraints{Email: true}}, false, `{"type":"string","format":"email"}`},
+		{"pattern", &Definition{Name: "x", Type: "string", Constraints: Constraints{Pattern: "^[a-z]+$"}}, false, `{"type":"string","pattern":"^[a-z]+$","not":{"pattern":"\\x00"}}`},
+		{"email constraint", &Definition{Name: "x", Type: "string", Constraints: Constraints{Email: true}}, false, `{"type":"string","format":"email","pattern":"^[^\\x00]*$"}`},
 		{"base64", &Definition{Name: "x", Type: "string", Constraints: Constraints{Encoding: "base64", Media: "image/png"}}, false,
 			`{"type":"string","pattern":"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$","contentEncoding":"base64","contentMediaType":"image/png"}`},
-		{"media", &Definition{Name: "x", Type: "string", Constraints: Constraints{Media: "text/html"}}, false, `{"type":"string","contentMediaType":"text/html"}`},
+		{"media", &Definition{Name: "x", Type: "string", Constraints: Constraints{Media: "text/html"}}, false, `{"type":"string","contentMediaType":"text/html","pattern":"^[^\\x00]*$"}`},
 		{"nullable", &Definition{Name: "x", Type: "integer", Nullable: true}, true, `{"type":["integer","null"]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n, err := compile(tt.def, nil, "x")
-			if err != nil {
+			var errs definitionErrors
+			n := compileNode(tt.def, nil, "x", !tt.output, &errs)
+			if err := errs.err(); err != nil {
 				t.Fatal(err)
 			}
 			sch := n.schema(tt.output)
@@ -98,7 +103,7 @@ func TestToolSchemas(t *testing.T) {
 	}
 	in, _ := json.Marshal(tl.Describe().InputSchema)
 	out, _ := json.Marshal(tl.Describe().OutputSchema)
-	wantIn := `{"type":"object","properties":{"word":{"type":"string"},"limit":{"type":"integer","default":10}},"required":["word"],"additionalProperties":false}`
+	wantIn := `{"type":"object","properties":{"word":{"type":"string","pattern":"^[^\\x00]*$"},"limit":{"type":"integer","default":10}},"required":["word"],"additionalProperties":false}`
 	wantOut := `{"type":"object","properties":{"result":{"type":"array","items":{"type":"string"}}},"required":["result"],"additionalProperties":false}`
 	if diff := cmp.Diff(decodeJSON(t, wantIn), decodeJSON(t, string(in))); diff != "" {
 		t.Errorf("input schema (-want +got):\n%s", diff)
