@@ -561,8 +561,8 @@ func (f *Field) RemoveAction() string { return "remove:" + f.Path }
 func (f *Field) DeleteAction() string { return "delete:" + f.Path }
 
 // Position is a list item's position counted from 1.
-func (f *Field) Position() int { return f.Index + 1 }
-func (f *Field) FindAction() string   { return "find:" + f.Path }
+func (f *Field) Position() int      { return f.Index + 1 }
+func (f *Field) FindAction() string { return "find:" + f.Path }
 
 // PickAction is the value of the button that picks an entity found.
 func (f *Field) PickAction(ref tool.EntityRef) string { return "pick:" + f.Path + "=" + ref.ID }

@@ -187,7 +187,7 @@ type server struct {
 	mux      *http.ServeMux
 	sessions *sessions
 	origins  *http.CrossOriginProtection
-	schemas  *presetSchemas
+	presets  *presetTools
 	runs     RunStore
 	limiter  *limiter
 }
@@ -256,8 +256,8 @@ func New(reg *tool.Registry, opts *Options) http.Handler {
 	}
 	e.limiter = newLimiter()
 	e.origins = http.NewCrossOriginProtection()
-	e.schemas = newPresetSchemas()
-	reg.OnChange(e.schemas.reset)
+	e.presets = newPresetTools(reg)
+	reg.OnChange(e.presets.reset)
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", e.serveList)

@@ -456,7 +456,7 @@ func (e *server) savePreset(r *http.Request, v *visit, t *tool.Tool, fm *form, f
 			}
 		}
 	}
-	values, vs, err := e.presetValues(t, args)
+	values, vs, err := e.presetValues(r.Context(), v.acct, t, args)
 	if err != nil {
 		e.logger.Error("explorer: checking a preset", "tool", t.ID, "error", err.Error())
 		fv.PresetProblem = "The preset could not be checked, so it was not saved."
