@@ -21,6 +21,8 @@ type resultView struct {
 	Violations []tool.Violation
 	Outputs    []outputView
 	JSON       string
+	// Copy holds the run as a command line, curl and an MCP request.
+	Copy *copyView
 }
 
 // InputFailure reports whether the run failed on its inputs: the form's

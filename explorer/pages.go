@@ -115,6 +115,13 @@ type formView struct {
 	// comes back from an action that did not run the tool, so that it is
 	// not lost to the page's start.
 	Focus string
+	// Share is the address of this form filled in as it is.
+	Share string
+	// History lists the visitor's latest runs of the tool.
+	History []historyView
+	// JSONInputs and JSONProblem are the inputs given as JSON, and what is
+	// wrong with them.
+	JSONInputs, JSONProblem string
 	// Once is the form's one-time token: a second submission of the same
 	// form shows the run of the first instead of running again.
 	Once string
@@ -245,6 +252,7 @@ func (e *server) serveTool(w http.ResponseWriter, r *http.Request) {
 		var res *resultView
 		if oc.Result != nil {
 			res = e.result(t, oc.Result, v.acct)
+			res.Copy = e.copies(r, v.acct, t, fm.args())
 			if oc.Result.Failure == tool.FailureInput {
 				vs = oc.Result.Violations
 			}
@@ -312,6 +320,15 @@ func (e *server) renderTool(w http.ResponseWriter, r *http.Request, status int, 
 	fv.Fields = fm.fields
 	fv.Problems = append(fv.Problems, fm.problems...)
 	fv.Summary = fm.summary
+	if fv.JSONProblem != "" {
+		fv.Summary = append(fv.Summary, summaryItem{ID: "json-inputs", Label: "Inputs as JSON", Message: fv.JSONProblem})
+	}
+	if len(fm.defs) > 0 {
+		fv.Share = e.shareURL(fm)
+	}
+	if v.signedIn() {
+		fv.History = e.history(r.Context(), v, t)
+	}
 	if fv.ConfirmProblem != "" {
 		fv.Summary = append(fv.Summary, summaryItem{ID: "confirm", Label: "Confirmation", Message: fv.ConfirmProblem})
 	}
@@ -334,7 +351,7 @@ func (e *server) renderTool(w http.ResponseWriter, r *http.Request, status int, 
 	switch {
 	case res != nil && res.Success:
 		title = "Completed: " + title
-	case res != nil || len(fv.Summary) > 0 || fv.ConfirmProblem != "":
+	case res != nil || len(fv.Summary) > 0 || fv.ConfirmProblem != "" || fv.JSONProblem != "":
 		title = "Failed: " + title
 	}
 	e.renderStatus(w, r, status, "tool", &page{Title: title, Tool: tv, Form: fv, Result: res}, v)
@@ -360,12 +377,25 @@ func (e *server) postTool(w http.ResponseWriter, r *http.Request) {
 	action := r.PostForm.Get("action")
 	// The tick confirms one run: only the actions that run read it, and
 	// every other action shows the box unticked again.
-	fv.Confirmed = r.PostForm.Get("confirm") == "yes" && (action == "run" || action == "" || strings.HasPrefix(action, "preset-run:"))
+	fv.Confirmed = r.PostForm.Get("confirm") == "yes" && (action == "run" || action == "" || action == "run-json" || strings.HasPrefix(action, "preset-run:"))
 	status := http.StatusOK
 	var vs []tool.Violation
 	switch {
 	case action == "run" || action == "":
 		if e.startRun(w, r, v, t, fm, fv, nil) {
+			return
+		}
+		status = http.StatusUnprocessableEntity
+	case action == "run-json":
+		fv.JSONInputs = r.PostForm.Get("json_inputs")
+		args, err := jsonInputs(fv.JSONInputs)
+		if err != nil {
+			fv.JSONProblem = err.Error()
+			status = http.StatusUnprocessableEntity
+			break
+		}
+		fm.fill(args)
+		if e.startRun(w, r, v, t, fm, fv, args) {
 			return
 		}
 		status = http.StatusUnprocessableEntity

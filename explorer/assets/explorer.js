@@ -3,6 +3,16 @@
 // entity fields suggest entities while a person types.
 (function () {
 	"use strict";
+	// Copy buttons, shown only where the script runs.
+	document.querySelectorAll("button[data-copy]").forEach(function (b) {
+		b.hidden = false;
+		b.addEventListener("click", function () {
+			var src = document.getElementById(b.getAttribute("data-copy"));
+			if (src && navigator.clipboard) {
+				navigator.clipboard.writeText(src.textContent).then(function () { b.textContent = "Copied"; });
+			}
+		});
+	});
 	var form = document.getElementById("run-form");
 	if (!form) {
 		return;
