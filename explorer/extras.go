@@ -204,7 +204,7 @@ func jsonInputs(text string) (map[string]any, error) {
 		case errors.As(err, &se):
 			near := ""
 			if o := int(se.Offset); o >= 1 && o <= len(text) {
-				near = " near “" + string([]rune(text[o-1 : min(len(text), o+9)])) + "”"
+				near = " near “" + string([]rune(text[o-1:min(len(text), o+9)])) + "”"
 			}
 			return nil, errors.New("The JSON is broken " + place(text, int(se.Offset)) + near + ": check the quotes, commas and brackets there.")
 		case errors.As(err, &te):
