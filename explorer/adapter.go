@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"html/template"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -152,8 +153,17 @@ func (f *Field) HTML() template.HTML {
 // type and constraints, for people filling the form.
 func (f *Field) Hint() string {
 	parts := constraintTexts(f.Def)
+	if f.Def.Constraints.Pattern != "" {
+		// A regular expression tells a person little: an example does.
+		parts = slices.DeleteFunc(parts, func(s string) bool { return strings.HasPrefix(s, "matches ") })
+		if len(f.Def.Examples) > 0 {
+			if s, ok := f.Def.Examples[0].(string); ok {
+				parts = append(parts, "like “"+s+"”")
+			}
+		}
+	}
 	if f.Def.Type == "datetime_iso8601" && !f.Def.Constraints.DateOnly || f.Def.Type == "timestamp" {
-		parts = append(parts, "UTC")
+		parts = append(parts, "in UTC")
 	}
 	if f.Def.Type == "duration" {
 		parts = append(parts, "such as PT1H30M or 1h30m")

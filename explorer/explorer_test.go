@@ -313,7 +313,7 @@ func TestViolationsNextToFields(t *testing.T) {
 		`value="x" placeholder="Hello" aria-required="true" aria-invalid="true" aria-describedby="f-title-errors f-title-hint f-title-desc">`,
 		`<ul class="violations" id="f-title-errors"><li>must be at least 2 characters long</li></ul>`,
 		`value="eleven" min="1" max="10" step="1" aria-invalid="true"`,
-		`<ul class="violations" id="f-count-errors"><li>must be an integer</li></ul>`,
+		`<ul class="violations" id="f-count-errors"><li>must be a whole number such as 7</li></ul>`,
 		// the empty first row is dropped: "far too long" is tags[1] now
 		`name="in:tags[1]" value="far too long" aria-required="true" aria-invalid="true"`,
 		`<ul class="violations" id="f-tags[1]-errors"><li>must be at most 5 characters long</li></ul>`,
@@ -324,7 +324,7 @@ func TestViolationsNextToFields(t *testing.T) {
 		`name="in:settings.label" value="no limit"`,
 		// a value inside a JSON text area goes to the text area
 		`<ul class="violations" id="f-meta-errors"><li>k: must be a string</li></ul>`,
-		`<ul class="violations" id="f-mail-errors"><li>must be an email address</li></ul>`,
+		`<ul class="violations" id="f-mail-errors"><li>must be an email address such as ann@example.com</li></ul>`,
 	} {
 		if !strings.Contains(r.body, want) {
 			t.Errorf("the page lacks %s", want)

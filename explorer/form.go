@@ -363,7 +363,7 @@ func (fm *form) place(vs []tool.Violation) {
 		p := v.Path
 		for {
 			if f, ok := index[p]; ok {
-				msg := v.Message
+				msg := plainMessage(f.Def, v.Message)
 				if p != v.Path {
 					msg = strings.TrimPrefix(v.Path[len(p):], ".") + ": " + v.Message
 				}

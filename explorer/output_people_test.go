@@ -1,6 +1,7 @@
 package explorer
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/toolapi/toolapi/tool"
@@ -47,5 +48,26 @@ func TestHumanValues(t *testing.T) {
 	}
 	if v := sh.value(&tool.Definition{Type: "duration"}, "PT18M5S"); v.Text != "18 min 5 s" {
 		t.Errorf("PT18M5S shows as %+v", v)
+	}
+}
+
+func TestPlainMessages(t *testing.T) {
+	code := &tool.Definition{Name: "code", Type: "string", Examples: []any{"AB-12"}, Constraints: tool.Constraints{Pattern: "^[A-Z]{2}-[0-9]{2}$"}}
+	for _, tt := range []struct {
+		def       *tool.Definition
+		msg, want string
+	}{
+		{code, "must match the pattern ^[A-Z]{2}-[0-9]{2}$", "is not in the expected form: type something like “AB-12”"},
+		{&tool.Definition{Type: "timestamp"}, "must be a date and time in RFC 3339 form such as 2024-05-01T12:00:00Z", "must be a date and time such as 2024-05-01 12:00 (UTC)"},
+		{&tool.Definition{Type: "entity:album"}, "must be the ID of a album as a string", "must name a album: type its label or its ID"},
+		{&tool.Definition{Type: "integer"}, "must be at most 10", "must be at most 10"},
+	} {
+		if got := plainMessage(tt.def, tt.msg); got != tt.want {
+			t.Errorf("plainMessage(%q) = %q, want %q", tt.msg, got, tt.want)
+		}
+	}
+	f := (&form{}).newField(code, "code", nil, -1)
+	if h := f.Hint(); strings.Contains(h, "[A-Z]") || !strings.Contains(h, "like “AB-12”") {
+		t.Errorf("the hint of a pattern = %q", h)
 	}
 }
