@@ -1,6 +1,7 @@
 package explorer
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -189,12 +191,12 @@ func walkExplorer(t *testing.T, p *people) {
 
 	// A double click on Run adds one track, and the result is in view
 	// with the focus on it.
-	blue := p.albumID("Blue Hours")
 	before := p.tracks("Blue Hours")
 	p.do("opening album.add_track", chromedp.Navigate(base+"/tools/album.add_track"), chromedp.WaitVisible(css("#f-title")))
 	p.check("tool")
 	p.do("filling in a track",
-		chromedp.SetValue(css("#f-album"), blue),
+		// The album by its label, as a person knows it.
+		chromedp.SetValue(css("#f-album"), "Blue Hours"),
 		chromedp.SendKeys(css("#f-title"), "Coda "+p.vp.name),
 		chromedp.Evaluate[chromedp.Void](`(() => { const b = document.getElementById("run"); b.click(); setTimeout(() => b.click(), 150); })()`),
 		chromedp.WaitVisible(css("#result")),
@@ -246,4 +248,44 @@ func walkExplorer(t *testing.T, p *people) {
 		t.Error("the result of album.search is not in view after the run")
 	}
 	p.check("search-result")
+	if n := p.count(`section.history li`); n == 0 {
+		t.Error("the tool page lists no recent runs after a run")
+	}
+	if n := p.count(`details.copy pre#copy-cli`); n != 1 {
+		t.Error("the result offers no command line")
+	}
+
+	// Broken JSON says where it broke, in the error summary.
+	p.do("giving broken JSON",
+		chromedp.Navigate(base+"/tools/album.search"), chromedp.WaitVisible(css("#f-word")),
+		chromedp.Click(css("details.json-mode summary")),
+		chromedp.SendKeys(css("#json-inputs"), `{"word": "rain",}`),
+		chromedp.Click(css(`button[value="run-json"]`)),
+		chromedp.WaitVisible(css("#error-summary")),
+	)
+	if got := p.text("#error-summary"); !strings.Contains(got, "line 1, column 17") {
+		t.Errorf("the summary of broken JSON = %q", got)
+	}
+	p.check("json-broken")
+
+	// Dark mode follows the system setting.
+	p.do("asking for dark mode",
+		emulateDark(),
+		chromedp.Navigate(base+"/tools/album.add_track"), chromedp.WaitVisible(css("#f-title")),
+	)
+	bg, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`getComputedStyle(document.documentElement).backgroundColor`))
+	if err != nil || bg == "rgb(255, 255, 255)" {
+		t.Errorf("the page's background in dark mode = %q (%v)", bg, err)
+	}
+	p.check("dark")
+}
+
+// emulateDark makes the page see a system that prefers dark colours.
+func emulateDark() chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, _ *chromedp.Target) (chromedp.Void, error) {
+		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}},
+		})
+		return chromedp.Void{}, err
+	}
 }
