@@ -8,7 +8,7 @@
 //		Authenticate: func(ctx context.Context, name, password string) (tool.Account, error) {
 //			return users.SignIn(ctx, name, password)
 //		},
-//		Presets: presetStore,
+//		Store: store, // explorer.NewSQLStore(ctx, db)
 //	}))
 //
 // The pages are rendered on the server with html/template from templates
@@ -30,25 +30,40 @@
 //
 // The form is built from the tool's input definitions by an [Adapter] per
 // data type: text, text areas, numbers, checkboxes, email and URL fields,
-// date and time fields, selects for choices, repeatable rows for lists,
-// fieldsets for maps, JSON for free-form values and entity pickers that
-// search entities by label. Applications add or replace adapters with
-// [Options.Adapters]. What a person types is sent as [tool.Text] through
-// [tool.Registry.Run], the one run path every caller shares, which coerces
-// and validates it: violations come back next to the fields they concern,
-// with what was typed kept, and a success shows the message and the
-// outputs (entities as links, text/html as escaped source unless
-// sanitised, images as images, lists as tables, maps as definition lists,
-// and the raw JSON).
+// date and time fields, selects for choices, repeatable rows for lists
+// (each row with its own remove button), fieldsets for maps, JSON for
+// free-form values, password fields for sensitive inputs and entity
+// pickers that take an entity's label or ID. Applications add or replace
+// adapters with [Options.Adapters]. What a person types is sent as
+// [tool.Text] through [tool.Registry.Run], the one run path every caller
+// shares, which coerces and validates it; the inputs may also be given as
+// one JSON object. Every problem comes back at once, in plain words next
+// to the field it concerns and in a summary at the top of the form that
+// links to each field, with what was typed kept. A success shows the
+// message and the outputs for people (names in words, times and durations
+// as people write them, booleans as marks, entities as links, text/html as
+// escaped source unless sanitised, images as images, lists as tables, maps
+// as definition lists), the raw JSON, and the run as a command line, a
+// curl call to /mcp and an MCP request.
+//
+// Presets are checked by [tool.Registry.Validate] with every input
+// optional and stored as the canonical JSON it returns.
 //
 // # Runs
 //
 // A run follows post/redirect/get: the form posts once, the tool runs
 // once and the browser is sent to the tool's page showing that run, which
-// can be reloaded or shared with the history without running the tool
-// again. Each form carries a one-time token, so that a second submission
-// of the same form (a double click) shows the first one's run. Runs are
-// kept by a [RunStore].
+// can be reloaded, or opened again from the account's history of runs,
+// without running the tool again. Each form carries a one-time token, so
+// that a second submission of the same form (a double click) shows the
+// first one's run. Runs are kept by a [RunStore].
+//
+// # Many instances
+//
+// Sessions, presets and runs live in memory unless [Options.Store] keeps
+// them: [NewSQLStore] keeps them in the application's SQLite or PostgreSQL
+// database, so that every instance of the application knows every
+// session, preset and run.
 //
 // # Security
 //
@@ -61,8 +76,9 @@
 // Host the explorer does not answer to are refused (see
 // [Options.AllowedHosts]), failed sign-ins are limited per client address,
 // and the sessions of guests are bounded per address, so that one guest
-// cannot end the others'. Every page is sent
-// with a Content-Security-Policy that allows no inline script, nosniff and
+// cannot end the others'. Sensitive inputs are never shown back, and are
+// kept in no preset and no run. Every page is sent with a
+// Content-Security-Policy that allows no inline script, nosniff and
 // frame-ancestors 'none'.
 package explorer
 
