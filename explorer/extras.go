@@ -111,7 +111,13 @@ func inputSummary(inputs json.RawMessage) string {
 			b, _ := json.Marshal(v)
 			text = string(b)
 		}
+		if text == "" || text == "{}" || text == "[]" || text == "null" {
+			continue
+		}
 		parts = append(parts, k+"="+text)
+	}
+	if len(parts) == 0 {
+		return "no inputs"
 	}
 	s := strings.Join(parts, ", ")
 	if r := []rune(s); len(r) > 120 {

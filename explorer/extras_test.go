@@ -33,7 +33,7 @@ func TestRunExtras(t *testing.T) {
 		}
 	}
 	// The history lists the run, linked to its page.
-	if !strings.Contains(r.body, `<h2 id="history-h">Your recent runs</h2>`) || !strings.Contains(page, "count=3, settings={}, tags=[\"a\",\"b\"], title=Hi there, wait=90s") {
+	if !strings.Contains(r.body, `<h2 id="history-h">Your recent runs</h2>`) || !strings.Contains(page, "count=3, tags=[\"a\",\"b\"], title=Hi there, wait=90s") {
 		t.Errorf("the history:\n%s", between(r.body, `<section class="history"`, "</section>"))
 	}
 	// The link fills the form in.
