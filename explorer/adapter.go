@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"html/template"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -115,6 +116,23 @@ func (f *Field) Text() string {
 // that is required, or any list item.
 func (f *Field) Required() bool { return f.Index >= 0 || f.Def.Required }
 
+// DescribedBy returns the IDs of the elements that describe f's control,
+// for aria-describedby: its violations, hint and description, those that
+// are shown.
+func (f *Field) DescribedBy() string {
+	var ids []string
+	if f.Invalid() {
+		ids = append(ids, f.ID+"-errors")
+	}
+	if f.Hint() != "" {
+		ids = append(ids, f.ID+"-hint")
+	}
+	if f.Def.Description != "" {
+		ids = append(ids, f.ID+"-desc")
+	}
+	return strings.Join(ids, " ")
+}
+
 // Invalid reports whether the field has violations.
 func (f *Field) Invalid() bool { return len(f.Violations) > 0 }
 
@@ -135,11 +153,23 @@ func (f *Field) HTML() template.HTML {
 // type and constraints, for people filling the form.
 func (f *Field) Hint() string {
 	parts := constraintTexts(f.Def)
+	if f.Def.Constraints.Pattern != "" {
+		// A regular expression tells a person little: an example does.
+		parts = slices.DeleteFunc(parts, func(s string) bool { return strings.HasPrefix(s, "matches ") })
+		if len(f.Def.Examples) > 0 {
+			if s, ok := f.Def.Examples[0].(string); ok {
+				parts = append(parts, "like “"+s+"”")
+			}
+		}
+	}
 	if f.Def.Type == "datetime_iso8601" && !f.Def.Constraints.DateOnly || f.Def.Type == "timestamp" {
-		parts = append(parts, "UTC")
+		parts = append(parts, "in UTC")
 	}
 	if f.Def.Type == "duration" {
 		parts = append(parts, "such as PT1H30M or 1h30m")
+	}
+	if f.Def.Sensitive {
+		parts = append(parts, "a secret: never shown again, nor kept in presets or the history")
 	}
 	return strings.Join(parts, "; ")
 }
@@ -294,6 +324,9 @@ func DefaultAdapter(def *tool.Definition) Adapter {
 	if len(def.Constraints.Choice) > 0 {
 		return SelectAdapter
 	}
+	if def.Sensitive && def.Type == "string" {
+		return TextAdapter // a password field
+	}
 	switch def.Type {
 	case "string":
 		c := def.Constraints
@@ -351,8 +384,12 @@ func (c control) Render(f *Field) (template.HTML, error) {
 	return f.Frame(execField(c.tmpl, controlData{Field: f, Kind: c.kind, Value: c.display(f)})), nil
 }
 
-// display returns the text a control shows for f's value.
+// display returns the text a control shows for f's value: none for a
+// sensitive value, which is never shown back.
 func (c control) display(f *Field) string {
+	if f.Def.Sensitive {
+		return ""
+	}
 	s := f.Text()
 	switch c.kind {
 	case "date":
@@ -402,6 +439,9 @@ func (d controlData) Max() string {
 
 // InputType is the type attribute of an input control.
 func (d controlData) InputType() string {
+	if d.Def.Sensitive && d.Kind != "number" {
+		return "password"
+	}
 	if d.Kind == "duration" {
 		return "text"
 	}
@@ -526,7 +566,13 @@ func (list) Extract(f *Field, form url.Values) any {
 // FindAction is that of an entity picker's search button.
 func (f *Field) AddAction() string    { return "add:" + f.Path }
 func (f *Field) RemoveAction() string { return "remove:" + f.Path }
-func (f *Field) FindAction() string   { return "find:" + f.Path }
+
+// DeleteAction is the value of the button that removes the list item f.
+func (f *Field) DeleteAction() string { return "delete:" + f.Path }
+
+// Position is a list item's position counted from 1.
+func (f *Field) Position() int      { return f.Index + 1 }
+func (f *Field) FindAction() string { return "find:" + f.Path }
 
 // PickAction is the value of the button that picks an entity found.
 func (f *Field) PickAction(ref tool.EntityRef) string { return "pick:" + f.Path + "=" + ref.ID }

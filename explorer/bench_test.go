@@ -74,7 +74,7 @@ func BenchmarkPages(b *testing.B) {
 		Authenticate: func(context.Context, string, string) (tool.Account, error) { return alice, nil },
 		Presets:      newMemPresets(),
 	}).(*server)
-	sess := exp.sessions.start(alice, false)
+	sess, _ := exp.sessions.start(context.Background(), alice, "alice", false)
 	cookie := &http.Cookie{Name: "toolapi_session", Value: sess.id}
 	const id = "bench.tool_0500"
 	submit := url.Values{
@@ -103,7 +103,15 @@ func BenchmarkPages(b *testing.B) {
 	b.Run("list", func(b *testing.B) { serve(b, "GET", "/", "", 200) })
 	b.Run("search", func(b *testing.B) { serve(b, "GET", "/?q=pears+number&match=all&op=read", "", 200) })
 	b.Run("tool", func(b *testing.B) { serve(b, "GET", "/tools/"+id, "", 200) })
-	b.Run("submit", func(b *testing.B) { serve(b, "POST", "/tools/"+id, submit, 200) })
+	// A run posts, runs and redirects to the page of the run, which is
+	// served on its own.
+	b.Run("submit", func(b *testing.B) { serve(b, "POST", "/tools/"+id, submit, http.StatusSeeOther) })
+	r := httptest.NewRequest("POST", "/tools/"+id, strings.NewReader(submit))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.AddCookie(cookie)
+	w := httptest.NewRecorder()
+	exp.ServeHTTP(w, r)
+	b.Run("result", func(b *testing.B) { serve(b, "GET", w.Header().Get("Location"), "", 200) })
 
 	ctx := tool.WithAccount(context.Background(), alice)
 	b.Run("registry-list", func(b *testing.B) {

@@ -474,12 +474,23 @@ func TestBrowserScript(t *testing.T) {
 	c.do("choosing a country",
 		chromedp.Navigate(env.srv.URL+"/tools/demo.travel"),
 		chromedp.WaitVisible(css("#f-country")),
-		chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("f-country"); s.value = "it";
+		chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("f-country"); s.focus(); s.value = "it";
 			s.dispatchEvent(new Event("change", {bubbles: true})); })()`),
+	)
+	// Choosing does not reload the page under the keyboard: only leaving
+	// the select does.
+	if c.count(`select#f-city option[value="Rome"]`) != 0 {
+		t.Error("the choices refreshed while the country was still being chosen")
+	}
+	c.do("leaving the country for the city",
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("f-city").focus()`),
 		chromedp.WaitReady(css(`select#f-city option[value="Rome"]`)),
 	)
 	if got := c.value("#f-country"); got != "it" {
 		t.Errorf("country after the refresh = %q, want it kept", got)
+	}
+	if id, err := chromedp.Run(c.ctx, chromedp.Evaluate[string](`document.activeElement.id`)); err != nil || id != "f-city" {
+		t.Errorf("focus after the refresh is on %q, want the city the person moved to (%v)", id, err)
 	}
 	if c.count("#result") != 0 {
 		t.Error("the refresh ran the tool")

@@ -70,7 +70,9 @@ func (e *server) describe(t *tool.Tool, acct tool.Account) *toolView {
 	}
 	tv.Access = accessLines(t, d.Permission)
 	tv.CLI = e.cliLine(t)
-	tv.FunctionName = e.functionName(t, acct)
+	// Models know a tool by the one name the registry gives it, in MCP
+	// and in function calling alike.
+	tv.FunctionName = tv.MCPName
 	for _, def := range t.Inputs {
 		tv.InputTable.Rows = appendRows(tv.InputTable.Rows, def, def.Name, 0, false)
 	}
@@ -135,12 +137,6 @@ func accessLines(t *tool.Tool, permission string) []string {
 		lines = append(lines, "nothing: anyone may run it")
 	}
 	return lines
-}
-
-// functionName returns t's name in function calling, the registry's name
-// for it, under which function calling declares it for every account.
-func (e *server) functionName(t *tool.Tool, _ tool.Account) string {
-	return e.reg.Name(t.ID)
 }
 
 // cliLine returns a command line that runs t, with an example value for

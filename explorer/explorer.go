@@ -8,7 +8,7 @@
 //		Authenticate: func(ctx context.Context, name, password string) (tool.Account, error) {
 //			return users.SignIn(ctx, name, password)
 //		},
-//		Presets: presetStore,
+//		Store: store, // explorer.NewSQLStore(ctx, db)
 //	}))
 //
 // The pages are rendered on the server with html/template from templates
@@ -30,16 +30,40 @@
 //
 // The form is built from the tool's input definitions by an [Adapter] per
 // data type: text, text areas, numbers, checkboxes, email and URL fields,
-// date and time fields, selects for choices, repeatable rows for lists,
-// fieldsets for maps, JSON for free-form values and entity pickers that
-// search entities by label. Applications add or replace adapters with
-// [Options.Adapters]. What a person types is sent as [tool.Text] through
-// [tool.Registry.Run], the one run path every caller shares, which coerces
-// and validates it: violations come back next to the fields they concern,
-// with what was typed kept, and a success shows the message and the
-// outputs (entities as links, text/html as escaped source unless
-// sanitised, images as images, lists as tables, maps as definition lists,
-// and the raw JSON).
+// date and time fields, selects for choices, repeatable rows for lists
+// (each row with its own remove button), fieldsets for maps, JSON for
+// free-form values, password fields for sensitive inputs and entity
+// pickers that take an entity's label or ID. Applications add or replace
+// adapters with [Options.Adapters]. What a person types is sent as
+// [tool.Text] through [tool.Registry.Run], the one run path every caller
+// shares, which coerces and validates it; the inputs may also be given as
+// one JSON object. Every problem comes back at once, in plain words next
+// to the field it concerns and in a summary at the top of the form that
+// links to each field, with what was typed kept. A success shows the
+// message and the outputs for people (names in words, times and durations
+// as people write them, booleans as marks, entities as links, text/html as
+// escaped source unless sanitised, images as images, lists as tables, maps
+// as definition lists), the raw JSON, and the run as a command line, a
+// curl call to /mcp and an MCP request.
+//
+// Presets are checked by [tool.Registry.Validate] with every input
+// optional and stored as the canonical JSON it returns.
+//
+// # Runs
+//
+// A run follows post/redirect/get: the form posts once, the tool runs
+// once and the browser is sent to the tool's page showing that run, which
+// can be reloaded, or opened again from the account's history of runs,
+// without running the tool again. Each form carries a one-time token, so
+// that a second submission of the same form (a double click) shows the
+// first one's run. Runs are kept by a [RunStore].
+//
+// # Many instances
+//
+// Sessions, presets and runs live in memory unless [Options.Store] keeps
+// them: [NewSQLStore] keeps them in the application's SQLite or PostgreSQL
+// database, so that every instance of the application knows every
+// session, preset and run.
 //
 // # Security
 //
@@ -48,8 +72,13 @@
 // cookie, and the session's CSRF token, which every form carries; a POST
 // without a valid token is refused with 403. Cross-origin POSTs are
 // refused as well. Destructive tools and tools marked Confirm run only
-// once the person ticks a box saying they understand. Every page is sent
-// with a Content-Security-Policy that allows no inline script, nosniff and
+// once the person ticks a box saying they understand. Requests under a
+// Host the explorer does not answer to are refused (see
+// [Options.AllowedHosts]), failed sign-ins are limited per client address,
+// and the sessions of guests are bounded per address, so that one guest
+// cannot end the others'. Sensitive inputs are never shown back, and are
+// kept in no preset and no run. Every page is sent with a
+// Content-Security-Policy that allows no inline script, nosniff and
 // frame-ancestors 'none'.
 package explorer
 
@@ -104,9 +133,22 @@ type Options struct {
 	// started with.
 	Account func(ctx context.Context, id string) (tool.Account, error)
 
+	// AllowedHosts lists the host names (or host:port) the explorer answers
+	// under, against DNS rebinding; "*" allows any. Loopback hosts are
+	// always allowed. Nil allows any host, except on requests that reached
+	// a loopback address, where only loopback hosts are allowed (as /mcp
+	// does).
+	AllowedHosts []string
+	// ClientAddress returns the address a request comes from, which
+	// sign-in limits count per address (behind a proxy, the address it
+	// reports). Nil means the connection's IP address, an IPv6 address
+	// counted by its /64 network.
+	ClientAddress func(r *http.Request) string
+
 	// Key signs the CSRF tokens; it should be at least 32 random bytes.
-	// Nil means a random key made when [New] is called (sessions are kept
-	// in memory, so they end with the process anyway).
+	// Nil means the Store's [SessionStore.SessionKey], or without a Store
+	// a random key made when [New] is called (sessions are kept in memory,
+	// so they end with the process anyway).
 	Key []byte
 	// SessionLifetime is how long a session lasts after sign-in. Zero
 	// means 12 hours.
@@ -118,9 +160,21 @@ type Options struct {
 	// Secure only on TLS requests.
 	Secure bool
 
+	// Store keeps sessions, presets and runs for every instance of the
+	// application: with it, a person signed in on one instance is signed
+	// in on all (see [SQLStore] for one in the application's database). It
+	// stands for Presets and Runs when those are nil, and gives the Key
+	// when that is nil. Nil keeps sessions in memory.
+	Store Store
 	// Presets stores named input values per tool and account. Nil means
-	// the pages offer no presets.
+	// Store, or when that is nil too, that the pages offer no presets.
 	Presets Presets
+
+	// Runs keeps the runs people start, so that the page showing a run can
+	// be loaded again without running the tool again, and each account's
+	// history. Nil means Store, or when that is nil too, in memory for the
+	// process's life.
+	Runs RunStore
 
 	// Adapters render and read the form fields of data types, by data
 	// type name ("color", "entity:album", "string"); they take precedence
@@ -149,7 +203,9 @@ type server struct {
 	mux      *http.ServeMux
 	sessions *sessions
 	origins  *http.CrossOriginProtection
-	schemas  *presetSchemas
+	presets  *presetTools
+	runs     RunStore
+	limiter  *limiter
 }
 
 // New returns the explorer of reg, an HTTP handler of its pages. opts may
@@ -189,14 +245,35 @@ func New(reg *tool.Registry, opts *Options) http.Handler {
 		e.opts.SessionLifetime = 12 * time.Hour
 	}
 	key := e.opts.Key
+	if len(key) == 0 && e.opts.Store != nil {
+		k, err := e.opts.Store.SessionKey(context.Background())
+		if err != nil {
+			e.logger.Error("explorer: the store's session key is unavailable; this instance uses its own", "error", err.Error())
+		}
+		key = k
+	}
 	if len(key) == 0 {
 		key = make([]byte, 32)
 		rand.Read(key)
 	}
 	e.sessions = newSessions(key, e.opts.SessionLifetime)
+	e.runs = e.opts.Runs
+	if e.opts.Store != nil {
+		e.sessions.store = e.opts.Store
+		if e.opts.Presets == nil {
+			e.opts.Presets = e.opts.Store
+		}
+		if e.runs == nil {
+			e.runs = e.opts.Store
+		}
+	}
+	if e.runs == nil {
+		e.runs = newMemRuns()
+	}
+	e.limiter = newLimiter()
 	e.origins = http.NewCrossOriginProtection()
-	e.schemas = newPresetSchemas()
-	reg.OnChange(e.schemas.reset)
+	e.presets = newPresetTools(reg)
+	reg.OnChange(e.presets.reset)
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", e.serveList)
@@ -219,6 +296,10 @@ func (e *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")
+	if !e.hostAllowed(r) {
+		http.Error(w, "Forbidden: invalid Host header", http.StatusForbidden)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		if err := e.origins.Check(r); err != nil {
 			e.forbidden(w, r, "This form came from another site.")

@@ -106,6 +106,7 @@ func TestToolPage(t *testing.T) {
 		// how to call it
 		`<dd><code>demo tool run demo.every --input title=Hello</code></dd>`,
 		`<dt>MCP tool name</dt><dd><code>demo__every</code></dd>`,
+		`<p class="ids">ID <code>demo.every</code> · name for models <code>demo__every</code></p>`,
 		`<dt>Function-calling name</dt><dd><code>demo__every</code></dd>`,
 		// access
 		`<li>the permission “use demo”</li><li>“view” access to album given as input album</li>`,
@@ -120,7 +121,7 @@ func TestToolPage(t *testing.T) {
 		// outputs
 		`<td><code>echo</code></td><td>any</td><td>yes</td><td></td><td></td><td></td><td>The inputs as the tool received them.</td>`,
 		// schemas
-		`<summary>Input schema</summary><pre class="code">{`,
+		`<summary>Input schema</summary><pre class="code" tabindex="0" aria-label="Input schema, JSON">{`,
 		`&#34;additionalProperties&#34;: false`,
 		`<summary>Preset schema <code>tool.preset.demo.every</code></summary>`,
 		`&#34;title&#34;: &#34;tool.preset.demo.every&#34;`,
@@ -260,7 +261,7 @@ func TestRunEveryInput(t *testing.T) {
 	if r.status != http.StatusOK {
 		t.Fatalf("run = %d\n%s", r.status, r.body)
 	}
-	raw := html.UnescapeString(between(r.body, `<summary>Raw JSON</summary><pre class="code">`, "</pre>"))
+	raw := html.UnescapeString(between(r.body, `<summary>Raw JSON</summary><pre class="code" tabindex="0" aria-label="Raw JSON of the outputs">`, "</pre>"))
 	var out struct {
 		Echo map[string]any `json:"echo"`
 	}
@@ -309,12 +310,12 @@ func TestViolationsNextToFields(t *testing.T) {
 		t.Fatalf("run = %d, want 422", r.status)
 	}
 	for _, want := range []string{
-		`value="x" placeholder="Hello" aria-invalid="true" aria-describedby="f-title-errors">`,
+		`value="x" placeholder="Hello" aria-required="true" aria-invalid="true" aria-describedby="f-title-errors f-title-hint f-title-desc">`,
 		`<ul class="violations" id="f-title-errors"><li>must be at least 2 characters long</li></ul>`,
 		`value="eleven" min="1" max="10" step="1" aria-invalid="true"`,
-		`<ul class="violations" id="f-count-errors"><li>must be an integer</li></ul>`,
+		`<ul class="violations" id="f-count-errors"><li>must be a whole number such as 7</li></ul>`,
 		// the empty first row is dropped: "far too long" is tags[1] now
-		`name="in:tags[1]" value="far too long" aria-invalid="true"`,
+		`name="in:tags[1]" value="far too long" aria-required="true" aria-invalid="true"`,
 		`<ul class="violations" id="f-tags[1]-errors"><li>must be at most 5 characters long</li></ul>`,
 		// the list itself
 		`<ul class="violations" id="f-tags-errors"><li>must have at most 3 items</li></ul>`,
@@ -323,7 +324,7 @@ func TestViolationsNextToFields(t *testing.T) {
 		`name="in:settings.label" value="no limit"`,
 		// a value inside a JSON text area goes to the text area
 		`<ul class="violations" id="f-meta-errors"><li>k: must be a string</li></ul>`,
-		`<ul class="violations" id="f-mail-errors"><li>must be an email address</li></ul>`,
+		`<ul class="violations" id="f-mail-errors"><li>must be an email address such as ann@example.com</li></ul>`,
 	} {
 		if !strings.Contains(r.body, want) {
 			t.Errorf("the page lacks %s", want)
@@ -370,12 +371,12 @@ func TestOutputs(t *testing.T) {
 		// an entity linked to the form of a tool that takes it, filled in
 		`<a href="/tools/demo.summarize?in%3Aalbum=1" class="entity">Blue Hours</a> <span class="muted">album 1</span>`,
 		// a list of maps as a table; an http URL is a link, a javascript: one is not
-		`<thead><tr><th>#</th><th>name</th><th>home</th></tr></thead>`,
+		`<thead><tr><th>#</th><th>Name</th><th>Home</th></tr></thead>`,
 		`<a href="https://example.com/one" rel="noopener noreferrer nofollow">https://example.com/one</a>`,
-		`<td><span class="value">javascript:alert(1)</span></td>`,
+		`<td data-label="Home"><span class="value">javascript:alert(1)</span></td>`,
 		// a list of strings as a table, a map as a definition list
 		`<tr><td class="muted">2</td><td><span class="value">beta</span></td></tr>`,
-		`<dl class="map"><dt>size</dt><dd><span class="value">3</span></dd></dl>`,
+		`<dl class="map"><dt>Size</dt><dd><span class="value">3</span></dd></dl>`,
 		// the raw JSON
 		`<summary>Raw JSON</summary>`,
 		`&#34;caption&#34;: &#34;&lt;script&gt;alert(1)&lt;/script&gt;`,
@@ -474,8 +475,8 @@ func TestRefine(t *testing.T) {
 		t.Errorf("the form of a refined tool:\n%s", between(page, "<form", "</form>"))
 	}
 	r := b.post("/tools/demo.travel", url.Values{"action": {"refresh"}, "in:country": {"fr"}})
-	if r.status != http.StatusOK || !strings.Contains(r.body, `<select id="f-city" name="in:city"><option value="" selected>(none)</option><option value="Paris">Paris</option><option value="Lyon">Lyon</option></select>`) {
-		t.Errorf("after refreshing with fr:\n%s", between(r.body, "<form", "</form>"))
+	if r.status != http.StatusOK || !strings.Contains(r.body, `<select id="f-city" name="in:city" aria-required="true" aria-describedby="f-city-hint"><option value="" selected>(none)</option><option value="Paris">Paris</option><option value="Lyon">Lyon</option></select>`) {
+		t.Errorf("after refreshing with fr:\n%s", between(r.body, `<form method="post" action="/tools`, "</form>"))
 	}
 	if strings.Contains(r.body, `id="result"`) {
 		t.Error("refresh ran the tool")
@@ -515,7 +516,7 @@ func TestRowsAndEntityPicker(t *testing.T) {
 
 	// Find by label, then pick.
 	r = b.post("/tools/demo.every", url.Values{"action": {"find:album"}, "in:album": {"harb"}})
-	if !strings.Contains(r.body, `<button type="submit" name="action" value="pick:album=3" class="pick">Harbour Lights <span class="muted">3</span></button>`) ||
+	if !strings.Contains(r.body, `<button type="submit" name="action" value="pick:album=3" class="pick" id="f-album-pick-0">Harbour Lights <span class="muted">3</span></button>`) ||
 		strings.Contains(r.body, `value="pick:album=1"`) {
 		t.Errorf("after finding harb:\n%s", between(r.body, `<div class="picker">`, "</div>\n"))
 	}

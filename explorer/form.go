@@ -36,6 +36,9 @@ type form struct {
 
 	fields   []*Field
 	problems []string
+	// summary lists the violations placed on fields, for the error
+	// summary at the top of the form.
+	summary []summaryItem
 	// entities caches the suggestions of each entity type.
 	entities map[string][]tool.EntityRef
 	// entityOrder lists the entity types whose suggestions were shown.
@@ -117,6 +120,20 @@ func (fm *form) args() map[string]any {
 		}
 	}
 	return args
+}
+
+// typedState returns the values as typed that a run keeps: every
+// input's but the locked and sensitive ones.
+func (fm *form) typedState() map[string]any {
+	out := make(map[string]any, len(fm.state))
+	for _, def := range fm.defs {
+		if v, ok := fm.state[def.Name]; ok && !def.Locked {
+			if v, ok := withoutSensitive(def, v); ok {
+				out[def.Name] = v
+			}
+		}
+	}
+	return out
 }
 
 // compact drops the empty rows of lists, so that the rows of the form
@@ -346,11 +363,12 @@ func (fm *form) place(vs []tool.Violation) {
 		p := v.Path
 		for {
 			if f, ok := index[p]; ok {
-				msg := v.Message
+				msg := plainMessage(f.Def, v.Message)
 				if p != v.Path {
 					msg = strings.TrimPrefix(v.Path[len(p):], ".") + ": " + v.Message
 				}
 				f.Violations = append(f.Violations, msg)
+				fm.summary = append(fm.summary, summaryItem{ID: f.ID, Label: f.pathLabel(), Message: msg})
 				break
 			}
 			if p == "" {
@@ -358,6 +376,38 @@ func (fm *form) place(vs []tool.Violation) {
 				break
 			}
 			p = parentPath(p)
+		}
+	}
+}
+
+// A summaryItem is one problem of the error summary, linked to the field
+// with that ID.
+type summaryItem struct {
+	ID, Label, Message string
+}
+
+// pathLabel names a field in the error summary: its label, after its
+// parents' ("Settings › limit", "Tags › #2").
+func (f *Field) pathLabel() string {
+	label := f.Label()
+	p := f.Path
+	for {
+		p = parentPath(p)
+		if p == "" {
+			return label
+		}
+		if def := f.form.defAt(p); def != nil {
+			name := def.Label
+			if name == "" {
+				name = def.Name
+			}
+			if strings.HasSuffix(p, "]") {
+				name = p[strings.LastIndexByte(p, '['):]
+				if n, err := strconv.Atoi(name[1 : len(name)-1]); err == nil {
+					name = "#" + strconv.Itoa(n+1)
+				}
+			}
+			label = name + " › " + label
 		}
 	}
 }
@@ -569,22 +619,86 @@ func (fm *form) defAt(path string) *tool.Definition {
 	return def
 }
 
-// addRow adds an empty row to the list at path; removeRow removes its
-// last row.
-func (fm *form) addRow(path string) {
+// resolveLabels replaces, in every entity field, a label typed instead of
+// an ID by the ID of the one entity of that type with that label (case
+// aside) that the person may see: "Blue Hours" finds the album. Text that
+// is an entity's ID, or that several entities share as their label, is
+// left for validation to judge.
+func (fm *form) resolveLabels() {
+	for _, def := range fm.defs {
+		if v, ok := fm.state[def.Name]; ok && !def.Locked {
+			fm.state[def.Name] = fm.resolve(def, v)
+		}
+	}
+}
+
+func (fm *form) resolve(def *tool.Definition, v any) any {
+	switch x := v.(type) {
+	case string:
+		typ := entityTypeOf(def)
+		text := strings.TrimSpace(x)
+		if typ == "" || text == "" {
+			return v
+		}
+		et, ok := fm.e.reg.EntityType(typ)
+		if !ok || et.Search == nil {
+			return v
+		}
+		refs, err := et.Search(fm.ctx, fm.v.acct, text, maxSuggestions)
+		if err != nil {
+			fm.e.logger.Error("explorer: searching entities", "type", typ, "error", err.Error())
+			return v
+		}
+		id := ""
+		for _, ref := range refs {
+			if ref.ID == text {
+				return v
+			}
+			if strings.EqualFold(strings.TrimSpace(ref.Label), text) {
+				if id != "" {
+					return v // two share the label
+				}
+				id = ref.ID
+			}
+		}
+		if id != "" {
+			return id
+		}
+	case []any:
+		if def.Items != nil {
+			for i, item := range x {
+				x[i] = fm.resolve(def.Items, item)
+			}
+		}
+	case map[string]any:
+		for _, p := range def.Properties {
+			if pv, ok := x[p.Name]; ok {
+				x[p.Name] = fm.resolve(p, pv)
+			}
+		}
+	}
+	return v
+}
+
+// addRow adds an empty row to the list at path and returns its rows;
+// removeRow removes its last row.
+func (fm *form) addRow(path string) int {
 	if def := fm.defAt(path); def == nil || def.Type != "list" {
-		return
+		return 0
 	}
-	if get, set, ok := fm.at(path); ok {
-		items, _ := get().([]any)
-		if len(items) == 0 {
-			items = []any{nil} // the row shown while the list was empty
-		}
-		if len(items) < maxRows {
-			items = append(items, nil)
-		}
-		set(items)
+	get, set, ok := fm.at(path)
+	if !ok {
+		return 0
 	}
+	items, _ := get().([]any)
+	if len(items) == 0 {
+		items = []any{nil} // the row shown while the list was empty
+	}
+	if len(items) < maxRows {
+		items = append(items, nil)
+	}
+	set(items)
+	return len(items)
 }
 
 func (fm *form) removeRow(path string) {
@@ -594,6 +708,30 @@ func (fm *form) removeRow(path string) {
 	if get, set, ok := fm.at(path); ok {
 		if items, _ := get().([]any); len(items) > 0 {
 			set(items[:len(items)-1])
+		}
+	}
+}
+
+// deleteRow removes the list item at path ("tags[2]").
+func (fm *form) deleteRow(path string) {
+	if !strings.HasSuffix(path, "]") {
+		return
+	}
+	i := strings.LastIndexByte(path, '[')
+	if i < 0 {
+		return
+	}
+	n, err := strconv.Atoi(path[i+1 : len(path)-1])
+	list := path[:i]
+	if err != nil || n < 0 {
+		return
+	}
+	if def := fm.defAt(list); def == nil || def.Type != "list" {
+		return
+	}
+	if get, set, ok := fm.at(list); ok {
+		if items, _ := get().([]any); n < len(items) {
+			set(append(items[:n:n], items[n+1:]...))
 		}
 	}
 }

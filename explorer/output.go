@@ -5,6 +5,9 @@ import (
 	"html/template"
 	"net/url"
 	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/toolapi/toolapi/tool"
 )
@@ -18,7 +21,13 @@ type resultView struct {
 	Violations []tool.Violation
 	Outputs    []outputView
 	JSON       string
+	// Copy holds the run as a command line, curl and an MCP request.
+	Copy *copyView
 }
+
+// InputFailure reports whether the run failed on its inputs: the form's
+// error summary shows it then, next to the fields.
+func (rv *resultView) InputFailure() bool { return rv.Failure == string(tool.FailureInput) }
 
 // An outputView is one output of a result.
 type outputView struct {
@@ -39,6 +48,8 @@ type outputView struct {
 //	items     Items (any other list)
 //	map       Entries (a map)
 //	json      Text holding JSON
+//	mark      a boolean: Note the mark (✓, ✗), Text the word (yes, no)
+//	time      Text, a time or duration for a person; Note its wire form
 type valueView struct {
 	Kind    string
 	Text    string
@@ -77,10 +88,7 @@ func (e *server) result(t *tool.Tool, res *tool.Result, acct tool.Account) *resu
 		if !ok {
 			continue
 		}
-		label := def.Label
-		if label == "" {
-			label = def.Name
-		}
+		label := humanName(def)
 		rv.Outputs = append(rv.Outputs, outputView{Name: def.Name, Label: label, Description: def.Description, Value: sh.value(def, v)})
 	}
 	if len(res.Outputs) > 0 {
@@ -106,7 +114,7 @@ func (sh *shower) value(def *tool.Definition, v any) *valueView {
 		if def.Items != nil && def.Items.Type == "map" && len(def.Items.Properties) > 0 {
 			tv := &valueView{Kind: "table"}
 			for _, p := range def.Items.Properties {
-				tv.Columns = append(tv.Columns, p.Name)
+				tv.Columns = append(tv.Columns, humanName(p))
 			}
 			for _, item := range items {
 				m, _ := item.(map[string]any)
@@ -141,7 +149,7 @@ func (sh *shower) value(def *tool.Definition, v any) *valueView {
 		if len(def.Properties) > 0 {
 			for _, p := range def.Properties {
 				if pv, ok := m[p.Name]; ok {
-					mv.Entries = append(mv.Entries, entryView{Key: p.Name, Value: sh.value(p, pv)})
+					mv.Entries = append(mv.Entries, entryView{Key: humanName(p), Value: sh.value(p, pv)})
 				}
 			}
 			return mv
@@ -155,9 +163,25 @@ func (sh *shower) value(def *tool.Definition, v any) *valueView {
 	case def.Type == "any":
 		return anyView(v)
 	}
+	if b, ok := v.(bool); ok && def.Type == "boolean" {
+		if b {
+			return &valueView{Kind: "mark", Text: "yes", Note: "✓"}
+		}
+		return &valueView{Kind: "mark", Text: "no", Note: "✗"}
+	}
 	s, ok := v.(string)
 	if !ok {
 		return &valueView{Kind: "text", Text: scalarText(v)}
+	}
+	switch def.Type {
+	case "datetime_iso8601", "timestamp":
+		if text, ok := humanTime(s, def.Constraints.DateOnly); ok {
+			return &valueView{Kind: "time", Text: text, Note: s}
+		}
+	case "duration":
+		if text, ok := humanDuration(s); ok {
+			return &valueView{Kind: "time", Text: text, Note: s}
+		}
 	}
 	media := def.Constraints.Media
 	switch {
@@ -358,4 +382,89 @@ func InlineHTML(html string) (string, bool) {
 var inlineTags = map[string]bool{
 	"b": true, "i": true, "em": true, "strong": true, "code": true,
 	"small": true, "sub": true, "sup": true, "br": true,
+}
+
+// humanName returns the name a person reads for a value: its label, else
+// its name in words ("track_count" is "Track count").
+func humanName(def *tool.Definition) string {
+	if def.Label != "" {
+		return def.Label
+	}
+	words := strings.ReplaceAll(def.Name, "_", " ")
+	if words == "" {
+		return ""
+	}
+	r, size := utf8.DecodeRuneInString(words)
+	return string(unicode.ToUpper(r)) + words[size:]
+}
+
+// humanTime returns an RFC 3339 time as a person reads it: "1 Dec 2026,
+// 14:30 UTC", or "1 Dec 2026" for a date.
+func humanTime(s string, dateOnly bool) (string, bool) {
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t.Format("2 Jan 2006"), true
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return "", false
+	}
+	t = t.UTC()
+	if dateOnly {
+		return t.Format("2 Jan 2006"), true
+	}
+	if t.Second() != 0 {
+		return t.Format("2 Jan 2006, 15:04:05 UTC"), true
+	}
+	return t.Format("2 Jan 2006, 15:04 UTC"), true
+}
+
+// humanDuration returns an ISO 8601 duration (PT18M5S, P1DT2H, -PT0.5S)
+// as a person reads it: "18 min 5 s", "1 d 2 h", "minus 0.5 s".
+func humanDuration(s string) (string, bool) {
+	rest := s
+	neg := strings.HasPrefix(rest, "-")
+	rest = strings.TrimPrefix(rest, "-")
+	rest, ok := strings.CutPrefix(rest, "P")
+	if !ok || rest == "" {
+		return "", false
+	}
+	units := map[byte]string{'Y': "y", 'W': "w", 'D': "d", 'H': "h", 'S': "s"}
+	var parts []string
+	inTime := false
+	num := ""
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case c == 'T' && !inTime && num == "":
+			inTime = true
+		case c >= '0' && c <= '9' || c == '.' || c == ',':
+			num += string(c)
+		default:
+			if num == "" {
+				return "", false
+			}
+			unit := units[c]
+			if c == 'M' {
+				unit = "min"
+				if !inTime {
+					unit = "mo"
+				}
+			}
+			if unit == "" {
+				return "", false
+			}
+			if strings.Trim(num, "0.,") != "" || len(parts) == 0 && i == len(rest)-1 {
+				parts = append(parts, strings.ReplaceAll(num, ",", ".")+" "+unit)
+			}
+			num = ""
+		}
+	}
+	if num != "" || len(parts) == 0 {
+		return "", false
+	}
+	out := strings.Join(parts, " ")
+	if neg {
+		out = "minus " + out
+	}
+	return out, true
 }

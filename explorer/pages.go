@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -97,10 +98,12 @@ type listRow struct {
 
 // A formView is the execute form of a tool page.
 type formView struct {
-	fm             *form
-	Action         string
-	Fields         []*Field
-	Problems       []string
+	fm       *form
+	Action   string
+	Fields   []*Field
+	Problems []string
+	// Summary lists every value that needs fixing, linked to its field.
+	Summary        []summaryItem
 	NeedsConfirm   bool
 	Confirmed      bool
 	ConfirmProblem string
@@ -108,6 +111,20 @@ type formView struct {
 	CanRun         bool
 	SignInURL      string
 	Notice         string
+	// Focus is the ID of the element that gets the focus when the page
+	// comes back from an action that did not run the tool, so that it is
+	// not lost to the page's start.
+	Focus string
+	// Share is the address of this form filled in as it is.
+	Share string
+	// History lists the visitor's latest runs of the tool.
+	History []historyView
+	// JSONInputs and JSONProblem are the inputs given as JSON, and what is
+	// wrong with them.
+	JSONInputs, JSONProblem string
+	// Once is the form's one-time token: a second submission of the same
+	// form shows the run of the first instead of running again.
+	Once string
 
 	PresetsEnabled bool
 	Presets        []presetView
@@ -217,6 +234,32 @@ func (e *server) serveTool(w http.ResponseWriter, r *http.Request) {
 	fv := e.newFormView(fm, r)
 	q := r.URL.Query()
 	switch {
+	case q.Get("run") != "" && v.signedIn():
+		run, oc := e.loadRun(r, v, t, q.Get("run"))
+		if run == nil {
+			fm.defaults()
+			fm.refine()
+			fv.Notice = "The result of this run is no longer kept; the form starts afresh."
+			break
+		}
+		var state map[string]any
+		if err := json.Unmarshal(run.Inputs, &state); err == nil && state != nil {
+			fm.state = state
+		}
+		fm.refine()
+		fv.Problems = append(fv.Problems, oc.Problems...)
+		var vs []tool.Violation
+		var res *resultView
+		if oc.Result != nil {
+			res = e.result(t, oc.Result, v.acct)
+			res.Copy = e.copies(r, v.acct, t, fm.args())
+			if oc.Result.Failure == tool.FailureInput {
+				vs = oc.Result.Violations
+			}
+		}
+		fm.build(vs)
+		e.renderTool(w, r, oc.Status, v, t, fv, res)
+		return
 	case q.Get("preset") != "" && fv.PresetsEnabled:
 		name := q.Get("preset")
 		if args, err := e.loadPreset(r, v, t, name); err != nil {
@@ -250,7 +293,9 @@ func (fm *form) fill(args map[string]any) {
 	fm.defaults()
 	for _, def := range fm.defs {
 		if v, ok := args[def.Name]; ok && !def.Locked {
-			fm.state[def.Name] = fromJSON(def, v)
+			if v, ok := withoutSensitive(def, v); ok {
+				fm.state[def.Name] = fromJSON(def, v)
+			}
 		}
 	}
 	fm.refine()
@@ -265,6 +310,7 @@ func (e *server) newFormView(fm *form, r *http.Request) *formView {
 		Refines:        t.Refiner != nil,
 		CanRun:         fm.v.signedIn(),
 		SignInURL:      e.path("/signin") + "?" + url.Values{"next": {r.URL.RequestURI()}}.Encode(),
+		Once:           randomID()[:22],
 		PresetsEnabled: e.opts.Presets != nil && fm.v.signedIn() && !fm.v.sess.guest,
 	}
 }
@@ -273,6 +319,19 @@ func (e *server) renderTool(w http.ResponseWriter, r *http.Request, status int, 
 	fm := fv.fm
 	fv.Fields = fm.fields
 	fv.Problems = append(fv.Problems, fm.problems...)
+	fv.Summary = fm.summary
+	if fv.JSONProblem != "" {
+		fv.Summary = append(fv.Summary, summaryItem{ID: "json-inputs", Label: "Inputs as JSON", Message: fv.JSONProblem})
+	}
+	if len(fm.defs) > 0 {
+		fv.Share = e.shareURL(fm)
+	}
+	if v.signedIn() {
+		fv.History = e.history(r.Context(), v, t)
+	}
+	if fv.ConfirmProblem != "" {
+		fv.Summary = append(fv.Summary, summaryItem{ID: "confirm", Label: "Confirmation", Message: fv.ConfirmProblem})
+	}
 	if fv.PresetsEnabled {
 		presets, err := e.opts.Presets.Presets(r.Context(), v.acct.AccountID(), t.ID)
 		if err != nil {
@@ -288,7 +347,14 @@ func (e *server) renderTool(w http.ResponseWriter, r *http.Request, status int, 
 		}
 	}
 	tv := e.describe(t, v.acct)
-	e.renderStatus(w, r, status, "tool", &page{Title: tv.Label, Tool: tv, Form: fv, Result: res}, v)
+	title := tv.Label
+	switch {
+	case res != nil && res.Success:
+		title = "Completed: " + title
+	case res != nil || len(fv.Summary) > 0 || fv.ConfirmProblem != "" || fv.JSONProblem != "":
+		title = "Failed: " + title
+	}
+	e.renderStatus(w, r, status, "tool", &page{Title: title, Tool: tv, Form: fv, Result: res}, v)
 }
 
 // postTool handles the execute form: run, refresh, rows, entity
@@ -311,25 +377,60 @@ func (e *server) postTool(w http.ResponseWriter, r *http.Request) {
 	action := r.PostForm.Get("action")
 	// The tick confirms one run: only the actions that run read it, and
 	// every other action shows the box unticked again.
-	fv.Confirmed = r.PostForm.Get("confirm") == "yes" && (action == "run" || action == "" || strings.HasPrefix(action, "preset-run:"))
-	var res *resultView
+	fv.Confirmed = r.PostForm.Get("confirm") == "yes" && (action == "run" || action == "" || action == "run-json" || strings.HasPrefix(action, "preset-run:"))
 	status := http.StatusOK
 	var vs []tool.Violation
 	switch {
 	case action == "run" || action == "":
-		res, vs, status = e.run(r, v, t, fm, fv, nil)
+		if e.startRun(w, r, v, t, fm, fv, nil) {
+			return
+		}
+		status = http.StatusUnprocessableEntity
+	case action == "run-json":
+		fv.JSONInputs = r.PostForm.Get("json_inputs")
+		args, err := jsonInputs(fv.JSONInputs)
+		if err != nil {
+			fv.JSONProblem = err.Error()
+			status = http.StatusUnprocessableEntity
+			break
+		}
+		fm.fill(args)
+		if e.startRun(w, r, v, t, fm, fv, args) {
+			return
+		}
+		status = http.StatusUnprocessableEntity
 	case action == "refresh":
-		// read refined the inputs already.
+		// read refined the inputs already. The script says where the
+		// focus was going when it asked for the refresh.
+		fv.Focus = r.PostForm.Get("focus")
+		if fv.Focus == "" {
+			fv.Focus = "refresh"
+		}
 	case strings.HasPrefix(action, "add:"):
-		fm.addRow(strings.TrimPrefix(action, "add:"))
+		p := strings.TrimPrefix(action, "add:")
+		if n := fm.addRow(p); n > 0 {
+			fv.Focus = "f-" + htmlID(p+"["+strconv.Itoa(n-1)+"]")
+		}
 	case strings.HasPrefix(action, "remove:"):
-		fm.removeRow(strings.TrimPrefix(action, "remove:"))
+		p := strings.TrimPrefix(action, "remove:")
+		fm.removeRow(p)
+		fv.Focus = "f-" + htmlID(p) + "-add"
+	case strings.HasPrefix(action, "delete:"):
+		p := strings.TrimPrefix(action, "delete:")
+		fm.deleteRow(p)
+		fv.Focus = "f-" + htmlID(parentPath(p)) + "-add"
 	case strings.HasPrefix(action, "find:"):
-		fm.find(strings.TrimPrefix(action, "find:"))
+		p := strings.TrimPrefix(action, "find:")
+		fm.find(p)
+		fv.Focus = "f-" + htmlID(p)
+		if len(fm.matches[p]) > 0 {
+			fv.Focus += "-pick-0"
+		}
 	case strings.HasPrefix(action, "pick:"):
 		p, id, _ := strings.Cut(strings.TrimPrefix(action, "pick:"), "=")
 		fm.pick(p, id)
 		fm.refine()
+		fv.Focus = "f-" + htmlID(p)
 	case action == "save" && fv.PresetsEnabled:
 		vs, status = e.savePreset(r, v, t, fm, fv)
 	case strings.HasPrefix(action, "preset-run:") && fv.PresetsEnabled:
@@ -344,7 +445,10 @@ func (e *server) postTool(w http.ResponseWriter, r *http.Request) {
 			fv.Notice = "Filled in from the preset “" + name + "”: tick the box to confirm, then run."
 			break
 		}
-		res, vs, status = e.run(r, v, t, fm, fv, args)
+		if e.startRun(w, r, v, t, fm, fv, args) {
+			return
+		}
+		status = http.StatusUnprocessableEntity
 	case strings.HasPrefix(action, "preset-delete:") && fv.PresetsEnabled:
 		name := strings.TrimPrefix(action, "preset-delete:")
 		if err := e.opts.Presets.DeletePreset(r.Context(), v.acct.AccountID(), t.ID, name); err != nil {
@@ -352,49 +456,14 @@ func (e *server) postTool(w http.ResponseWriter, r *http.Request) {
 			fv.PresetProblem = "The preset could not be deleted; try again."
 		} else {
 			fv.Notice = "Deleted the preset “" + name + "”."
+			fv.Focus = "notice"
 		}
 	default:
 		fv.Problems = append(fv.Problems, "The form asked for something this page does not do.")
 		status = http.StatusBadRequest
 	}
 	fm.build(vs)
-	e.renderTool(w, r, status, v, t, fv, res)
-}
-
-// run runs the tool with the form's values, or with args when given (a
-// preset's JSON values), and returns the result and the violations to
-// place on the form.
-func (e *server) run(r *http.Request, v *visit, t *tool.Tool, fm *form, fv *formView, args map[string]any) (*resultView, []tool.Violation, int) {
-	if args == nil {
-		fm.compact()
-		args = fm.args()
-	}
-	if fv.NeedsConfirm && !fv.Confirmed {
-		fv.ConfirmProblem = "This tool changes data: tick the box to confirm, then run it again."
-		return nil, nil, http.StatusUnprocessableEntity
-	}
-	ctx := tool.WithAccount(r.Context(), v.acct)
-	if t.Confirm {
-		// The person ticked the box: that is the confirmation.
-		ctx = tool.WithConfirmer(ctx, tool.Confirmed)
-	}
-	res, err := e.reg.Run(ctx, t.ID, args)
-	// Each run of a destructive tool needs its own confirmation.
-	fv.Confirmed = false
-	if err != nil {
-		fv.Problems = append(fv.Problems, "The tool is gone.")
-		return nil, nil, http.StatusNotFound
-	}
-	rv := e.result(t, res, v.acct)
-	switch res.Failure {
-	case "":
-		return rv, nil, http.StatusOK
-	case tool.FailureInput:
-		return rv, res.Violations, http.StatusUnprocessableEntity
-	case tool.FailureAccess:
-		return rv, nil, http.StatusForbidden
-	}
-	return rv, nil, http.StatusInternalServerError
+	e.renderTool(w, r, status, v, t, fv, nil)
 }
 
 // savePreset stores the form's values as a preset, once they pass the
@@ -406,7 +475,18 @@ func (e *server) savePreset(r *http.Request, v *visit, t *tool.Tool, fm *form, f
 		return nil, http.StatusUnprocessableEntity
 	}
 	fm.compact()
-	values, vs, err := e.presetValues(t, fm.args())
+	args := fm.args()
+	for _, def := range fm.defs {
+		// A preset keeps no secret.
+		if v, ok := args[def.Name]; ok {
+			if v, ok := withoutSensitive(def, v); ok {
+				args[def.Name] = v
+			} else {
+				delete(args, def.Name)
+			}
+		}
+	}
+	values, vs, err := e.presetValues(r.Context(), v.acct, t, args)
 	if err != nil {
 		e.logger.Error("explorer: checking a preset", "tool", t.ID, "error", err.Error())
 		fv.PresetProblem = "The preset could not be checked, so it was not saved."
@@ -423,6 +503,7 @@ func (e *server) savePreset(r *http.Request, v *visit, t *tool.Tool, fm *form, f
 		return nil, http.StatusInternalServerError
 	}
 	fv.Notice = "Saved the preset “" + name + "”."
+	fv.Focus = "notice"
 	fv.PresetName = ""
 	return nil, http.StatusOK
 }

@@ -1,22 +1,16 @@
 package explorer
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	validator "github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	"github.com/toolapi/toolapi/tool"
 )
@@ -75,286 +69,92 @@ func PresetSchema(t *tool.Tool) *jsonschema.Schema {
 	return &s
 }
 
-// presetSchemas compiles preset schemas once per tool.
-type presetSchemas struct {
-	mu sync.Mutex
-	m  map[*tool.Tool]*validator.Schema
+// presetTools holds, per tool, a registry of its own where the tool takes
+// every input as optional, the way its preset schema does: the values of a
+// preset go through that registry's [tool.Registry.Validate], the same
+// decoding and validation as a run, and come out as canonical JSON.
+type presetTools struct {
+	reg *tool.Registry
+	mu  sync.Mutex
+	m   map[string]*tool.Registry // by tool ID; nil when the tool cannot be copied
 }
 
-func newPresetSchemas() *presetSchemas {
-	return &presetSchemas{m: make(map[*tool.Tool]*validator.Schema)}
+func newPresetTools(reg *tool.Registry) *presetTools {
+	return &presetTools{reg: reg, m: make(map[string]*tool.Registry)}
 }
 
-func (ps *presetSchemas) reset() {
-	ps.mu.Lock()
-	clear(ps.m)
-	ps.mu.Unlock()
+func (pt *presetTools) reset() {
+	pt.mu.Lock()
+	clear(pt.m)
+	pt.mu.Unlock()
 }
 
-func (ps *presetSchemas) get(t *tool.Tool) (*validator.Schema, error) {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	if s, ok := ps.m[t]; ok {
-		return s, nil
+// registry returns the preset registry of t, or nil when t uses what a
+// registry of its own cannot hold (a data type of the application's).
+func (pt *presetTools) registry(t *tool.Tool) *tool.Registry {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	if r, ok := pt.m[t.ID]; ok {
+		return r
 	}
-	schema := PresetSchema(t)
-	if schema == nil {
-		return nil, errors.New("the tool's definitions are invalid")
+	r := tool.NewRegistry(&tool.Options{Logger: pt.reg.Logger()})
+	c := *t
+	c.Inputs = make([]*tool.Definition, len(t.Inputs))
+	types := map[string]bool{}
+	for i, def := range t.Inputs {
+		d := *def
+		d.Required = false
+		c.Inputs[i] = &d
+		collectEntityTypes(def, types)
 	}
-	b, err := json.Marshal(schema)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := validator.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		return nil, err
-	}
-	c := validator.NewCompiler()
-	c.DefaultDraft(validator.Draft2020)
-	c.AssertFormat()
-	const loc = "mem:///preset.json"
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, err
-	}
-	s, err := c.Compile(loc)
-	if err != nil {
-		return nil, err
-	}
-	ps.m[t] = s
-	return s, nil
-}
-
-// presetValues turns the arguments of a form (text as typed) into the JSON
-// object a preset stores, and checks it against t's preset schema. The
-// text is converted as the schema's types say ("10" to 10 for an integer),
-// so the stored values are typed JSON. It returns the violations found,
-// by path.
-func (e *server) presetValues(t *tool.Tool, args map[string]any) (json.RawMessage, []tool.Violation, error) {
-	schema := PresetSchema(t)
-	if schema == nil {
-		return nil, nil, errors.New("the tool's definitions are invalid")
-	}
-	values := make(map[string]any, len(args))
-	for k, v := range args {
-		values[k] = jsonValue(schema.Properties[k], v)
-	}
-	b, err := json.Marshal(values)
-	if err != nil {
-		return nil, nil, err
-	}
-	vs, err := e.checkPreset(t, b)
-	return b, vs, err
-}
-
-// checkPreset validates stored values against t's preset schema.
-func (e *server) checkPreset(t *tool.Tool, values []byte) ([]tool.Violation, error) {
-	compiled, err := e.schemas.get(t)
-	if err != nil {
-		return nil, err
-	}
-	inst, err := validator.UnmarshalJSON(bytes.NewReader(values))
-	if err != nil {
-		return []tool.Violation{{Message: "the values are not JSON"}}, nil
-	}
-	err = compiled.Validate(inst)
-	var ve *validator.ValidationError
-	if errors.As(err, &ve) {
-		var vs []tool.Violation
-		collectViolations(ve, inst, &vs)
-		return vs, nil
-	}
-	return nil, err
-}
-
-var printer = message.NewPrinter(language.English)
-
-// collectViolations turns the leaves of a validation error into
-// violations with paths such as "tags[2]".
-func collectViolations(ve *validator.ValidationError, inst any, vs *[]tool.Violation) {
-	if len(ve.Causes) > 0 {
-		for _, c := range ve.Causes {
-			collectViolations(c, inst, vs)
+	for typ := range types {
+		if et, ok := pt.reg.EntityType(typ); ok {
+			if err := r.AddEntityType(et); err != nil {
+				r = nil
+				break
+			}
 		}
+	}
+	if r != nil && r.Add(&c) != nil {
+		r = nil
+	}
+	pt.m[t.ID] = r
+	return r
+}
+
+// collectEntityTypes adds the entity types def and its items and
+// properties take to types.
+func collectEntityTypes(def *tool.Definition, types map[string]bool) {
+	if def == nil {
 		return
 	}
-	path := instancePath(inst, ve.InstanceLocation)
-	switch k := ve.ErrorKind.(type) {
-	case *kind.Required:
-		for _, m := range k.Missing {
-			*vs = append(*vs, tool.Violation{Path: joinPath(path, m), Message: "is required"})
-		}
-	case *kind.AdditionalProperties:
-		for _, p := range k.Properties {
-			*vs = append(*vs, tool.Violation{Path: joinPath(path, p), Message: "is not a known property"})
-		}
-	case *kind.Not:
-		*vs = append(*vs, tool.Violation{Path: path, Message: "must not be null"})
-	default:
-		*vs = append(*vs, tool.Violation{Path: path, Message: ve.ErrorKind.LocalizedString(printer)})
+	if typ := entityTypeOf(def); typ != "" {
+		types[typ] = true
+	}
+	collectEntityTypes(def.Items, types)
+	collectEntityTypes(def.Values, types)
+	for _, p := range def.Properties {
+		collectEntityTypes(p, types)
 	}
 }
 
-func joinPath(parent, name string) string {
-	if parent == "" {
-		return name
+// presetValues checks the arguments of a form (text as typed, and JSON
+// values) as a preset of t and returns the canonical JSON object a preset
+// stores, or the violations found. Every input is optional in a preset;
+// everything else is checked as a run checks it, entity lookups included.
+func (e *server) presetValues(ctx context.Context, acct tool.Account, t *tool.Tool, args map[string]any) (json.RawMessage, []tool.Violation, error) {
+	ctx = tool.WithAccount(ctx, acct)
+	reg := e.presets.registry(t)
+	if reg == nil {
+		// Checked as a run would be: a preset of this tool holds every
+		// required input.
+		reg = e.reg
 	}
-	return parent + "." + name
-}
-
-// instancePath turns a JSON pointer's tokens into a violation path,
-// writing the items of arrays as "[i]".
-func instancePath(inst any, tokens []string) string {
-	var b strings.Builder
-	cur := inst
-	for _, tok := range tokens {
-		switch c := cur.(type) {
-		case []any:
-			b.WriteString("[" + tok + "]")
-			if i, err := strconv.Atoi(tok); err == nil && i >= 0 && i < len(c) {
-				cur = c[i]
-			} else {
-				cur = nil
-			}
-		case map[string]any:
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(tok)
-			cur = c[tok]
-		default:
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(tok)
-			cur = nil
-		}
+	values, vs, err := reg.Validate(ctx, t.ID, args)
+	if err != nil || len(vs) > 0 {
+		return nil, vs, err
 	}
-	return b.String()
-}
-
-// jsonValue converts the text in v to the JSON types s asks for.
-func jsonValue(s *jsonschema.Schema, v any) any {
-	switch x := v.(type) {
-	case tool.Text:
-		return textValue(s, string(x))
-	case []any:
-		var items *jsonschema.Schema
-		if s != nil {
-			items = s.Items
-		}
-		out := make([]any, len(x))
-		for i, item := range x {
-			out[i] = jsonValue(items, item)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, pv := range x {
-			var ps *jsonschema.Schema
-			if s != nil {
-				ps = s.Properties[k]
-				if ps == nil {
-					ps = s.AdditionalProperties
-				}
-			}
-			out[k] = jsonValue(ps, pv)
-		}
-		return out
-	}
-	return v
-}
-
-func schemaType(s *jsonschema.Schema) string {
-	if s == nil {
-		return ""
-	}
-	if s.Type != "" {
-		return s.Type
-	}
-	for _, t := range s.Types {
-		if t != "null" {
-			return t
-		}
-	}
-	return ""
-}
-
-// textValue converts text typed by a person to the JSON type s asks for;
-// text that does not convert stays text, for the schema to reject.
-func textValue(s *jsonschema.Schema, t string) any {
-	trimmed := strings.TrimSpace(t)
-	switch schemaType(s) {
-	case "integer":
-		if i, err := strconv.ParseInt(trimmed, 10, 64); err == nil {
-			return i
-		}
-	case "number":
-		if f, err := strconv.ParseFloat(trimmed, 64); err == nil {
-			return f
-		}
-	case "boolean":
-		switch strings.ToLower(trimmed) {
-		case "true", "1", "yes", "on":
-			return true
-		case "false", "0", "no", "off", "":
-			return false
-		}
-	case "array":
-		if strings.HasPrefix(trimmed, "[") {
-			var l []any
-			if json.Unmarshal([]byte(trimmed), &l) == nil {
-				return l
-			}
-		}
-		return []any{textValue(s.Items, t)}
-	case "object":
-		var m map[string]any
-		if json.Unmarshal([]byte(trimmed), &m) == nil && m != nil {
-			return m
-		}
-	case "string":
-		switch s.Format {
-		case "date-time":
-			for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02 15:04:05", "2006-01-02"} {
-				if tm, err := time.Parse(layout, trimmed); err == nil {
-					return tm.UTC().Format(time.RFC3339Nano)
-				}
-			}
-		case "date":
-			return trimmed
-		case "duration":
-			if d, err := time.ParseDuration(trimmed); err == nil {
-				return isoDuration(d)
-			}
-			return trimmed
-		}
-	}
-	return t
-}
-
-// isoDuration writes d in ISO 8601 form: PT1H30M, PT0.5S, -PT2M.
-func isoDuration(d time.Duration) string {
-	var b strings.Builder
-	if d < 0 {
-		b.WriteByte('-')
-		d = -d
-	}
-	b.WriteString("PT")
-	if d == 0 {
-		return b.String() + "0S"
-	}
-	if h := d / time.Hour; h > 0 {
-		b.WriteString(strconv.FormatInt(int64(h), 10) + "H")
-		d -= h * time.Hour
-	}
-	if m := d / time.Minute; m > 0 {
-		b.WriteString(strconv.FormatInt(int64(m), 10) + "M")
-		d -= m * time.Minute
-	}
-	if d > 0 {
-		b.WriteString(strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "S")
-	}
-	return b.String()
+	return values, nil, nil
 }
 
 // presetName checks a preset name typed by a person.

@@ -7,10 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/toolapi/toolapi/tool"
 )
@@ -34,7 +32,8 @@ func TestPresetSchema(t *testing.T) {
 func TestPresetValues(t *testing.T) {
 	env := newTestEnv(t, nil)
 	every, _ := env.reg.Tool("demo.every")
-	values, vs, err := env.exp.presetValues(every, map[string]any{
+	alice := testUsers["alice"]
+	values, vs, err := env.exp.presetValues(context.Background(), alice, every, map[string]any{
 		"title":    tool.Text("Hi"),
 		"count":    tool.Text(" 4 "),
 		"ratio":    tool.Text("0.5"),
@@ -67,7 +66,7 @@ func TestPresetValues(t *testing.T) {
 		t.Errorf("running the stored values: %v %+v", err, res)
 	}
 
-	_, vs, err = env.exp.presetValues(every, map[string]any{
+	_, vs, err = env.exp.presetValues(context.Background(), alice, every, map[string]any{
 		"count":    tool.Text("eleven"),
 		"tags":     []any{tool.Text("a"), tool.Text("b"), tool.Text("c"), tool.Text("toolong")},
 		"settings": map[string]any{"label": tool.Text("x")},
@@ -81,45 +80,58 @@ func TestPresetValues(t *testing.T) {
 	for _, v := range vs {
 		paths[v.Path] = true
 	}
-	for _, p := range []string{"count", "tags", "tags[3]", "settings.limit", "mail", "color"} {
+	for _, p := range []string{"count", "tags", "settings.limit", "mail", "color"} {
 		if !paths[p] {
 			t.Errorf("no violation at %s; got %v", p, vs)
 		}
 	}
 }
 
-func TestISODuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		0: "PT0S", 90 * time.Minute: "PT1H30M", 1500 * time.Millisecond: "PT1.5S", -2 * time.Minute: "-PT2M", 26*time.Hour + 5*time.Second: "PT26H5S",
+// TestPresetDurations: a preset holds what a run accepts, checked by the
+// run path's own validation. Durations a run refuses (a fraction of a
+// second, a negative one) are refused when saved, with the run's message
+// beside the field, instead of being saved and failing every run; the
+// others are stored in their canonical JSON and run.
+func TestPresetDurations(t *testing.T) {
+	env := newTestEnv(t, nil)
+	b := env.browser(t)
+	b.signIn("alice")
+	b.get("/tools/demo.every")
+	for _, tt := range []struct{ typed, stored, ran string }{
+		{"1.5s", "", ""},
+		{"-2m", "", ""},
+		{"90s", "PT1M30S", "1m30s"},
+		{"PT2H", "PT2H", "2h0m0s"},
 	} {
-		if got := isoDuration(d); got != want {
-			t.Errorf("isoDuration(%v) = %q, want %q", d, got, want)
+		name := "wait " + tt.typed
+		save := url.Values{"action": {"save"}, "preset_name": {name}, "in:title": {"Hi"}, "in:wait": {tt.typed}}
+		r := b.post("/tools/demo.every", save)
+		if tt.stored == "" {
+			run := b.post("/tools/demo.every", url.Values{"action": {"run"}, "in:title": {"Hi"}, "in:wait": {tt.typed}})
+			want := between(run.body, `<ul class="violations" id="f-wait-errors">`, "</ul>")
+			if r.status != http.StatusUnprocessableEntity || want == "" || !strings.Contains(r.body, `<ul class="violations" id="f-wait-errors">`+want+"</ul>") {
+				t.Errorf("saving %s: %d; the run says %q", tt.typed, r.status, want)
+			}
+			if _, err := env.presets.Preset(context.Background(), "alice", "demo.every", name); err == nil {
+				t.Errorf("a preset of %s, which no run accepts, was saved", tt.typed)
+			}
+			continue
 		}
-	}
-}
-
-func TestTextValue(t *testing.T) {
-	str := &jsonschema.Schema{Type: "string"}
-	for _, tt := range []struct {
-		s    *jsonschema.Schema
-		in   string
-		want any
-	}{
-		{&jsonschema.Schema{Type: "integer"}, "12", int64(12)},
-		{&jsonschema.Schema{Type: "integer"}, "1.5", "1.5"},
-		{&jsonschema.Schema{Type: "number"}, "1.5", 1.5},
-		{&jsonschema.Schema{Types: []string{"boolean", "null"}}, "on", true},
-		{&jsonschema.Schema{Type: "boolean"}, "maybe", "maybe"},
-		{&jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "integer"}}, "7", []any{int64(7)}},
-		{&jsonschema.Schema{Type: "array"}, `[1,"a"]`, []any{1.0, "a"}},
-		{&jsonschema.Schema{Type: "object"}, `{"a":1}`, map[string]any{"a": 1.0}},
-		{&jsonschema.Schema{Type: "string", Format: "date-time"}, "2024-05-01 10:00", "2024-05-01T10:00:00Z"},
-		{&jsonschema.Schema{Type: "string", Format: "duration"}, "PT5M", "PT5M"},
-		{str, " kept as typed ", " kept as typed "},
-		{nil, "x", "x"},
-	} {
-		if got := textValue(tt.s, tt.in); !cmp.Equal(got, tt.want) {
-			t.Errorf("textValue(%v, %q) = %#v, want %#v", tt.s, tt.in, got, tt.want)
+		if r.status != http.StatusOK {
+			t.Fatalf("saving %s: %d\n%s", tt.typed, r.status, between(r.body, `<div class="presets">`, "</div>"))
+		}
+		p, err := env.presets.Preset(context.Background(), "alice", "demo.every", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stored map[string]any
+		json.Unmarshal(p.Values, &stored)
+		if stored["wait"] != tt.stored {
+			t.Errorf("%s stored as %s, want %s", tt.typed, p.Values, tt.stored)
+		}
+		r = b.post("/tools/demo.every", url.Values{"action": {"preset-run:" + name}})
+		if r.status != http.StatusOK || !strings.Contains(r.body, `&#34;wait&#34;: &#34;`+tt.ran+`&#34;`) {
+			t.Errorf("running the preset of %s: %d\n%s", tt.typed, r.status, between(r.body, `<section class="result`, "</section>"))
 		}
 	}
 }
@@ -174,7 +186,7 @@ func TestPresets(t *testing.T) {
 	// Fill in: the form shows the preset's values.
 	r = b.get("/tools/demo.every?preset=Daily")
 	for _, want := range []string{"Filled in from the preset “Daily”.", `name="in:title" value="Daily run"`, `name="in:count" value="3"`,
-		`name="in:tags[0]" value="x"`, `name="in:settings.limit" value="9"`, `name="in:wait" value="PT2H"`, `name="in:flag" value="true" checked>`} {
+		`name="in:tags[0]" value="x"`, `name="in:settings.limit" value="9"`, `name="in:wait" value="PT2H"`, `name="in:flag" value="true" checked aria-describedby="f-flag-desc">`} {
 		if !strings.Contains(r.body, want) {
 			t.Errorf("the filled-in form lacks %s", want)
 		}

@@ -1,13 +1,16 @@
 package explorer
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,16 +18,17 @@ import (
 	"github.com/toolapi/toolapi/tool"
 )
 
-// Sessions are kept on the server, in memory: the cookie holds only a
-// random session ID, so signing out ends a session for good. Each session
+// Sessions are kept on the server, in memory or in a [SessionStore]: the
+// cookie holds only a random session ID, so signing out ends a session for
+// good. Each session
 // has a CSRF token, an HMAC of its ID, that every form carries. The
 // sign-in form, used before there is a session, carries an HMAC of a
 // random value held in a cookie of its own instead.
 
 // maxSessions bounds the sessions kept at once; past it no session
-// starts until some end. maxAccountSessions bounds those of one account
-// (guests share one): starting one more ends that account's oldest, never
-// another account's.
+// starts until some end. maxAccountSessions bounds those of one owner (an
+// account, or the guests of one client address, since guests share an
+// account): starting one more ends that owner's oldest, never another's.
 const (
 	maxSessions        = 100_000
 	maxAccountSessions = 1_000
@@ -36,7 +40,8 @@ const signInCookie = "toolapi_signin"
 
 type session struct {
 	id      string
-	acct    tool.Account
+	acct    tool.Account // nil when read from a SessionStore: found again by accountID
+	account string
 	csrf    string
 	expires time.Time
 	guest   bool // started by "continue as guest": shared by every guest, so it keeps no presets
@@ -45,10 +50,12 @@ type session struct {
 type sessions struct {
 	key      []byte
 	lifetime time.Duration
+	// store keeps the sessions when set; else they are kept in m.
+	store SessionStore
 
 	mu        sync.Mutex
 	m         map[string]*session
-	byAccount map[string][]string // session IDs by account, oldest first
+	byAccount map[string][]string // session IDs by owner, oldest first
 	sweepAt   int                 // sweep expired sessions when m grows this big
 }
 
@@ -66,10 +73,21 @@ func (s *sessions) token(purpose, value string) string {
 	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
-// start starts a session for acct, or returns nil when the table is full.
-func (s *sessions) start(acct tool.Account, guest bool) *session {
+// start starts a session for acct, counted against owner's bound. It
+// returns nil and no error when the table is full.
+func (s *sessions) start(ctx context.Context, acct tool.Account, owner string, guest bool) (*session, error) {
 	id := randomID()
-	sess := &session{id: id, acct: acct, csrf: s.token("session", id), expires: time.Now().Add(s.lifetime), guest: guest}
+	sess := &session{id: id, acct: acct, account: acct.AccountID(), csrf: s.token("session", id), expires: time.Now().Add(s.lifetime), guest: guest}
+	if s.store != nil {
+		err := s.store.StartSession(ctx, &Session{ID: id, Owner: owner, Account: sess.account, Guest: guest, Expires: sess.expires}, maxAccountSessions)
+		if errors.Is(err, ErrTooManySessions) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return sess, nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.m) >= s.sweepAt {
@@ -82,7 +100,6 @@ func (s *sessions) start(acct tool.Account, guest bool) *session {
 		}
 		s.sweepAt = max(1024, 2*len(s.m))
 	}
-	owner := acct.AccountID()
 	ids := slices.DeleteFunc(s.byAccount[owner], func(id string) bool { return s.m[id] == nil })
 	for len(ids) >= maxAccountSessions {
 		delete(s.m, ids[0])
@@ -90,33 +107,50 @@ func (s *sessions) start(acct tool.Account, guest bool) *session {
 	}
 	if len(s.m) >= maxSessions {
 		s.byAccount[owner] = ids
-		return nil
+		return nil, nil
 	}
 	s.m[id] = sess
 	s.byAccount[owner] = append(ids, id)
-	return sess
+	return sess, nil
 }
 
 // get returns the live session with the given ID, or nil.
-func (s *sessions) get(id string) *session {
-	if id == "" {
-		return nil
+func (s *sessions) get(ctx context.Context, id string) (*session, error) {
+	if id == "" || len(id) > 100 {
+		return nil, nil
+	}
+	if s.store != nil {
+		st, err := s.store.Session(ctx, id)
+		if errors.Is(err, ErrNoSession) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if time.Now().After(st.Expires) {
+			return nil, s.store.EndSession(ctx, id)
+		}
+		return &session{id: id, account: st.Account, csrf: s.token("session", id), expires: st.Expires, guest: st.Guest}, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sess := s.m[id]
 	if sess != nil && time.Now().After(sess.expires) {
 		delete(s.m, id)
-		return nil
+		return nil, nil
 	}
-	return sess
+	return sess, nil
 }
 
 // end ends the session with the given ID.
-func (s *sessions) end(id string) {
+func (s *sessions) end(ctx context.Context, id string) error {
+	if s.store != nil {
+		return s.store.EndSession(ctx, id)
+	}
 	s.mu.Lock()
 	delete(s.m, id)
 	s.mu.Unlock()
+	return nil
 }
 
 func randomID() string {
@@ -145,21 +179,38 @@ func (v *visit) csrf() string {
 
 // visit returns who makes r.
 func (e *server) visit(r *http.Request) *visit {
-	if c, err := r.Cookie(e.opts.CookieName); err == nil {
-		if sess := e.sessions.get(c.Value); sess != nil {
-			acct := sess.acct
-			if e.opts.Account != nil {
-				a, err := e.opts.Account(r.Context(), acct.AccountID())
-				if err != nil || a == nil {
-					e.sessions.end(sess.id)
-					return e.anonymous(r)
-				}
-				acct = a
-			}
-			return &visit{acct: acct, sess: sess}
-		}
+	c, err := r.Cookie(e.opts.CookieName)
+	if err != nil {
+		return e.anonymous(r)
 	}
-	return e.anonymous(r)
+	sess, err := e.sessions.get(r.Context(), c.Value)
+	if err != nil {
+		e.logger.Error("explorer: loading a session", "error", err.Error())
+	}
+	if sess == nil {
+		return e.anonymous(r)
+	}
+	acct := sess.acct
+	switch {
+	case e.opts.Account != nil && !sess.guest:
+		acct, err = e.opts.Account(r.Context(), sess.account)
+	case acct == nil && sess.guest && e.opts.Anonymous != nil:
+		acct, err = e.opts.Anonymous(r.Context())
+	}
+	if err != nil || acct == nil || acct.AccountID() != sess.account {
+		// The account is gone, or a session from the store cannot be
+		// given its account again.
+		e.endSession(r, sess.id)
+		return e.anonymous(r)
+	}
+	return &visit{acct: acct, sess: sess}
+}
+
+// endSession ends a session, logging what goes wrong.
+func (e *server) endSession(r *http.Request, id string) {
+	if err := e.sessions.end(r.Context(), id); err != nil {
+		e.logger.Error("explorer: ending a session", "error", err.Error())
+	}
 }
 
 // anonymous returns the visit of someone who has not signed in.
@@ -261,6 +312,14 @@ func (e *server) postSignIn(w http.ResponseWriter, r *http.Request) {
 	}
 	v := e.visit(r)
 	next := r.PostForm.Get("next")
+	addr := e.clientAddress(r)
+	now := time.Now()
+	if blocked, until := e.limiter.blocked(addr, now); blocked {
+		mins := int(until.Sub(now).Minutes()) + 1
+		e.renderSignIn(w, r, v, http.StatusTooManyRequests, "Too many sign-ins from your address failed. Try again in "+
+			plural(mins, "minute")+".", next)
+		return
+	}
 	var acct tool.Account
 	switch {
 	case r.PostForm.Has("guest") && e.opts.Anonymous != nil:
@@ -274,6 +333,7 @@ func (e *server) postSignIn(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimSpace(r.PostForm.Get("name"))
 		acct, err = e.opts.Authenticate(r.Context(), name, r.PostForm.Get("password"))
 		if err != nil || acct == nil {
+			e.limiter.fail(addr, now)
 			e.renderSignIn(w, r, v, http.StatusUnauthorized, "The name or "+strings.ToLower(e.opts.PasswordLabel)+" is wrong.", next)
 			return
 		}
@@ -286,9 +346,21 @@ func (e *server) postSignIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if v.sess != nil {
-		e.sessions.end(v.sess.id)
+		e.endSession(r, v.sess.id)
 	}
-	sess := e.sessions.start(acct, r.PostForm.Has("guest") && e.opts.Anonymous != nil)
+	guest := r.PostForm.Has("guest") && e.opts.Anonymous != nil
+	owner := acct.AccountID()
+	if guest {
+		// Guests share an account: their sessions are bounded per
+		// address, so that one guest cannot end the others'.
+		owner = "guest\x00" + addr
+	}
+	sess, err := e.sessions.start(r.Context(), acct, owner, guest)
+	if err != nil {
+		e.logger.Error("explorer: starting a session", "error", err.Error())
+		e.renderSignIn(w, r, v, http.StatusInternalServerError, "Signing in failed; try again.", next)
+		return
+	}
 	if sess == nil {
 		e.renderSignIn(w, r, v, http.StatusServiceUnavailable, "Too many people are signed in; try again later.", next)
 		return
@@ -306,7 +378,7 @@ func (e *server) postSignOut(w http.ResponseWriter, r *http.Request) {
 		e.forbidden(w, r, "The form did not carry this session's token.")
 		return
 	}
-	e.sessions.end(v.sess.id)
+	e.endSession(r, v.sess.id)
 	http.SetCookie(w, e.cookie(r, e.opts.CookieName, "", -1))
 	http.Redirect(w, r, e.prefix, http.StatusSeeOther)
 }
@@ -324,6 +396,14 @@ func (e *server) localPath(p string) string {
 		}
 	}
 	return p
+}
+
+// plural returns n and the noun, in the plural unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 func errString(err error) string {

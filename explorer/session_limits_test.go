@@ -1,26 +1,32 @@
 package explorer
 
 import (
+	"context"
 	"testing"
 
 	"github.com/toolapi/toolapi/tool"
 )
 
-// TestSessionsPerAccount checks that one account (all guests share one)
-// cannot push other accounts' sessions out of the table.
+// TestSessionsPerAccount checks that one owner (an account, or the
+// guests of one address) cannot push others' sessions out of the table.
 func TestSessionsPerAccount(t *testing.T) {
 	s := newSessions([]byte("0123456789abcdef0123456789abcdef"), 3600e9)
-	victim := s.start(&tool.User{ID: "alice"}, false)
+	ctx := context.Background()
+	victim, _ := s.start(ctx, &tool.User{ID: "alice"}, "alice", false)
 	guest := &tool.User{ID: "anonymous"}
+	otherGuest, _ := s.start(ctx, guest, "guest\x00192.0.2.1", true)
 	for range maxAccountSessions + 50 {
-		if s.start(guest, true) == nil {
+		if sess, _ := s.start(ctx, guest, "guest\x00192.0.2.99", true); sess == nil {
 			t.Fatal("a guest session was refused below the table's bound")
 		}
 	}
-	if s.get(victim.id) == nil {
+	if sess, _ := s.get(ctx, victim.id); sess == nil {
 		t.Error("guests ended another account's session")
 	}
-	if n := len(s.byAccount["anonymous"]); n != maxAccountSessions {
+	if sess, _ := s.get(ctx, otherGuest.id); sess == nil {
+		t.Error("the guests of one address ended the session of a guest at another")
+	}
+	if n := len(s.byAccount["guest\x00192.0.2.99"]); n != maxAccountSessions {
 		t.Errorf("guests hold %d sessions, want at most %d", n, maxAccountSessions)
 	}
 }

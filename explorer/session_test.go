@@ -64,7 +64,7 @@ func TestSignIn(t *testing.T) {
 	if c2 := sessionCookie(t, r.header); c2 == nil || c2.Value == c.Value {
 		t.Error("signing in again kept the session ID")
 	}
-	if env.exp.sessions.get(c.Value) != nil {
+	if sess, _ := env.exp.sessions.get(context.Background(), c.Value); sess != nil {
 		t.Error("the first session outlived the second sign-in")
 	}
 }

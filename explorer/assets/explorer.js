@@ -3,19 +3,89 @@
 // entity fields suggest entities while a person types.
 (function () {
 	"use strict";
+	// Copy buttons, shown only where the script runs.
+	document.querySelectorAll("button[data-copy]").forEach(function (b) {
+		b.hidden = false;
+		b.addEventListener("click", function () {
+			var src = document.getElementById(b.getAttribute("data-copy"));
+			if (src && navigator.clipboard) {
+				navigator.clipboard.writeText(src.textContent).then(function () { b.textContent = "Copied"; });
+			}
+		});
+	});
 	var form = document.getElementById("run-form");
 	if (!form) {
 		return;
 	}
 
-	// Refresh refined inputs when another input changes.
+	// A run happens once: while it is under way the buttons that would
+	// submit the form again are disabled (the server also runs each form
+	// only once). They come back when the page is shown from the history.
+	form.addEventListener("submit", function (ev) {
+		var b = ev.submitter;
+		if (!b || (b.value !== "run" && b.value.indexOf("preset-run:") !== 0)) {
+			return;
+		}
+		var busy = document.getElementById("run");
+		// Disabled after the submission has taken the button's value.
+		setTimeout(function () {
+			form.querySelectorAll("button[type=submit]:not(:disabled)").forEach(function (x) {
+				x.disabled = true;
+				x.setAttribute("data-busy", "");
+			});
+			form.setAttribute("aria-busy", "true");
+			if (busy) {
+				busy.textContent = "Running…";
+			}
+		}, 0);
+	});
+	window.addEventListener("pageshow", function (ev) {
+		if (ev.persisted) {
+			form.querySelectorAll("button[data-busy]").forEach(function (x) {
+				x.disabled = false;
+				x.removeAttribute("data-busy");
+			});
+			form.removeAttribute("aria-busy");
+			var busy = document.getElementById("run");
+			if (busy) {
+				busy.textContent = "Run";
+			}
+		}
+	});
+
+	// Give the focus back where the last action left it, unless the page
+	// put it somewhere already (a result, an error summary).
+	var target = form.getAttribute("data-focus");
+	if (target && (!document.activeElement || document.activeElement === document.body)) {
+		var el = document.getElementById(target);
+		if (el && !el.matches("input, select, textarea, button, [tabindex]")) {
+			el = el.querySelector("input:not([type=hidden]), select, textarea, button");
+		}
+		if (el) {
+			el.focus();
+		}
+	}
+
+	// Refresh refined inputs once another input has changed and the person
+	// has left it: never while they are still choosing (a select changes
+	// with each arrow key).
 	var refresh = document.getElementById("refresh");
 	if (form.hasAttribute("data-refines") && refresh) {
+		var changed = null;
 		form.addEventListener("change", function (ev) {
 			var t = ev.target;
 			if (!t.name || t.name.indexOf("in:") !== 0 || t.closest("[data-refined]")) {
 				return;
 			}
+			changed = t;
+		});
+		form.addEventListener("focusout", function (ev) {
+			if (!changed || ev.target !== changed) {
+				return;
+			}
+			changed = null;
+			var next = ev.relatedTarget;
+			form.elements.focus.value = next && next.id ? next.id : "";
 			refresh.click();
 		});
 	}

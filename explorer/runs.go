@@ -1,0 +1,288 @@
+package explorer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/toolapi/toolapi/tool"
+)
+
+// Runs follow post/redirect/get: the form posts, the explorer runs the tool
+// once, keeps the run under an ID and redirects to the tool's page showing
+// that run (?run=ID). Reloading that page, or going back to it, shows the
+// same run again instead of running the tool a second time.
+//
+// Each rendered form carries a one-time token ("once"). The ID of a run is
+// derived from the session and that token, so a second submission of the
+// same form (a double click, a resubmitted POST) finds the run of the first
+// and is sent to it rather than running the tool again.
+
+// A Run is one run of a tool from the explorer, as a [RunStore] keeps it.
+type Run struct {
+	// ID identifies the run among its owner's.
+	ID string
+	// Owner is the account that ran it (its [tool.Account.AccountID]), or
+	// for a guest session an opaque key of that session.
+	Owner string
+	// Tool is the ID of the tool.
+	Tool string
+	// Inputs holds the form's values as typed, a JSON object by input
+	// name; sensitive inputs are left out.
+	Inputs json.RawMessage
+	// Outcome holds what the run gave, as JSON the explorer reads back;
+	// nil while the run is under way.
+	Outcome json.RawMessage
+	// Started is when the run started.
+	Started time.Time
+}
+
+// ErrRunExists is returned by [RunStore.StartRun] when a run with the
+// same owner and ID was started already.
+var ErrRunExists = errors.New("the run exists already")
+
+// ErrNoRun is wrapped by [RunStore.Run] when there is no such run.
+var ErrNoRun = errors.New("no such run")
+
+// A RunStore keeps the runs of the explorer: the result a page shows after
+// a run, and each account's history of runs. Implementations must be safe
+// for concurrent use.
+type RunStore interface {
+	// StartRun records a run that starts now (its Outcome is nil), or
+	// returns [ErrRunExists] when the owner has a run with that ID.
+	StartRun(ctx context.Context, r *Run) error
+	// FinishRun stores the Outcome of a run started with StartRun.
+	FinishRun(ctx context.Context, r *Run) error
+	// Run returns the owner's run with the given ID, or an error wrapping
+	// [ErrNoRun].
+	Run(ctx context.Context, owner, id string) (*Run, error)
+	// Runs returns the owner's latest runs, newest first, at most limit;
+	// with toolID set, only those of that tool.
+	Runs(ctx context.Context, owner, toolID string, limit int) ([]Run, error)
+}
+
+// maxOwnerRuns bounds the runs the in-memory store keeps per owner (the
+// oldest go first), maxRunOwners the owners it keeps runs for.
+const (
+	maxOwnerRuns = 100
+	maxRunOwners = 10_000
+)
+
+// memRuns is the in-memory [RunStore] of an explorer without one.
+type memRuns struct {
+	mu    sync.Mutex
+	runs  map[string][]*Run // by owner, oldest first
+	order []string          // owners, by first run
+}
+
+func newMemRuns() *memRuns { return &memRuns{runs: make(map[string][]*Run)} }
+
+func (m *memRuns) StartRun(_ context.Context, r *Run) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	runs, ok := m.runs[r.Owner]
+	for _, old := range runs {
+		if old.ID == r.ID {
+			return ErrRunExists
+		}
+	}
+	if !ok {
+		if len(m.order) >= maxRunOwners {
+			delete(m.runs, m.order[0])
+			m.order = m.order[1:]
+		}
+		m.order = append(m.order, r.Owner)
+	}
+	c := *r
+	runs = append(runs, &c)
+	if len(runs) > maxOwnerRuns {
+		runs = runs[len(runs)-maxOwnerRuns:]
+	}
+	m.runs[r.Owner] = runs
+	return nil
+}
+
+func (m *memRuns) FinishRun(_ context.Context, r *Run) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, old := range m.runs[r.Owner] {
+		if old.ID == r.ID {
+			old.Outcome = slices.Clone(r.Outcome)
+			return nil
+		}
+	}
+	return ErrNoRun
+}
+
+func (m *memRuns) Run(_ context.Context, owner, id string) (*Run, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, r := range m.runs[owner] {
+		if r.ID == id {
+			c := *r
+			return &c, nil
+		}
+	}
+	return nil, ErrNoRun
+}
+
+func (m *memRuns) Runs(_ context.Context, owner, toolID string, limit int) ([]Run, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Run
+	runs := m.runs[owner]
+	for i := len(runs) - 1; i >= 0 && len(out) < limit; i-- {
+		if toolID == "" || runs[i].Tool == toolID {
+			out = append(out, *runs[i])
+		}
+	}
+	return out, nil
+}
+
+// An outcome is what a run gave, as a Run's Outcome holds it.
+type outcome struct {
+	Status   int          `json:"status"`
+	Result   *tool.Result `json:"result,omitempty"`
+	Problems []string     `json:"problems,omitempty"`
+}
+
+// owner returns the key a visitor's runs are kept under.
+func (e *server) owner(v *visit) string {
+	if v.sess != nil && v.sess.guest {
+		return "guest:" + e.sessions.token("guest", v.sess.id)[:22]
+	}
+	return v.acct.AccountID()
+}
+
+// runID returns the ID of the run a form submission asks for: derived
+// from the session and the form's one-time token, or random without one.
+func (e *server) runID(v *visit, once string) string {
+	if once == "" || len(once) > 100 {
+		return randomID()[:22]
+	}
+	return e.sessions.token("run", v.sess.id+"\x00"+once)[:22]
+}
+
+// runURL returns the address of the page showing a run.
+func (e *server) runURL(t *tool.Tool, id string) string {
+	return e.toolURL(t.ID) + "?" + url.Values{"run": {id}}.Encode()
+}
+
+// startRun runs t once for the form submission r and redirects to the page
+// showing the run. It reports false, doing nothing, when the run needs a
+// confirmation that the form lacks.
+func (e *server) startRun(w http.ResponseWriter, r *http.Request, v *visit, t *tool.Tool, fm *form, fv *formView, args map[string]any) bool {
+	if args == nil {
+		fm.compact()
+		fm.resolveLabels()
+		args = fm.args()
+	}
+	if fv.NeedsConfirm && !fv.Confirmed {
+		fv.ConfirmProblem = "This tool changes data: tick the box to confirm, then run it again."
+		return false
+	}
+	inputs, err := json.Marshal(fm.typedState())
+	if err != nil {
+		inputs = []byte("{}")
+	}
+	run := &Run{ID: e.runID(v, r.PostForm.Get("once")), Owner: e.owner(v), Tool: t.ID, Inputs: inputs, Started: time.Now().UTC()}
+	switch err := e.runs.StartRun(r.Context(), run); {
+	case errors.Is(err, ErrRunExists):
+		// The same form came twice: show the first submission's run.
+		http.Redirect(w, r, e.runURL(t, run.ID), http.StatusSeeOther)
+		return true
+	case err != nil:
+		e.logger.Error("explorer: recording a run", "tool", t.ID, "error", err.Error())
+		fv.Problems = append(fv.Problems, "The run could not be started; try again.")
+		return false
+	}
+	oc := e.run(r, v, t, args)
+	run.Outcome, err = json.Marshal(oc)
+	if err == nil {
+		// The run is over whatever happens to the request: its outcome is
+		// stored even when the person has gone.
+		err = e.runs.FinishRun(context.WithoutCancel(r.Context()), run)
+	}
+	if err != nil {
+		e.logger.Error("explorer: recording a run", "tool", t.ID, "error", err.Error())
+		fv.Problems = append(fv.Problems, "The tool ran, but its result could not be kept to show it.")
+		return false
+	}
+	http.Redirect(w, r, e.runURL(t, run.ID), http.StatusSeeOther)
+	return true
+}
+
+// run runs the tool with args and returns its outcome.
+func (e *server) run(r *http.Request, v *visit, t *tool.Tool, args map[string]any) *outcome {
+	ctx := tool.WithAccount(r.Context(), v.acct)
+	if t.Confirm {
+		// The person ticked the box: that is the confirmation.
+		ctx = tool.WithConfirmer(ctx, tool.Confirmed)
+	}
+	res, err := e.reg.Run(ctx, t.ID, args)
+	if err != nil {
+		return &outcome{Status: http.StatusNotFound, Problems: []string{"The tool is gone."}}
+	}
+	if hidden := secrets(t.Inputs, args); len(hidden) > 0 && res.Outputs != nil {
+		// An output that repeats a secret is kept, and shown, masked.
+		masked := *res
+		masked.Outputs = maskSecrets(res.Outputs, hidden).(map[string]any)
+		res = &masked
+	}
+	oc := &outcome{Result: res, Status: http.StatusInternalServerError}
+	switch res.Failure {
+	case "":
+		oc.Status = http.StatusOK
+	case tool.FailureInput:
+		oc.Status = http.StatusUnprocessableEntity
+	case tool.FailureAccess:
+		oc.Status = http.StatusForbidden
+	}
+	return oc
+}
+
+// runWait bounds how long a page waits for a run under way (started by
+// another submission of the same form), runPoll how often it looks.
+const (
+	runWait = 2 * time.Minute
+	runPoll = 100 * time.Millisecond
+)
+
+// loadRun returns the visitor's run with the given ID once it is over; nil
+// when there is none or it is not over in time.
+func (e *server) loadRun(r *http.Request, v *visit, t *tool.Tool, id string) (*Run, *outcome) {
+	deadline := time.Now().Add(runWait)
+	for {
+		run, err := e.runs.Run(r.Context(), e.owner(v), id)
+		if err != nil {
+			if !errors.Is(err, ErrNoRun) {
+				e.logger.Error("explorer: loading a run", "tool", t.ID, "error", err.Error())
+			}
+			return nil, nil
+		}
+		if run.Tool != t.ID {
+			return nil, nil
+		}
+		if run.Outcome != nil {
+			var oc outcome
+			if err := json.Unmarshal(run.Outcome, &oc); err != nil {
+				e.logger.Error("explorer: loading a run", "tool", t.ID, "error", err.Error())
+				return nil, nil
+			}
+			return run, &oc
+		}
+		if time.Now().After(deadline) {
+			return nil, nil
+		}
+		select {
+		case <-r.Context().Done():
+			return nil, nil
+		case <-time.After(runPoll):
+		}
+	}
+}
