@@ -203,7 +203,7 @@ func TestReactAgent(t *testing.T) {
 	b, _ := json.Marshal(params)
 	var got map[string]any
 	json.Unmarshal(b, &got)
-	want := map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string", "maxLength": 10.0}},
+	want := map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string", "maxLength": 10.0, "pattern": nulFree}},
 		"required": []any{"text"}, "additionalProperties": false}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("schema of text.upper (-want +got):\n%s", diff)
@@ -299,3 +299,6 @@ func TestConfirmer(t *testing.T) {
 		}
 	}
 }
+
+// nulFree is the pattern the core puts on every string input: no NUL characters.
+const nulFree = `^[^\x00]*$`

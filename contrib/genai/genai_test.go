@@ -116,7 +116,7 @@ var wantResults = []map[string]any{
 	{"success": true, "message": "Upper completed.", "outputs": map[string]any{"result": "HELLO"}},
 	{"success": false, "message": "Invalid input for Upper: text: must be at most 10 characters long", "error_type": "invalid_input",
 		"violations": []any{map[string]any{"path": "text", "message": "must be at most 10 characters long"}},
-		"input_schema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string", "maxLength": 10.0}},
+		"input_schema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string", "maxLength": 10.0, "pattern": nulFree}},
 			"required": []any{"text"}, "additionalProperties": false}},
 	{"success": false, "message": "There is no tool named vault__secret.", "error_type": "tool_not_found"},
 	{"success": false, "message": "Launch runs only when a person confirms it, and this caller cannot ask for confirmation.", "error_type": "access_denied"},
@@ -210,3 +210,6 @@ func TestConfirmer(t *testing.T) {
 		t.Errorf("confirmed launch: %+v", got.Response)
 	}
 }
+
+// nulFree is the pattern the core puts on every string input: no NUL characters.
+const nulFree = `^[^\x00]*$`

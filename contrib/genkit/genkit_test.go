@@ -156,7 +156,7 @@ func TestGenerate(t *testing.T) {
 			if diff := cmp.Diff([]string{"db__query", "rocket__launch", "text__upper", "word__define"}, names); diff != "" {
 				t.Errorf("tools declared to the model (-want +got):\n%s", diff)
 			}
-			want := map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string", "maxLength": 10.0}},
+			want := map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string", "maxLength": 10.0, "pattern": nulFree}},
 				"required": []any{"text"}, "additionalProperties": false}
 			if diff := cmp.Diff(want, schemas["text__upper"]); diff != "" {
 				t.Errorf("input schema of text.upper (-want +got):\n%s", diff)
@@ -174,7 +174,7 @@ func TestGenerate(t *testing.T) {
 			got := outputs(t, req)
 			want := map[string]any{"success": false, "message": "Invalid input for Define: word: is not in the dictionary; it knows: hello",
 				"error_type": "invalid_input", "violations": []any{map[string]any{"path": "word", "message": "is not in the dictionary; it knows: hello"}},
-				"input_schema": map[string]any{"type": "object", "properties": map[string]any{"word": map[string]any{"type": "string"}},
+				"input_schema": map[string]any{"type": "object", "properties": map[string]any{"word": map[string]any{"type": "string", "pattern": nulFree}},
 					"required": []any{"word"}, "additionalProperties": false}}
 			if diff := cmp.Diff(want, got["1"]); diff != "" {
 				t.Errorf("output for the unknown word (-want +got):\n%s", diff)
@@ -313,3 +313,6 @@ func TestConfirmer(t *testing.T) {
 		t.Errorf("output (-want +got):\n%s", diff)
 	}
 }
+
+// nulFree is the pattern the core puts on every string input: no NUL characters.
+const nulFree = `^[^\x00]*$`

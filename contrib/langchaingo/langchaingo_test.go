@@ -185,7 +185,7 @@ func TestToolFailures(t *testing.T) {
 		byName[tl.Name()] = tl
 	}
 	if got, want := byName["text__upper"].Description(), `Upper-cases a text.
-Input: a JSON object matching this JSON Schema: {"type":"object","properties":{"text":{"type":"string","maxLength":10}},"required":["text"],"additionalProperties":false}`; got != want {
+Input: a JSON object matching this JSON Schema: {"type":"object","properties":{"text":{"type":"string","maxLength":10,"pattern":"^[^\\x00]*$"}},"required":["text"],"additionalProperties":false}`; got != want {
 		t.Errorf("description:\n%s\nwant:\n%s", got, want)
 	}
 	tests := []struct {
@@ -225,7 +225,7 @@ func TestFunctions(t *testing.T) {
 		t.Fatalf("definitions: %+v", defs)
 	}
 	b, _ := json.Marshal(defs[2].Function.Parameters)
-	if want := `{"type":"object","properties":{"text":{"type":"string","maxLength":10}},"required":["text"],"additionalProperties":false}`; string(b) != want {
+	if want := `{"type":"object","properties":{"text":{"type":"string","maxLength":10,"pattern":"^[^\\x00]*$"}},"required":["text"],"additionalProperties":false}`; string(b) != want {
 		t.Errorf("parameters %s, want %s", b, want)
 	}
 	if got := set.Call(context.Background(), "rocket__launch", ""); !strings.Contains(got, `"success":true`) {
