@@ -37,6 +37,7 @@ func (s *Server) Handler() http.Handler {
 			Stateless:                  s.opts.Stateless,
 			JSONResponse:               s.opts.JSONResponse,
 			SessionTimeout:             s.opts.SessionTimeout,
+			EventStore:                 s.opts.EventStore,
 			DisableLocalhostProtection: s.opts.DisableLocalhostProtection,
 			Logger:                     s.quiet,
 		})

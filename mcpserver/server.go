@@ -212,6 +212,15 @@ type Options struct {
 	// context. The tools it leaves out stay callable by name or ID, for an
 	// agent that found them by searching. Nil lists them all.
 	Listed func(t *tool.Tool) bool
+
+	// EventStore, when set, keeps the events of each HTTP session's
+	// streams so that a client whose stream broke off (or was closed by
+	// the server mid-call) reconnects with Last-Event-ID and receives what
+	// it missed: [mcp.NewMemoryEventStore] keeps them in memory, bounded
+	// by its MaxBytes (10 MiB unless set). The server then opens each SSE
+	// stream with a priming event. It has no effect on a stateless server.
+	// Nil means a broken stream's events are lost.
+	EventStore mcp.EventStore
 }
 
 // A Server serves the tools of a registry over MCP. Create one with [New];

