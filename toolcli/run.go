@@ -209,7 +209,7 @@ func (c *command) report(fs *flag.FlagSet, asJSON bool, o *outcome) int {
 	return status
 }
 
-// writeOutcome writes o as the JSON object of section 8 of the design:
+// writeOutcome writes o as the CLI's JSON answer (docs/guide.md, "The CLI"):
 // outputs on success (an object, {} when there are none), error_type and
 // violations (an array) on failure.
 func writeOutcome(w io.Writer, o *outcome) error {

@@ -46,7 +46,7 @@ func cli(t *testing.T, r *tool.Registry, args ...string) (int, map[string]any) {
 func TestCLITypedValuesArrive(t *testing.T) {
 	s := &Scheduler{}
 	r := newRegistry(t, s, &Site{}, &Lister{})
-	code, out := cli(t, r, "run", "e2e.schedule", "--json", "--user", "editor",
+	code, out := cli(t, r, "run", "e2e.schedule", "--json", "--yes", "--user", "editor",
 		"--input", "album=a1", "--input", "mood=lively", "--input", "at=2024-05-01T10:00:00+02:00", "--input", "priority=2")
 	if code != 0 {
 		t.Fatalf("exit %d: %v", code, out)
@@ -83,7 +83,7 @@ func TestCLITypedValuesArrive(t *testing.T) {
 
 	// Every input set: text coerced to integers and booleans, a repeated
 	// --input as a list, and a JSON object merged in.
-	code, out = cli(t, r, "run", "e2e.schedule", "--json", "--user", "editor",
+	code, out = cli(t, r, "run", "e2e.schedule", "--json", "--yes", "--user", "editor",
 		"--input", "album=a1", "--input", "mood=calm", "--input", "at=2024-05-01", "--input", "priority=1",
 		"--input", "notify=false", "--input", "limit=5", "--input", "tags=x", "--input", `{"tags":["y","z"]}`)
 	if code != 0 {
