@@ -215,9 +215,13 @@ func (s *Scheduler) CanAttach(ctx context.Context, file []byte) (bool, error) {
 	return len(file) <= 4 && tool.AccountFrom(ctx).HasPermission("attach"), nil
 }
 
-// CanRename reports whether the account may rename to title.
+// CanRename reports whether the account may rename to title, and says
+// why not when it may not.
 func (s *Scheduler) CanRename(ctx context.Context, title string) (bool, error) {
-	return tool.AccountFrom(ctx).HasPermission("rename"), nil
+	if !tool.AccountFrom(ctx).HasPermission("rename") {
+		return false, tool.Refuse("renaming needs the rename permission")
+	}
+	return true, nil
 }
 
 // Settings are the site's settings.
