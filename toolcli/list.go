@@ -59,15 +59,15 @@ func (c *command) list(args []string, search bool) int {
 	})
 	switch *format {
 	case "json":
-		defs := make([]*tool.Info, len(tools))
+		defs := make([]*info, len(tools))
 		for i, t := range tools {
-			defs[i] = c.reg.Describe(t.ID)
+			defs[i] = c.describe(t)
 		}
 		err = writeJSON(c.stdout, defs)
 	case "markdown":
-		err = writeMarkdown(c.stdout, tools)
+		err = writeMarkdown(c.stdout, tools, c.reg.Name)
 	default:
-		err = writeTable(c.stdout, tools)
+		err = writeTable(c.stdout, tools, c.reg.Name)
 	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), err)
@@ -88,28 +88,43 @@ func (c *command) usageError(fs *flag.FlagSet, err error) int {
 	return 1
 }
 
-// writeTable writes tools as an aligned table.
-func writeTable(w io.Writer, tools []*tool.Tool) error {
+// info is the DEF of a tool ([tool.Info]) with its name in MCP and
+// function calling, after its ID.
+type info struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	*tool.Info
+}
+
+// describe returns the DEF of t as the registry holds it.
+func (c *command) describe(t *tool.Tool) *info {
+	return &info{ID: t.ID, Name: c.reg.Name(t.ID), Info: c.reg.Describe(t.ID)}
+}
+
+// writeTable writes tools as an aligned table, with the name that name
+// gives each.
+func writeTable(w io.Writer, tools []*tool.Tool, name func(id string) string) error {
 	if len(tools) == 0 {
 		_, err := fmt.Fprintln(w, "No tools.")
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tOPERATION\tDESTRUCTIVE\tLABEL")
+	fmt.Fprintln(tw, "ID\tNAME\tOPERATION\tDESTRUCTIVE\tLABEL")
 	for _, t := range tools {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.ID, t.Op(), yesNo(t.IsDestructive()), oneLine(t.Label))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, name(t.ID), t.Op(), yesNo(t.IsDestructive()), oneLine(t.Label))
 	}
 	return tw.Flush()
 }
 
-// writeMarkdown writes tools as a Markdown table.
-func writeMarkdown(w io.Writer, tools []*tool.Tool) error {
+// writeMarkdown writes tools as a Markdown table, with the name that name
+// gives each.
+func writeMarkdown(w io.Writer, tools []*tool.Tool, name func(id string) string) error {
 	var b strings.Builder
-	b.WriteString("| ID | Label | Operation | Destructive | Description |\n")
-	b.WriteString("|---|---|---|---|---|\n")
+	b.WriteString("| ID | Name | Label | Operation | Destructive | Description |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
 	for _, t := range tools {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n",
-			t.ID, markdownCell(t.Label), t.Op(), yesNo(t.IsDestructive()), markdownCell(t.Description))
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s | %s | %s |\n",
+			t.ID, name(t.ID), markdownCell(t.Label), t.Op(), yesNo(t.IsDestructive()), markdownCell(t.Description))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -154,7 +169,7 @@ func (c *command) info(args []string) int {
 		fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), ue)
 		return 1
 	}
-	t, ok := c.reg.Tool(words[0])
+	t, ok := c.lookUp(words[0])
 	if !ok {
 		fmt.Fprintf(c.stderr, "%s: tool %q not found\n", fs.Name(), words[0])
 		return 1
@@ -165,7 +180,7 @@ func (c *command) info(args []string) int {
 		return 1
 	}
 	if *format == "json" {
-		err = writeJSON(c.stdout, c.reg.Describe(t.ID))
+		err = writeJSON(c.stdout, c.describe(t))
 	} else {
 		err = writeInfo(c.stdout, t, c.reg.Name(t.ID))
 	}

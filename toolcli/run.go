@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -33,7 +34,7 @@ const (
 type outcome struct {
 	Success    bool
 	Message    string
-	Outputs    json.RawMessage // the outputs encoded, on success; nil when none
+	Outputs    json.RawMessage // the outputs encoded; nil when none
 	ErrorType  string          // on failure
 	Violations []violation     // on failure
 }
@@ -55,6 +56,7 @@ func (c *command) run(args []string) int {
 	fs := c.newFlagSet("run")
 	var inputs inputFlags
 	fs.Var(&inputs, "input", "an input as `key=value` (repeat a key for a list, dot keys for maps) or a JSON object; repeatable")
+	preset := fs.String("preset", "", "start from the inputs of the account's preset with this `name`; --input values replace its own")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	user := fs.String("user", "", "run for the account with this `name`")
 	yes := fs.Bool("yes", false, "confirm a tool that asks for confirmation")
@@ -74,9 +76,10 @@ func (c *command) run(args []string) int {
 		return c.report(fs, *asJSON, failure(errInvalidOption, err.Error()))
 	}
 	id := words[0]
-	t, _ := c.reg.Tool(id)
+	t, _ := c.lookUp(id)
 	var defs []*tool.Definition
 	if t != nil {
+		id = t.ID
 		defs = t.Inputs
 	}
 	runArgs, err := buildArgs(inputs, defs)
@@ -86,6 +89,17 @@ func (c *command) run(args []string) int {
 	acct, ue := c.account(*user)
 	if ue != nil {
 		return c.report(fs, *asJSON, failure(ue.errorType, ue.msg))
+	}
+	if *preset != "" {
+		if t == nil {
+			return c.report(fs, *asJSON, notFound(id))
+		}
+		base, o := c.presetArgs(acct, t, *preset)
+		if o != nil {
+			return c.report(fs, *asJSON, o)
+		}
+		merge(base, runArgs)
+		runArgs = base
 	}
 
 	ctx := tool.WithAccount(c.ctx, acct)
@@ -109,12 +123,59 @@ func (c *command) run(args []string) int {
 	}
 	res, err := c.reg.Run(ctx, id, runArgs)
 	if errors.Is(err, tool.ErrNotFound) {
-		return c.report(fs, *asJSON, failure(errToolNotFound, fmt.Sprintf("tool %q not found", id)))
+		return c.report(fs, *asJSON, notFound(id))
 	}
 	if err != nil {
 		return c.report(fs, *asJSON, failure(errExecutionFailed, err.Error()))
 	}
 	return c.report(fs, *asJSON, fromResult(res))
+}
+
+func notFound(id string) *outcome {
+	return failure(errToolNotFound, fmt.Sprintf("tool %q not found", id))
+}
+
+// presetArgs returns the arguments that acct's preset name of t holds, as
+// typed JSON values, or the failure to report. They are not checked here:
+// the run path checks them with the rest, as it checks typed ones.
+func (c *command) presetArgs(acct tool.Account, t *tool.Tool, name string) (map[string]any, *outcome) {
+	if c.opts.Presets == nil {
+		return nil, failure(errInvalidOption, fmt.Sprintf("--preset %q: presets are not configured in this application", name))
+	}
+	owner := acct.AccountID()
+	values, err := c.opts.Presets.PresetValues(c.ctx, owner, t.ID, name)
+	if errors.Is(err, ErrNoPreset) {
+		return nil, failure(errInvalidOption, c.noPreset(owner, t, name))
+	}
+	if err != nil {
+		c.reg.Logger().Error("toolcli: loading a preset", "tool", t.ID, "preset", name, "error", err.Error())
+		return nil, failure(errExecutionFailed, fmt.Sprintf("The preset %q of %s could not be loaded; try again.", name, t.ID))
+	}
+	args, err := decodeObject(string(values))
+	if err != nil {
+		c.reg.Logger().Error("toolcli: decoding a preset", "tool", t.ID, "preset", name, "error", err.Error())
+		return nil, failure(errExecutionFailed, fmt.Sprintf("The preset %q of %s is damaged: its values are not a JSON object.", name, t.ID))
+	}
+	return args, nil
+}
+
+// noPreset says that owner has no preset name of t, and which presets of
+// t it has.
+func (c *command) noPreset(owner string, t *tool.Tool, name string) string {
+	msg := fmt.Sprintf("--preset %q: account %q has no preset of %s named %q", name, owner, t.ID, name)
+	names, err := c.opts.Presets.PresetNames(c.ctx, owner, t.ID)
+	switch {
+	case err != nil:
+		c.reg.Logger().Error("toolcli: listing presets", "tool", t.ID, "error", err.Error())
+		return msg + " (its presets could not be listed)"
+	case len(names) == 0:
+		return msg + "; it has none"
+	}
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
+	return msg + "; its presets: " + strings.Join(quoted, ", ")
 }
 
 // hasFlag reports whether args hold the boolean flag name (before "--").
@@ -134,22 +195,22 @@ func failure(errorType, message string) *outcome {
 	return &outcome{Message: message, ErrorType: errorType}
 }
 
-// fromResult turns the result of a run into an outcome.
+// fromResult turns the result of a run into an outcome, with the outputs
+// it carries, a failure's too.
 func fromResult(res *tool.Result) *outcome {
-	if res.Success {
-		o := &outcome{Success: true, Message: res.Message}
-		if len(res.Outputs) > 0 {
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(res.Outputs); err != nil {
-				return failure(errExecutionFailed, "The outputs cannot be written as JSON: "+err.Error())
-			}
-			o.Outputs = bytes.TrimSpace(buf.Bytes())
+	o := &outcome{Success: res.Success, Message: res.Message}
+	if len(res.Outputs) > 0 {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(res.Outputs); err != nil {
+			return failure(errExecutionFailed, "The outputs cannot be written as JSON: "+err.Error())
 		}
+		o.Outputs = bytes.TrimSpace(buf.Bytes())
+	}
+	if res.Success {
 		return o
 	}
-	o := &outcome{Message: res.Message}
 	switch res.Failure {
 	case tool.FailureInput:
 		o.ErrorType = errInvalidInput
@@ -164,7 +225,9 @@ func fromResult(res *tool.Result) *outcome {
 	return o
 }
 
-// report writes o and returns the exit status.
+// report writes o and returns the exit status. Without --json a success
+// writes its message and outputs on stdout; a failure writes its message
+// and violations on stderr, and the outputs it carries on stdout.
 func (c *command) report(fs *flag.FlagSet, asJSON bool, o *outcome) int {
 	status := 0
 	if !o.Success {
@@ -177,48 +240,46 @@ func (c *command) report(fs *flag.FlagSet, asJSON bool, o *outcome) int {
 		}
 		return status
 	}
-	var b strings.Builder
-	if o.Success {
-		if o.Message != "" {
-			b.WriteString(o.Message + "\n")
-		}
-		if o.Outputs != nil {
-			if err := writeJSON(&b, o.Outputs); err != nil {
-				fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), err)
-				return 1
-			}
-		}
-		io.WriteString(c.stdout, b.String())
-		return status
-	}
 	if o.ErrorType == errInvalidOption {
 		fmt.Fprintf(c.stderr, "%s: %s\n\n", fs.Name(), o.Message)
 		flagUsage(c.stderr, fs)
 		return status
 	}
-	b.WriteString(o.Message + "\n")
-	if len(o.Violations) == 1 && strings.Contains(o.Message, o.Violations[0].String()) {
-		// The message says it all already.
-		io.WriteString(c.stderr, b.String())
+	var msg, outputs strings.Builder
+	if o.Message != "" {
+		msg.WriteString(o.Message + "\n")
+	}
+	if o.Outputs != nil {
+		if err := writeJSON(&outputs, o.Outputs); err != nil {
+			fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), err)
+			return 1
+		}
+	}
+	if o.Success {
+		io.WriteString(c.stdout, msg.String()+outputs.String())
 		return status
 	}
-	for _, v := range o.Violations {
-		b.WriteString(v.String() + "\n")
+	if len(o.Violations) != 1 || !strings.Contains(o.Message, o.Violations[0].String()) {
+		// Unless the message says it all already.
+		for _, v := range o.Violations {
+			msg.WriteString(v.String() + "\n")
+		}
 	}
-	io.WriteString(c.stderr, b.String())
+	io.WriteString(c.stderr, msg.String())
+	io.WriteString(c.stdout, outputs.String())
 	return status
 }
 
 // writeOutcome writes o as the CLI's JSON answer (docs/guide.md, "The CLI"):
-// outputs on success (an object, {} when there are none), error_type and
-// violations (an array) on failure.
+// outputs (an object, {} when there are none), and on failure error_type
+// and violations (an array).
 func writeOutcome(w io.Writer, o *outcome) error {
+	outputs := o.Outputs
+	if outputs == nil {
+		outputs = json.RawMessage("{}")
+	}
 	var v any
 	if o.Success {
-		outputs := o.Outputs
-		if outputs == nil {
-			outputs = json.RawMessage("{}")
-		}
 		v = struct {
 			Success bool            `json:"success"`
 			Message string          `json:"message"`
@@ -230,11 +291,12 @@ func writeOutcome(w io.Writer, o *outcome) error {
 			vs = []violation{}
 		}
 		v = struct {
-			Success    bool        `json:"success"`
-			Message    string      `json:"message"`
-			ErrorType  string      `json:"error_type"`
-			Violations []violation `json:"violations"`
-		}{false, o.Message, o.ErrorType, vs}
+			Success    bool            `json:"success"`
+			Message    string          `json:"message"`
+			Outputs    json.RawMessage `json:"outputs"`
+			ErrorType  string          `json:"error_type"`
+			Violations []violation     `json:"violations"`
+		}{false, o.Message, outputs, o.ErrorType, vs}
 	}
 	return writeJSON(w, v)
 }

@@ -2,6 +2,7 @@ package toolcli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,11 +32,33 @@ type Options struct {
 	// always asked. Nil means never ask: a tool that needs confirmation
 	// then runs only with --yes.
 	Stdin io.Reader
+	// Presets holds the presets that run --preset takes, the input values
+	// an account saved under a name (those of the tool explorer; package
+	// toolapp wires them). Nil means there are none: --preset then fails,
+	// saying that presets are not configured.
+	Presets Presets
 }
 
 // ErrUnknownUser is wrapped by the error [Options.Accounts] returns for a
 // name no account has.
 var ErrUnknownUser = errors.New("unknown user")
+
+// Presets holds named input values of tools, per account: what run
+// --preset runs. Implementations must be safe for concurrent use.
+type Presets interface {
+	// PresetValues returns the values of the owner's preset of the tool
+	// toolID with the given name, a JSON object holding inputs by name,
+	// or an error wrapping [ErrNoPreset] when the owner has no such
+	// preset. The owner is an account's [tool.Account.AccountID].
+	PresetValues(ctx context.Context, owner, toolID, name string) (json.RawMessage, error)
+	// PresetNames returns the names of the owner's presets of the tool
+	// toolID, in the order to show them.
+	PresetNames(ctx context.Context, owner, toolID string) ([]string, error)
+}
+
+// ErrNoPreset is wrapped by the error [Presets.PresetValues] returns for a
+// name the owner has no preset of.
+var ErrNoPreset = errors.New("no such preset")
 
 // Run runs the tool command whose words (after "tool") are args, for the
 // tools of reg, writing results to stdout and problems to stderr. It
@@ -90,11 +113,21 @@ func (c *command) usage(w io.Writer) {
   %[1]s list   [--format table|json|markdown] [--operation OP] [--user NAME]
   %[1]s search WORDS... [--match or|and] [--format table|json|markdown] [--operation OP] [--user NAME]
   %[1]s info   ID [--format text|json] [--user NAME]
-  %[1]s run    ID [--input k=v | --input '{json}']... [--json] [--user NAME] [--yes]
+  %[1]s run    ID [--preset NAME] [--input k=v | --input '{json}']... [--json] [--user NAME] [--yes]
   %[1]s export [--format FORMAT] [--user NAME]
 
-Flags may come before or after the other words.
+ID is a tool's ID or its name in MCP and function calling (the NAME
+column of list). Flags may come before or after the other words.
 `, n)
+}
+
+// lookUp returns the tool whose ID, or else whose name ([tool.Registry.Name]),
+// is word. An ID wins over a name, since the CLI lists tools by ID.
+func (c *command) lookUp(word string) (*tool.Tool, bool) {
+	if t, ok := c.reg.Tool(word); ok {
+		return t, true
+	}
+	return c.reg.ToolByName(word)
 }
 
 // An optionError is a bad flag or argument: an invalid_option failure.

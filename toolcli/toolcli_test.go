@@ -226,7 +226,7 @@ func TestRunJSONShape(t *testing.T) {
 		t.Errorf("success keys (-want +got):\n%s", diff)
 	}
 	_, out, _ = call(t, reg, nil, "run", "demo.nope", "--json")
-	if diff := cmp.Diff([]string{"success", "message", "error_type", "violations"}, keys(t, out)); diff != "" {
+	if diff := cmp.Diff([]string{"success", "message", "outputs", "error_type", "violations"}, keys(t, out)); diff != "" {
 		t.Errorf("failure keys (-want +got):\n%s", diff)
 	}
 	// A tool without outputs still prints an object.
@@ -612,9 +612,9 @@ func TestListTable(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit status %d", code)
 	}
-	want := `ID           OPERATION  DESTRUCTIVE  LABEL
-demo.refuse  transform  no           Refuse
-demo.sum     transform  no           Sum
+	want := `ID           NAME          OPERATION  DESTRUCTIVE  LABEL
+demo.refuse  demo__refuse  transform  no           Refuse
+demo.sum     demo__sum     transform  no           Sum
 `
 	if diff := cmp.Diff(want, out); diff != "" {
 		t.Errorf("table (-want +got):\n%s", diff)
@@ -722,7 +722,7 @@ func TestInfo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit status %d; stderr:\n%s", code, errOut)
 	}
-	if diff := cmp.Diff([]string{"id", "label", "description", "operation", "destructive", "permission", "input_schema", "output_schema"}, keys(t, out)); diff != "" {
+	if diff := cmp.Diff([]string{"id", "name", "label", "description", "operation", "destructive", "permission", "input_schema", "output_schema"}, keys(t, out)); diff != "" {
 		t.Errorf("DEF keys (-want +got):\n%s", diff)
 	}
 	var def map[string]any
@@ -743,6 +743,7 @@ func TestInfo(t *testing.T) {
 	}
 	want := map[string]any{
 		"id":            "demo.echo",
+		"name":          "demo__echo",
 		"label":         "Echo",
 		"description":   "Echoes its word, tags and limit back.",
 		"operation":     "read",
