@@ -2,6 +2,7 @@ package toolapp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -46,7 +47,8 @@ type App struct {
 	// sets. Zero fields are filled in: Title and AppName from [Options],
 	// and from Accounts the sign-in (an account's name and API token), the
 	// anonymous visitor and the lookup of a signed-in account on each
-	// request. Nil means none beyond those.
+	// request. Nil means none beyond those. Its presets (Presets, else
+	// Store) are also those that "tool run --preset" runs.
 	Explorer *explorer.Options
 	// Close releases what the App holds once the command ends. Nil means
 	// nothing to release.
@@ -404,7 +406,50 @@ func (r *runner) tool(args []string) int {
 		},
 		DefaultAccount: anon,
 		Stdin:          o.Stdin,
+		Presets:        app.presets(),
 	})
+}
+
+// presets returns the explorer's presets for the tool command: those of
+// app.Explorer.Presets, else of its Store, else nil (none).
+func (app *App) presets() toolcli.Presets {
+	if app.Explorer == nil {
+		return nil
+	}
+	p := app.Explorer.Presets
+	if p == nil && app.Explorer.Store != nil {
+		p = app.Explorer.Store
+	}
+	if p == nil {
+		return nil
+	}
+	return explorerPresets{p}
+}
+
+// explorerPresets gives the tool command the presets of the explorer.
+type explorerPresets struct{ p explorer.Presets }
+
+func (e explorerPresets) PresetValues(ctx context.Context, owner, toolID, name string) (json.RawMessage, error) {
+	p, err := e.p.Preset(ctx, owner, toolID, name)
+	if errors.Is(err, explorer.ErrNoPreset) {
+		return nil, fmt.Errorf("%w: %w", toolcli.ErrNoPreset, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p.Values, nil
+}
+
+func (e explorerPresets) PresetNames(ctx context.Context, owner, toolID string) ([]string, error) {
+	ps, err := e.p.Presets(ctx, owner, toolID)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.Name
+	}
+	return names, nil
 }
 
 func (r *runner) mcp(args []string) error {
