@@ -16,12 +16,21 @@
 //	list   [--format table|json|markdown] [--operation OP] [--user NAME]
 //	search WORDS... [--match or|and] [--format table|json|markdown] [--operation OP] [--user NAME]
 //	info   ID [--format text|json] [--user NAME]
-//	run    ID [--input k=v | --input '{json}']... [--json] [--user NAME] [--yes]
+//	run    ID [--preset NAME] [--input k=v | --input '{json}']... [--json] [--user NAME] [--yes]
 //	export [--format FORMAT] [--user NAME]
 //
 // Flags may come before or after the positional words, and "--" ends the
 // flags. The exit status is 0 on success and 1 on any failure, usage
 // errors included.
+//
+// # IDs and names
+//
+// info and run take a tool's ID ("album.add_track") or its name in MCP and
+// function calling ([tool.Registry.Name]: "album__add_track"); where one
+// tool's ID is another tool's name, the ID wins. list and search show both
+// (the ID and NAME columns of the table, the ID and Name columns of
+// --format markdown), and the DEF that info and list print with --format
+// json carries the name as "name", after "id".
 //
 // # Accounts
 //
@@ -60,21 +69,40 @@
 //     merge, anything else replaces what was there. Malformed JSON is an
 //     invalid_option failure.
 //
+// # Presets
+//
+// --preset NAME starts from the values of the account's preset NAME of the
+// tool, read from [Options.Presets] (package toolapp gives it the tool
+// explorer's presets). The --input values are merged on top and win: a
+// key=value or a JSON key replaces the preset's value of that input (a
+// list whole), and dotted keys and JSON objects set keys inside the maps
+// the preset holds. The merged values are validated and run by the
+// registry's run path like typed ones, so a stored value the tool no longer
+// takes gets the same violations. A name the account has no preset of is
+// an invalid_option failure naming it and listing the account's presets of
+// the tool; without [Options.Presets], --preset fails saying presets are
+// not configured. A preset that cannot be read is an execution_failed
+// failure, its error logged on the registry's logger.
+//
 // # Results
 //
 // Without --json, run prints the result's message and then its outputs as
 // indented JSON; a failure prints its message and then each violation on
 // its own line as "path: message" (unless the message already names the
-// only one), on standard error. With --json it prints one JSON object on
-// standard output, failures included:
+// only one), on standard error, and the outputs it carries (see
+// [tool.Failed]) as indented JSON on standard output. With --json it
+// prints one JSON object on standard output, failures included; outputs
+// is an object on success ({} when there are none) and is there on a
+// failure that carries outputs:
 //
 //	{"success":true,"message":"Greet completed.","outputs":{...}}
 //	{"success":false,"message":"...","error_type":"invalid_input","violations":[{"path":"count","message":"..."}]}
+//	{"success":false,"message":"...","outputs":{"imported":2},"error_type":"execution_failed","violations":[]}
 //
 // error_type is one of tool_not_found, invalid_option (a bad flag, a
-// malformed --input), user_not_found, user_blocked, invalid_input,
-// access_denied and execution_failed (the last three are the input,
-// access and runtime failure categories of [tool.Result]).
+// malformed --input, an unknown --preset), user_not_found, user_blocked,
+// invalid_input, access_denied and execution_failed (the last three are
+// the input, access and runtime failure categories of [tool.Result]).
 //
 // # Confirmation
 //

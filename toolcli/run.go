@@ -271,15 +271,16 @@ func (c *command) report(fs *flag.FlagSet, asJSON bool, o *outcome) int {
 }
 
 // writeOutcome writes o as the CLI's JSON answer (docs/guide.md, "The CLI"):
-// outputs (an object, {} when there are none), and on failure error_type
-// and violations (an array).
+// outputs on success (an object, {} when there are none), error_type and
+// violations (an array) on failure, and outputs on a failure that carries
+// some, as function calling answers.
 func writeOutcome(w io.Writer, o *outcome) error {
-	outputs := o.Outputs
-	if outputs == nil {
-		outputs = json.RawMessage("{}")
-	}
 	var v any
 	if o.Success {
+		outputs := o.Outputs
+		if outputs == nil {
+			outputs = json.RawMessage("{}")
+		}
 		v = struct {
 			Success bool            `json:"success"`
 			Message string          `json:"message"`
@@ -293,10 +294,10 @@ func writeOutcome(w io.Writer, o *outcome) error {
 		v = struct {
 			Success    bool            `json:"success"`
 			Message    string          `json:"message"`
-			Outputs    json.RawMessage `json:"outputs"`
+			Outputs    json.RawMessage `json:"outputs,omitempty"`
 			ErrorType  string          `json:"error_type"`
 			Violations []violation     `json:"violations"`
-		}{false, o.Message, outputs, o.ErrorType, vs}
+		}{false, o.Message, o.Outputs, o.ErrorType, vs}
 	}
 	return writeJSON(w, v)
 }
