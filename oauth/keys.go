@@ -119,13 +119,17 @@ func (k *keySet) fetch(ctx context.Context) error {
 		u = k.rs.opts.JWKSURL
 	}
 	if u == "" {
-		var err error
-		if u, err = k.discover(ctx); err != nil {
+		meta, err := k.rs.discover(ctx)
+		if err != nil {
 			return err
 		}
+		if meta.JWKSURI == "" {
+			return fmt.Errorf("the issuer's metadata names no jwks_uri")
+		}
+		u = meta.JWKSURI
 	}
 	var set jose.JSONWebKeySet
-	if err := k.get(ctx, u, &set); err != nil {
+	if err := getJSON(ctx, k.rs.opts.HTTPClient, u, &set); err != nil {
 		return err
 	}
 	if len(set.Keys) > maxKeys {
@@ -139,36 +143,41 @@ func (k *keySet) fetch(ctx context.Context) error {
 	return nil
 }
 
-// discover returns the jwks_uri of the issuer's metadata.
-func (k *keySet) discover(ctx context.Context) (string, error) {
-	iss := strings.TrimSuffix(k.rs.opts.Issuer, "/")
+// issuerMeta is what the server reads of its issuer's metadata.
+type issuerMeta struct {
+	Issuer                string `json:"issuer"`
+	JWKSURI               string `json:"jwks_uri"`
+	IntrospectionEndpoint string `json:"introspection_endpoint"`
+}
+
+// discover reads the issuer's metadata: its OpenID configuration, else
+// its OAuth authorization server metadata (RFC 8414).
+func (rs *ResourceServer) discover(ctx context.Context) (*issuerMeta, error) {
+	iss := strings.TrimSuffix(rs.opts.Issuer, "/")
 	var errs []error
 	for _, path := range []string{"/.well-known/openid-configuration", "/.well-known/oauth-authorization-server"} {
-		var meta struct {
-			Issuer  string `json:"issuer"`
-			JWKSURI string `json:"jwks_uri"`
-		}
-		if err := k.get(ctx, iss+path, &meta); err != nil {
+		var meta issuerMeta
+		if err := getJSON(ctx, rs.opts.HTTPClient, iss+path, &meta); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if strings.TrimSuffix(meta.Issuer, "/") != iss || meta.JWKSURI == "" {
-			errs = append(errs, fmt.Errorf("%s%s: the metadata names issuer %q and jwks_uri %q", iss, path, meta.Issuer, meta.JWKSURI))
+		if strings.TrimSuffix(meta.Issuer, "/") != iss {
+			errs = append(errs, fmt.Errorf("%s%s: the metadata names issuer %q", iss, path, meta.Issuer))
 			continue
 		}
-		return meta.JWKSURI, nil
+		return &meta, nil
 	}
-	return "", errors.Join(errs...)
+	return nil, errors.Join(errs...)
 }
 
-// get reads the JSON document at u into v.
-func (k *keySet) get(ctx context.Context, u string, v any) error {
+// getJSON reads the JSON document at u into v.
+func getJSON(ctx context.Context, client *http.Client, u string, v any) error {
 	req, err := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodGet, u, nil)
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := k.rs.opts.HTTPClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,9 @@
 // Package oauth makes an MCP endpoint an OAuth 2.1 resource server, as the
 // MCP authorization specification asks: clients find the authorization
 // server through the endpoint's protected resource metadata (RFC 9728) and
-// send JWT access tokens (RFC 9068) that the server checks against the
-// issuer's published keys.
+// send access tokens: JWTs (RFC 9068) that the server checks against the
+// issuer's published keys, or opaque tokens that it asks the issuer about
+// at its introspection endpoint (RFC 7662, see [Options.Introspection]).
 //
 //	rs, err := oauth.New(&oauth.Options{
 //		Resource: "https://mcp.example.com/mcp",
@@ -20,7 +21,11 @@
 // A token is accepted when its signature verifies with a key of the
 // issuer's JSON Web Key Set, its iss is the issuer, its aud names the
 // resource, and it has not expired; its scopes grant the permissions
-// [Options.Scopes] maps them to. A token that fails is answered 401 with a
+// [Options.Scopes] maps them to. An opaque token is accepted when the
+// issuer's introspection endpoint answers that it is active, for a
+// subject, with an expiry not passed, and an iss and aud, if it names
+// them, of the issuer and of the resource (or of the client the resource
+// server introspects as). A token that fails is answered 401 with a
 // WWW-Authenticate challenge naming the metadata; one that lacks a scope
 // of [Options.RequiredScopes] is answered 403 insufficient_scope, naming
 // the scopes, so that the client can ask the person for more; so is a
@@ -100,6 +105,11 @@ type Options struct {
 	// RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512 and EdDSA;
 	// "none" and the HMAC algorithms are never accepted.
 	Algorithms []jose.SignatureAlgorithm
+
+	// Introspection, when set, checks the tokens that are not signed JWTs
+	// (opaque or encrypted access tokens) at the issuer's introspection
+	// endpoint (RFC 7662). Nil refuses them.
+	Introspection *Introspection
 }
 
 // A Token is a verified access token.
@@ -131,6 +141,7 @@ const (
 type ResourceServer struct {
 	opts     Options
 	keys     *keySet
+	intro    *introspector // nil without Options.Introspection
 	metadata *oauthex.ProtectedResourceMetadata
 	metaURL  string
 	metaPath string
@@ -201,6 +212,11 @@ func New(opts *Options) (*ResourceServer, error) {
 	}
 	rs.required = strings.Join(o.RequiredScopes, " ")
 	rs.keys = &keySet{rs: rs}
+	if o.Introspection != nil {
+		if rs.intro, err = newIntrospector(rs, o.Introspection); err != nil {
+			return nil, err
+		}
+	}
 	return rs, nil
 }
 
@@ -290,6 +306,9 @@ func (rs *ResourceServer) Verify(ctx context.Context, raw string) (*Token, error
 		return nil, &mcpserver.AuthError{Description: "the token is too long", Err: ErrMalformed}
 	}
 	tok, err := jwt.ParseSigned(raw, rs.opts.Algorithms)
+	if err != nil && rs.intro != nil {
+		return rs.intro.verify(ctx, raw)
+	}
 	if err != nil || len(tok.Headers) != 1 {
 		return nil, &mcpserver.AuthError{Description: "the token is not a signed JWT", Err: ErrMalformed}
 	}
@@ -329,9 +348,18 @@ func (rs *ResourceServer) Verify(ctx context.Context, raw string) (*Token, error
 	} else {
 		t.Scopes = c.Scp
 	}
+	if err := rs.grant(t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// grant checks that t carries every required scope and gives it the
+// permissions its scopes grant.
+func (rs *ResourceServer) grant(t *Token) error {
 	for _, s := range rs.opts.RequiredScopes {
 		if !slices.Contains(t.Scopes, s) {
-			return nil, &mcpserver.AuthError{
+			return &mcpserver.AuthError{
 				Status: http.StatusForbidden, Scope: rs.required,
 				Description: "the token lacks the scope " + s, Err: ErrScope,
 			}
@@ -345,7 +373,7 @@ func (rs *ResourceServer) Verify(ctx context.Context, raw string) (*Token, error
 		}
 	}
 	slices.Sort(t.Permissions)
-	return t, nil
+	return nil
 }
 
 // ScopesFor returns the scopes that grant the named permission, sorted:

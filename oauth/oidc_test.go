@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/toolapi/toolapi/oauth"
 )
 
@@ -182,5 +184,114 @@ func TestOpenIDProvider(t *testing.T) {
 	json.Unmarshal(payload, &c)
 	if c.Iss != iss || len(c.Aud) != 1 || c.Aud[0] != os.Getenv("TOOLAPI_TEST_OIDC_WEB_CLIENT") {
 		t.Errorf("ID token claims %+v", c)
+	}
+}
+
+// exchange trades the subject token for one of the requested type for
+// the audience by token exchange (RFC 8693), as the web client.
+func exchange(t *testing.T, iss, subject, requested, audience, scope string) string {
+	t.Helper()
+	tr := token(t, iss, os.Getenv("TOOLAPI_TEST_OIDC_WEB_CLIENT"), os.Getenv("TOOLAPI_TEST_OIDC_WEB_SECRET"), url.Values{
+		"grant_type":           {"urn:ietf:params:oauth:grant-type:token-exchange"},
+		"subject_token":        {subject},
+		"subject_token_type":   {"urn:ietf:params:oauth:token-type:access_token"},
+		"requested_token_type": {"urn:ietf:params:oauth:token-type:" + requested},
+		"audience":             {audience},
+		"scope":                {scope},
+	})
+	if tr.AccessToken == "" {
+		t.Fatalf("token exchange for %s gave no token", audience)
+	}
+	return tr.AccessToken
+}
+
+// bearer adds a bearer token to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestOpenIDProviderTokens calls /mcp with access tokens the real
+// provider issues. Its access tokens are opaque: the resource server asks
+// the provider about them at its introspection endpoint, authenticated
+// as the client the provider knows the resource server by (api). The
+// person signs in to the web client, which exchanges the person's token
+// for one for the resource server (RFC 8693), with the scopes it needs.
+func TestOpenIDProviderTokens(t *testing.T) {
+	iss := provider(t)
+	api, apiSecret := os.Getenv("TOOLAPI_TEST_OIDC_API_CLIENT"), os.Getenv("TOOLAPI_TEST_OIDC_API_SECRET")
+	rs := newResourceServer(t, iss, func(o *oauth.Options) {
+		o.Issuer = iss
+		o.Introspection = &oauth.Introspection{ClientID: api, ClientSecret: apiSecret} // endpoint from the metadata
+	})
+	ts := serve(t, rs)
+	ctx := context.Background()
+	person := signIn(t, iss).AccessToken
+
+	good := exchange(t, iss, person, "access_token", api, "openid mcp album:read")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: ts.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{good}},
+	}, nil)
+	if err != nil {
+		t.Fatalf("connecting with the provider's token: %v", err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	if len(names) != 1 || names[0] != "album__search" {
+		t.Errorf("tools listed for the scope album:read: %v, want [album__search]", names)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "album__search", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Errorf("calling album__search with the provider's token: %v %+v", err, res)
+	}
+	if got, err := rs.Verify(ctx, good); err != nil || got.Subject == "" || got.ClientID != os.Getenv("TOOLAPI_TEST_OIDC_WEB_CLIENT") {
+		t.Errorf("Verify: %+v, %v; want the person as subject and the web client as client", got, err)
+	}
+
+	for _, tc := range []struct {
+		name      string
+		token     string
+		status    int
+		challenge string
+	}{
+		{"the person's own token, for the web client", person, 401, `error="invalid_token", error_description="the token is not active"`},
+		{"a token for another audience", exchange(t, iss, person, "access_token", "native", "openid mcp album:read"), 401, `error="invalid_token"`},
+		{"a token without the scope mcp", exchange(t, iss, person, "access_token", api, "openid album:read"), 403, `error="insufficient_scope", error_description="the token lacks the scope mcp", scope="mcp"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := post(t, ts.URL+"/mcp", tc.token, initialize, nil)
+			ch := resp.Header.Get("WWW-Authenticate")
+			if resp.StatusCode != tc.status || !strings.Contains(ch, tc.challenge) || !strings.Contains(ch, "resource_metadata=") {
+				t.Errorf("%d %q (%s), want %d with %q naming the metadata", resp.StatusCode, ch, body, tc.status, tc.challenge)
+			}
+		})
+	}
+
+	// The provider's tokens live five minutes: two days on, the resource
+	// server refuses a good one as expired, whatever the provider answers.
+	later := newResourceServer(t, iss, func(o *oauth.Options) {
+		o.Issuer = iss
+		o.Introspection = &oauth.Introspection{ClientID: api, ClientSecret: apiSecret}
+	})
+	oauth.SetClock(later, func() time.Time { return time.Now().Add(48 * time.Hour) })
+	if _, err := later.Verify(ctx, good); !errors.Is(err, oauth.ErrExpired) {
+		t.Errorf("the provider's token two days later: %v, want ErrExpired", err)
+	}
+
+	// The provider signs JWTs too: exchanged for an ID token naming this
+	// resource as audience, the signature, issuer and audience verify.
+	jwt := exchange(t, iss, person, "id_token", resource, "openid")
+	if tk, err := rs.Verify(ctx, jwt); !errors.Is(err, oauth.ErrScope) {
+		t.Errorf("the provider's signed JWT for this resource, without the scope mcp: %+v, %v; want ErrScope (signature, issuer and audience accepted)", tk, err)
 	}
 }

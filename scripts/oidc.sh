@@ -10,8 +10,10 @@
 # users: the service user sid1 (secret verysecret) gets tokens by the
 # client credentials grant; the web client web (secret secret) signs in
 # the user test-user@localhost (password verysecure) by the authorization
-# code flow. It listens at the first free port from 59998 (on every
-# interface: the example takes only a port) under the issuer
+# code flow and exchanges tokens (RFC 8693); the client api (secret
+# secret) is the resource server at the introspection endpoint. It
+# listens at the first free port from 59998 (on every interface: the
+# example takes only a port) under the issuer
 # http://localhost:PORT/. Everything but the export lines goes to stderr,
 # with the command that stops the provider.
 set -euo pipefail
@@ -58,4 +60,5 @@ log "provider at http://localhost:$port/ (log $dir/log); stop it with: kill $pid
 echo "export TOOLAPI_TEST_OIDC_ISSUER=http://localhost:$port/"
 echo "export TOOLAPI_TEST_OIDC_CLIENT=sid1 TOOLAPI_TEST_OIDC_SECRET=verysecret"
 echo "export TOOLAPI_TEST_OIDC_WEB_CLIENT=web TOOLAPI_TEST_OIDC_WEB_SECRET=secret TOOLAPI_TEST_OIDC_WEB_REDIRECT=http://localhost:9999/auth/callback"
+echo "export TOOLAPI_TEST_OIDC_API_CLIENT=api TOOLAPI_TEST_OIDC_API_SECRET=secret"
 echo "export TOOLAPI_TEST_OIDC_USER=test-user@localhost TOOLAPI_TEST_OIDC_PASSWORD=verysecure"

@@ -1,0 +1,245 @@
+package oauth
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolapi/toolapi/mcpserver"
+)
+
+// Introspection configures the check of opaque access tokens at the
+// issuer's token introspection endpoint (RFC 7662). Many authorization
+// servers issue access tokens that only they can read: a resource server
+// asks the issuer whether such a token is active, for whom, and with which
+// scopes, authenticating as a client the issuer knows.
+type Introspection struct {
+	// URL is the introspection endpoint. Empty means the
+	// introspection_endpoint of the issuer's metadata.
+	URL string
+	// ClientID and ClientSecret authenticate the resource server to the
+	// endpoint (HTTP Basic, RFC 6749 section 2.3.1). Both are required.
+	ClientID     string
+	ClientSecret string
+	// CacheFor is how long an answer that a token is active is reused
+	// before the endpoint is asked again, never past the token's expiry.
+	// Zero means one minute; negative means every request asks.
+	CacheFor time.Duration
+	// MaxCached is how many answers are kept at most. Zero means 10,000.
+	MaxCached int
+}
+
+// ErrInactive is the reason an introspected token is refused: the issuer
+// answers that it is not active (unknown, revoked, expired, or not issued
+// for this resource).
+var ErrInactive = errors.New("token is not active")
+
+// ErrIntrospectionUnusable is the reason a token cannot be checked: the
+// introspection endpoint cannot be reached or gives no answer it can read.
+var ErrIntrospectionUnusable = errors.New("issuer's introspection endpoint cannot be used")
+
+// introspection is the answer of an introspection endpoint (RFC 7662,
+// section 2.2).
+type introspection struct {
+	Active   bool     `json:"active"`
+	Scope    string   `json:"scope"`
+	ClientID string   `json:"client_id"`
+	Subject  string   `json:"sub"`
+	Issuer   string   `json:"iss"`
+	Audience audience `json:"aud"`
+	Expiry   int64    `json:"exp"`
+	NotAfter int64    `json:"nbf"`
+}
+
+// audience is an aud member: one string or a list of them.
+type audience []string
+
+func (a *audience) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*a = audience{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return err
+	}
+	*a = many
+	return nil
+}
+
+// introspector asks the endpoint about tokens and caches the answers.
+type introspector struct {
+	rs   *ResourceServer
+	opts Introspection
+
+	mu     sync.Mutex
+	url    string // the endpoint, once known
+	cached map[[sha256.Size]byte]cachedToken
+}
+
+type cachedToken struct {
+	token *Token
+	until time.Time
+}
+
+func newIntrospector(rs *ResourceServer, o *Introspection) (*introspector, error) {
+	if o.ClientID == "" || o.ClientSecret == "" {
+		return nil, fmt.Errorf("oauth: Options.Introspection: ClientID and ClientSecret are required")
+	}
+	if o.URL != "" {
+		if u, err := url.Parse(o.URL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return nil, fmt.Errorf("oauth: Options.Introspection.URL %q: must be an absolute http(s) URL", o.URL)
+		}
+	}
+	in := &introspector{rs: rs, opts: *o, url: o.URL, cached: map[[sha256.Size]byte]cachedToken{}}
+	if in.opts.CacheFor == 0 {
+		in.opts.CacheFor = time.Minute
+	}
+	if in.opts.MaxCached <= 0 {
+		in.opts.MaxCached = 10_000
+	}
+	return in, nil
+}
+
+// verify checks an opaque token at the endpoint.
+func (in *introspector) verify(ctx context.Context, raw string) (*Token, error) {
+	key := sha256.Sum256([]byte(raw))
+	now := in.rs.now()
+	in.mu.Lock()
+	if c, ok := in.cached[key]; ok && now.Before(c.until) {
+		in.mu.Unlock()
+		return c.token, nil
+	}
+	in.mu.Unlock()
+
+	ans, err := in.ask(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	if !ans.Active {
+		return nil, &mcpserver.AuthError{Description: "the token is not active", Err: ErrInactive}
+	}
+	if ans.Issuer != "" && strings.TrimSuffix(ans.Issuer, "/") != strings.TrimSuffix(in.rs.opts.Issuer, "/") {
+		return nil, &mcpserver.AuthError{Description: "the token is from another issuer", Err: ErrIssuer}
+	}
+	// The issuer answers active only for a token this client may accept;
+	// an aud it names anyway must name the resource or this client.
+	if len(ans.Audience) > 0 && !slices.Contains(ans.Audience, in.rs.opts.Resource) && !slices.Contains(ans.Audience, in.opts.ClientID) {
+		return nil, &mcpserver.AuthError{Description: "the token is not for this resource", Err: ErrAudience}
+	}
+	if ans.Expiry == 0 {
+		return nil, &mcpserver.AuthError{Description: "the token has no expiry", Err: ErrNoExpiry}
+	}
+	exp := time.Unix(ans.Expiry, 0)
+	if now.After(exp.Add(in.rs.opts.Leeway)) || ans.NotAfter != 0 && now.Add(in.rs.opts.Leeway).Before(time.Unix(ans.NotAfter, 0)) {
+		return nil, &mcpserver.AuthError{Description: "the token expired", Err: ErrExpired}
+	}
+	if ans.Subject == "" {
+		return nil, &mcpserver.AuthError{Description: "the token has no subject", Err: ErrNoSubject}
+	}
+	t := &Token{
+		Subject: ans.Subject, ClientID: ans.ClientID, Expiry: exp, Scopes: strings.Fields(ans.Scope),
+		Claims: map[string]any{"sub": ans.Subject, "client_id": ans.ClientID, "scope": ans.Scope, "exp": ans.Expiry},
+	}
+	if err := in.rs.grant(t); err != nil {
+		return nil, err
+	}
+	if in.opts.CacheFor > 0 {
+		in.keep(key, t, now)
+	}
+	return t, nil
+}
+
+// keep caches t until CacheFor from now or its expiry, whichever comes
+// first. When the cache is full, answers past their time are dropped; if
+// none is, t is not kept.
+func (in *introspector) keep(key [sha256.Size]byte, t *Token, now time.Time) {
+	until := now.Add(in.opts.CacheFor)
+	if t.Expiry.Before(until) {
+		until = t.Expiry
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if len(in.cached) >= in.opts.MaxCached {
+		for k, c := range in.cached {
+			if !now.Before(c.until) {
+				delete(in.cached, k)
+			}
+		}
+		if len(in.cached) >= in.opts.MaxCached {
+			return
+		}
+	}
+	in.cached[key] = cachedToken{token: t, until: until}
+}
+
+// ask posts the token to the endpoint and reads its answer.
+func (in *introspector) ask(ctx context.Context, raw string) (*introspection, error) {
+	unusable := func(err error) error {
+		return &mcpserver.AuthError{Status: http.StatusServiceUnavailable, Err: fmt.Errorf("%w: %w", ErrIntrospectionUnusable, err)}
+	}
+	endpoint, err := in.endpoint(ctx)
+	if err != nil {
+		return nil, unusable(err)
+	}
+	form := url.Values{"token": {raw}, "token_type_hint": {"access_token"}}
+	req, err := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, unusable(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	req.SetBasicAuth(url.QueryEscape(in.opts.ClientID), url.QueryEscape(in.opts.ClientSecret))
+	resp, err := in.rs.opts.HTTPClient.Do(req)
+	if err != nil {
+		return nil, unusable(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, unusable(fmt.Errorf("POST %s: %s", endpoint, resp.Status))
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxDocBytes+1))
+	if err != nil {
+		return nil, unusable(fmt.Errorf("POST %s: %w", endpoint, err))
+	}
+	if len(b) > maxDocBytes {
+		return nil, unusable(fmt.Errorf("POST %s: more than %d bytes", endpoint, maxDocBytes))
+	}
+	var ans introspection
+	if err := json.Unmarshal(b, &ans); err != nil {
+		return nil, unusable(fmt.Errorf("POST %s: %w", endpoint, err))
+	}
+	return &ans, nil
+}
+
+// endpoint returns the introspection endpoint, read from the issuer's
+// metadata the first time when Introspection.URL is empty.
+func (in *introspector) endpoint(ctx context.Context) (string, error) {
+	in.mu.Lock()
+	u := in.url
+	in.mu.Unlock()
+	if u != "" {
+		return u, nil
+	}
+	meta, err := in.rs.discover(ctx)
+	if err != nil {
+		return "", err
+	}
+	if meta.IntrospectionEndpoint == "" {
+		return "", fmt.Errorf("the issuer's metadata names no introspection_endpoint")
+	}
+	in.mu.Lock()
+	in.url = meta.IntrospectionEndpoint
+	in.mu.Unlock()
+	return meta.IntrospectionEndpoint, nil
+}

@@ -1,0 +1,158 @@
+package oauth_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/toolapi/toolapi/oauth"
+)
+
+// An introspectionEndpoint answers for the opaque tokens it knows
+// (RFC 7662) to the client rs with the secret s3cret.
+type introspectionEndpoint struct {
+	*httptest.Server
+	mu     sync.Mutex
+	tokens map[string]map[string]any // the answer for each token
+	asked  atomic.Int32
+	fail   atomic.Bool // answer 500
+}
+
+func newIntrospectionEndpoint(t *testing.T, issuer string) *introspectionEndpoint {
+	e := &introspectionEndpoint{tokens: map[string]map[string]any{}}
+	e.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.asked.Add(1)
+		if id, secret, ok := r.BasicAuth(); !ok || id != "rs" || secret != "s3cret" {
+			http.Error(w, `{"error":"invalid_client"}`, http.StatusUnauthorized)
+			return
+		}
+		if e.fail.Load() {
+			http.Error(w, "down", http.StatusInternalServerError)
+			return
+		}
+		e.mu.Lock()
+		ans, ok := e.tokens[r.PostFormValue("token")]
+		e.mu.Unlock()
+		if !ok {
+			ans = map[string]any{"active": false}
+		}
+		json.NewEncoder(w).Encode(ans)
+	}))
+	t.Cleanup(e.Close)
+	return e
+}
+
+// issue makes an opaque token whose answer is a good one with changes.
+func (e *introspectionEndpoint) issue(name string, changes map[string]any) string {
+	ans := map[string]any{
+		"active": true, "sub": "ada", "client_id": "agent", "scope": "mcp album:read",
+		"exp": time.Now().Add(time.Hour).Unix(),
+	}
+	for k, v := range changes {
+		if v == nil {
+			delete(ans, k)
+		} else {
+			ans[k] = v
+		}
+	}
+	tok := "opaque-" + name
+	e.mu.Lock()
+	e.tokens[tok] = ans
+	e.mu.Unlock()
+	return tok
+}
+
+// TestIntrospection checks which opaque tokens reach /mcp when the issuer
+// introspects them, and that an answer is reused.
+func TestIntrospection(t *testing.T) {
+	iss := newIssuer(t)
+	ep := newIntrospectionEndpoint(t, iss.URL)
+	rs := newResourceServer(t, iss.URL, func(o *oauth.Options) {
+		o.Introspection = &oauth.Introspection{URL: ep.URL, ClientID: "rs", ClientSecret: "s3cret"}
+	})
+	ts := serve(t, rs)
+	meta := `resource_metadata="` + rs.MetadataURL() + `"`
+
+	for _, tc := range []struct {
+		name      string
+		token     string
+		status    int
+		challenge string
+	}{
+		{"active", ep.issue("active", nil), 200, ""},
+		{"audience of the resource", ep.issue("aud", map[string]any{"aud": resource}), 200, ""},
+		{"audience of the client", ep.issue("aud-client", map[string]any{"aud": []string{"rs", "other"}}), 200, ""},
+		{"a JWT still verified by its signature", iss.sign(t, iss.claims(nil)), 200, ""},
+		{"unknown", "opaque-unknown", 401, `error="invalid_token", error_description="the token is not active"`},
+		{"inactive", ep.issue("inactive", map[string]any{"active": false}), 401, `error="invalid_token"`},
+		{"another audience", ep.issue("other-aud", map[string]any{"aud": "http://127.0.0.1/other"}), 401, `error="invalid_token", error_description="the token is not for this resource"`},
+		{"another issuer", ep.issue("other-iss", map[string]any{"iss": "http://127.0.0.1:1/"}), 401, `error="invalid_token"`},
+		{"expired", ep.issue("expired", map[string]any{"exp": time.Now().Add(-time.Hour).Unix()}), 401, `error="invalid_token", error_description="the token expired"`},
+		{"no expiry", ep.issue("no-exp", map[string]any{"exp": nil}), 401, `error="invalid_token"`},
+		{"no subject", ep.issue("no-sub", map[string]any{"sub": nil}), 401, `error="invalid_token"`},
+		{"without the required scope", ep.issue("no-scope", map[string]any{"scope": "album:read"}), 403, `error="insufficient_scope", error_description="the token lacks the scope mcp", scope="mcp", ` + meta},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := post(t, ts.URL+"/mcp", tc.token, initialize, nil)
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d (%s), want %d", resp.StatusCode, body, tc.status)
+			}
+			if got := resp.Header.Get("WWW-Authenticate"); tc.challenge == "" && got != "" || !strings.Contains(got, tc.challenge) {
+				t.Errorf("WWW-Authenticate %q, want it to hold %q", got, tc.challenge)
+			}
+		})
+	}
+
+	t.Run("an active answer is reused", func(t *testing.T) {
+		tok := ep.issue("reused", nil)
+		before := ep.asked.Load()
+		for range 3 {
+			if resp, body := post(t, ts.URL+"/mcp", tok, initialize, nil); resp.StatusCode != 200 {
+				t.Fatalf("status %d (%s)", resp.StatusCode, body)
+			}
+		}
+		if n := ep.asked.Load() - before; n != 1 {
+			t.Errorf("the endpoint was asked %d times for one token, want 1", n)
+		}
+	})
+
+	t.Run("the endpoint down", func(t *testing.T) {
+		ep.fail.Store(true)
+		defer ep.fail.Store(false)
+		resp, body := post(t, ts.URL+"/mcp", ep.issue("down", nil), initialize, nil)
+		if resp.StatusCode != http.StatusServiceUnavailable {
+			t.Errorf("status %d (%s), want 503", resp.StatusCode, body)
+		}
+		if strings.Contains(body, ep.URL) || strings.Contains(body, "500") {
+			t.Errorf("the answer %q tells the client about the endpoint", body)
+		}
+	})
+
+	t.Run("wrong client credentials", func(t *testing.T) {
+		bad := newResourceServer(t, iss.URL, func(o *oauth.Options) {
+			o.Introspection = &oauth.Introspection{URL: ep.URL, ClientID: "rs", ClientSecret: "wrong"}
+		})
+		resp, body := post(t, serve(t, bad).URL+"/mcp", ep.issue("creds", nil), initialize, nil)
+		if resp.StatusCode != http.StatusServiceUnavailable {
+			t.Errorf("status %d (%s), want 503", resp.StatusCode, body)
+		}
+	})
+}
+
+func TestIntrospectionOptions(t *testing.T) {
+	for _, in := range []*oauth.Introspection{
+		{ClientID: "rs"},
+		{ClientSecret: "s"},
+		{URL: "/introspect", ClientID: "rs", ClientSecret: "s"},
+	} {
+		_, err := oauth.New(&oauth.Options{Resource: resource, Issuer: "http://127.0.0.1:1/", Introspection: in})
+		if err == nil || !strings.Contains(err.Error(), "Options.Introspection") {
+			t.Errorf("New with %+v: %v, want an error naming Options.Introspection", in, err)
+		}
+	}
+}
