@@ -48,6 +48,9 @@ const geminiFields = new Set([
 	'properties', 'propertyOrdering', 'required', 'title', 'type',
 ]);
 
+// geminiFormats are the formats the Gemini API's Schema takes, by type.
+const geminiFormats = { STRING: ['enum', 'date-time'], NUMBER: ['float', 'double'], INTEGER: ['int32', 'int64'] };
+
 function geminiProblems(schema, path, out) {
 	if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
 		out.push(`${path}: not a schema object`);
@@ -60,6 +63,9 @@ function geminiProblems(schema, path, out) {
 	}
 	if (schema.anyOf === undefined && typeof schema.type !== 'string') {
 		out.push(`${path}: type ${JSON.stringify(schema.type)} is not one type`);
+	}
+	if (schema.format !== undefined && !(geminiFormats[String(schema.type).toUpperCase()] ?? []).includes(schema.format)) {
+		out.push(`${path}: format ${JSON.stringify(schema.format)} is not one Gemini takes for type ${schema.type}`);
 	}
 	if (String(schema.type).toUpperCase() === 'OBJECT' && Object.keys(schema.properties ?? {}).length === 0) {
 		out.push(`${path}: an object without properties, which Gemini refuses`);
