@@ -11,10 +11,14 @@
 //
 //   - openai-strict, openai-responses-strict: every declaration marked
 //     strict goes through the openai package's toStrictJsonSchema, which
-//     throws on a schema strict mode cannot take;
+//     throws on a schema strict mode cannot take, and must come out as it
+//     went in (but for the empty required list it adds to an object
+//     without properties): the export is already strict;
 //   - anthropic-strict: every declaration marked strict goes through
 //     @anthropic-ai/sdk's transformJSONSchema, which throws on a schema it
-//     cannot transform;
+//     cannot transform, and must come out as it went in (but for the type
+//     it drops beside an enum): nothing is left for the SDK to fold into
+//     descriptions;
 //   - gemini: the declarations go into a generateContent request of
 //     @google/genai (its fetch answered here, nothing leaves the machine),
 //     and every schema in the request the SDK would send must keep to the
@@ -44,6 +48,9 @@ const geminiFields = new Set([
 	'properties', 'propertyOrdering', 'required', 'title', 'type',
 ]);
 
+// geminiFormats are the formats the Gemini API's Schema takes, by type.
+const geminiFormats = { STRING: ['enum', 'date-time'], NUMBER: ['float', 'double'], INTEGER: ['int32', 'int64'] };
+
 function geminiProblems(schema, path, out) {
 	if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
 		out.push(`${path}: not a schema object`);
@@ -56,6 +63,9 @@ function geminiProblems(schema, path, out) {
 	}
 	if (schema.anyOf === undefined && typeof schema.type !== 'string') {
 		out.push(`${path}: type ${JSON.stringify(schema.type)} is not one type`);
+	}
+	if (schema.format !== undefined && !(geminiFormats[String(schema.type).toUpperCase()] ?? []).includes(schema.format)) {
+		out.push(`${path}: format ${JSON.stringify(schema.format)} is not one Gemini takes for type ${schema.type}`);
 	}
 	if (String(schema.type).toUpperCase() === 'OBJECT' && Object.keys(schema.properties ?? {}).length === 0) {
 		out.push(`${path}: an object without properties, which Gemini refuses`);
@@ -96,6 +106,41 @@ async function geminiRequest(decls) {
 	return body;
 }
 
+// firstDifference returns the path of the first place where the SDK's
+// transform of a schema differs from the schema, or null when it keeps it
+// as it is (apart from what same forgives): a strict export must already
+// be what the SDK would send.
+function firstDifference(ours, theirs, same, path = '$') {
+	if (typeof ours !== typeof theirs || ours === null || theirs === null || typeof ours !== 'object' || Array.isArray(ours) !== Array.isArray(theirs)) {
+		return JSON.stringify(ours) === JSON.stringify(theirs) ? null : path;
+	}
+	for (const k of new Set([...Object.keys(ours), ...Object.keys(theirs)])) {
+		if (!(k in ours) || !(k in theirs)) {
+			if (!same(ours, theirs, k)) {
+				return `${path}.${k}`;
+			}
+			continue;
+		}
+		const d = firstDifference(ours[k], theirs[k], same, `${path}.${k}`);
+		if (d !== null) {
+			return d;
+		}
+	}
+	return null;
+}
+
+// openaiSame forgives the empty required list toStrictJsonSchema adds to
+// an object without properties.
+function openaiSame(ours, theirs, key) {
+	return key === 'required' && !(key in ours) && Array.isArray(theirs[key]) && theirs[key].length === 0;
+}
+
+// anthropicSame forgives the type transformJSONSchema drops beside an enum
+// or a const (the values say the type).
+function anthropicSame(ours, theirs, key) {
+	return key === 'type' && !(key in theirs) && ('enum' in ours || 'const' in ours);
+}
+
 async function checkExport(exp) {
 	const problems = [];
 	let throughSDK = 0;
@@ -115,7 +160,11 @@ async function checkExport(exp) {
 					continue;
 				}
 				try {
-					toStrictJsonSchema(d.function?.parameters ?? d.parameters);
+					const ours = d.function?.parameters ?? d.parameters;
+					const where = firstDifference(ours, toStrictJsonSchema(ours), openaiSame);
+					if (where !== null) {
+						problems.push(`${d.function?.name ?? d.name}: openai toStrictJsonSchema changes the schema at ${where}: it is not already strict`);
+					}
 					throughSDK++;
 				} catch (err) {
 					problems.push(`${d.function?.name ?? d.name}: openai toStrictJsonSchema: ${err.message}`);
@@ -128,7 +177,10 @@ async function checkExport(exp) {
 					continue;
 				}
 				try {
-					transformJSONSchema(d.input_schema);
+					const where = firstDifference(d.input_schema, transformJSONSchema(d.input_schema), anthropicSame);
+					if (where !== null) {
+						problems.push(`${d.name}: anthropic transformJSONSchema changes the schema at ${where}: something is left to fold`);
+					}
 					throughSDK++;
 				} catch (err) {
 					problems.push(`${d.name}: anthropic transformJSONSchema: ${err.message}`);
