@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolapi/toolapi/explorer"
 	"github.com/toolapi/toolapi/mcpserver"
+	"github.com/toolapi/toolapi/oauth"
 	"github.com/toolapi/toolapi/tool"
 	"github.com/toolapi/toolapi/toolcli"
 )
@@ -50,6 +51,13 @@ type App struct {
 	// request. Nil means none beyond those. Its presets (Presets, else
 	// Store) are also those that "tool run --preset" runs.
 	Explorer *explorer.Options
+	// OAuth, when set, makes /mcp an OAuth 2.1 resource server: bearer
+	// tokens are the access tokens of its issuer, checked by it (see
+	// package oauth), instead of the API tokens of Accounts; serve
+	// publishes its protected resource metadata and names it in every
+	// 401 and 403. The explorer's sign-in still uses Accounts. Nil means
+	// API tokens.
+	OAuth *oauth.ResourceServer
 	// Close releases what the App holds once the command ends. Nil means
 	// nothing to release.
 	Close func() error

@@ -174,7 +174,8 @@ func withMaxBody(h http.Handler, n int64) http.Handler {
 }
 
 // Handler returns the HTTP handler of app: MCP over streamable HTTP at
-// /mcp, a health check at GET /healthz (200 "ok", or 503 when
+// /mcp (with the protected resource metadata of [App.OAuth] when set), a
+// health check at GET /healthz (200 "ok", or 503 when
 // [App.Health] fails) and the tool explorer at /, with the body limits of
 // opts. [Serve] serves it with the rest of the limits. opts may be nil.
 func Handler(app *App, opts *Options) http.Handler {
@@ -189,6 +190,9 @@ func Handler(app *App, opts *Options) http.Handler {
 	logger := app.Registry.Logger()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", withMaxBody(mcpserver.New(app.Registry, mcpOptions(app, &o, true)).Handler(), o.MaxMCPBody))
+	if app.OAuth != nil {
+		mux.Handle(app.OAuth.MetadataPath(), app.OAuth.MetadataHandler())
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		if app.Health != nil {
 			if err := app.Health(r.Context()); err != nil {
@@ -219,6 +223,15 @@ func mcpOptions(app *App, o *Options, http bool) *mcpserver.Options {
 	m.Stateless = m.Stateless || o.Stateless
 	if !http {
 		return &m
+	}
+	if m.Authenticate == nil && app.OAuth != nil {
+		m.Authenticate = app.OAuth.Authenticate
+		if m.ResourceMetadataURL == "" {
+			m.ResourceMetadataURL = app.OAuth.MetadataURL()
+		}
+		if m.StepUp == nil {
+			m.StepUp = app.OAuth.StepUp
+		}
 	}
 	if m.Authenticate == nil {
 		if app.Accounts == nil {
