@@ -38,6 +38,9 @@ var tagKeys = map[string]Key{
 	"sensitive": {Kind: Flag},
 }
 
+// TagKeys returns the options a tool struct tag accepts, sorted.
+func TagKeys() []string { return sortedKeys(tagKeys) }
+
 // OutputOnly lists the tag options that only a published member takes:
 // a field carrying one belongs to a value object, which is an output only.
 var OutputOnly = []string{"omitnull"}
