@@ -29,6 +29,8 @@ func TestSchema(t *testing.T) {
 		{"timestamp", &Definition{Name: "x", Type: "timestamp"}, false, `{"type":"string","format":"date-time"}`},
 		{"duration", &Definition{Name: "x", Type: "duration"}, false, `{"type":"string","format":"duration"}`},
 		{"entity:ID input", &Definition{Name: "x", Type: "entity:album", EntityOp: "view"}, false, `{"type":"string","description":"The ID of an album.","minLength":1}`},
+		{"entity:ID input of a type starting with a u spoken you", &Definition{Name: "x", Type: "entity:user", EntityOp: "view"}, false, `{"type":"string","description":"The ID of a user.","minLength":1}`},
+		{"entity:ID input of a type starting with a silent h", &Definition{Name: "x", Type: "entity:hour", EntityOp: "view"}, false, `{"type":"string","description":"The ID of an hour.","minLength":1}`},
 		{"entity:ID input with a description", &Definition{Name: "x", Type: "entity:album", EntityOp: "view", Description: "The album to publish"}, false, `{"type":"string","description":"The album to publish. The ID of an album.","minLength":1}`},
 		{"list of entities", &Definition{Name: "x", Type: "list", Description: "Albums to merge.", Items: &Definition{Type: "entity:image"}, EntityOp: "view"}, false, `{"type":"array","description":"Albums to merge. Each item is the ID of an image.","items":{"type":"string","minLength":1},"maxItems":1000}`},
 		{"entity input", &Definition{Name: "x", Type: "entity", EntityOp: "view"}, false, `{"type":"string","description":"An entity reference TYPE:ID, such as node:12.","minLength":1,"pattern":"^[^:\\n]+:[\\s\\S]+$"}`},

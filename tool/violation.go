@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/toolapi/toolapi/internal/english"
 )
 
 // A Violation is one problem with a value: the path of the value
@@ -136,12 +138,6 @@ func sortedViolations(e *entry, vs *violations) []Violation {
 	return vs.result()
 }
 
-// withArticle returns noun with its indefinite article: "an album", "a
-// photo". It goes by the first letter, which suits the nouns of entity
-// types and data types.
-func withArticle(noun string) string {
-	if noun != "" && strings.ContainsRune("aeiouAEIOU", rune(noun[0])) {
-		return "an " + noun
-	}
-	return "a " + noun
-}
+// withArticle returns noun with its indefinite article, as spoken: "an
+// album", "a photo", "a user", "an hour".
+func withArticle(noun string) string { return english.WithArticle(noun) }

@@ -89,7 +89,11 @@
 //	    | ("count" | "length") "=" MIN..MAX | "range=" MIN..MAX | "choice=" a|b|c
 //
 // Each option means what the key of the same name means on //tool:input
-// or //tool:property; values cannot hold a comma. name renames the member
+// or //tool:property; values cannot hold a comma. The whole struct tag
+// must keep reflect.StructTag's key:"value" syntax, which
+// [CheckStructTag] checks with a message saying how to fix it; tool:"-"
+// is an error, as it hides nothing (json:"-" leaves a field out of a
+// struct input, and a value object publishes only tagged fields). name renames the member
 // or property (it wins over a json tag); a field's description is its doc
 // comment.
 //
@@ -112,5 +116,8 @@
 //
 // Parse never stops at the first problem: an unknown directive, an unknown
 // key, a repeated key, a missing or extra argument and a bad value each give
-// a [Diagnostic] at the exact column of the offending token.
+// a [Diagnostic] at the exact column of the offending token. Comments
+// that look like directives but are none, and so would be ignored, are
+// found by [IsSpaced] ("// tool:method") and [Mistyped] ("//tools:method",
+// "/* tool:method */").
 package directive

@@ -50,6 +50,57 @@ func TestGuideCoversDirectives(t *testing.T) {
 	}
 }
 
+// tagSection is the heading of the guide's section on value objects and
+// struct inputs, where the tool struct tag is documented.
+const tagSection = "Value objects and member selection"
+
+// TestGuideCoversTagKeys fails when the user guide leaves out an option of
+// the tool struct tag, as read from the parser's own table: the section
+// on value objects and struct inputs must mention each in backquotes, and
+// list each option only an input (or only a published member) takes.
+func TestGuideCoversTagKeys(t *testing.T) {
+	data, err := os.ReadFile(guidePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, ok := section(string(data), tagSection)
+	if !ok {
+		t.Fatalf("%s has no section headed %q, where the tool struct tag is documented", guidePath, tagSection)
+	}
+	keys := directive.TagKeys()
+	if len(keys) < 10 {
+		t.Fatalf("TagKeys() = %v: the table of tag options is missing", keys)
+	}
+	for _, key := range keys {
+		if !strings.Contains(body, "`"+key+"`") && !strings.Contains(body, "`"+key+"=") {
+			t.Errorf("%s: the section %q does not mention the struct tag option %s (write `%s` in it)", guidePath, tagSection, key, key)
+		}
+	}
+	for _, only := range []struct {
+		what string
+		keys []string
+	}{{"only inputs take", directive.InputOnly}, {"only a published member takes", directive.OutputOnly}} {
+		// The list follows the phrase, in the same paragraph.
+		var para string
+		for p := range strings.SplitSeq(body, "\n\n") {
+			p = strings.Join(strings.Fields(p), " ")
+			if _, after, ok := strings.Cut(p, only.what); ok {
+				para = after
+				break
+			}
+		}
+		if para == "" {
+			t.Errorf("%s: the section %q does not say which options %s", guidePath, tagSection, only.what)
+			continue
+		}
+		for _, key := range only.keys {
+			if !strings.Contains(para, "`"+key+"`") {
+				t.Errorf("%s: the section %q does not list %s among the options %s", guidePath, tagSection, key, only.what)
+			}
+		}
+	}
+}
+
 // section returns the text under the Markdown heading that names
 // directive (followed by anything but a letter, so that //tool:entity does
 // not match //tool:entitytype), up to the next heading of the same or a

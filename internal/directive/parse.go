@@ -165,6 +165,94 @@ func Unspaced(comment string, pos token.Position) Diagnostic {
 	return Diagnostic{Pos: pos, Message: fmt.Sprintf("%q is not a directive, as a space follows \"//\": remove the space (write //tool:%s)", written, name)}
 }
 
+// Mistyped reports a comment (its text, as go/ast holds it) that looks
+// like a directive but is not one, so it would be silently ignored: a
+// line comment whose prefix is misspelt ("//tools:method",
+// "//Tool:input", "// tol:method"), or a block comment with a line that
+// starts with a directive ("/* tool:method ... */"). Either must name a
+// known directive to count. It returns the byte offset in comment of
+// what looks like the directive and the diagnostic's message, saying how
+// to write it. A directive written with a space after "//" is left to
+// [IsSpaced].
+func Mistyped(comment string) (offset int, message string, ok bool) {
+	if rest, isLine := strings.CutPrefix(comment, "//"); isLine {
+		if IsDirective(comment) || IsSpaced(comment) {
+			return 0, "", false
+		}
+		text := strings.TrimLeft(rest, " \t")
+		word, name, ok := prefixed(text)
+		if !ok || !nearTool(word) {
+			return 0, "", false
+		}
+		written := comment[:len(comment)-len(text)+len(word)+1+len(name)]
+		return 0, fmt.Sprintf("%q is not a directive, as its prefix is not %q: write //tool:%s", written, Prefix, name), true
+	}
+	body, isBlock := strings.CutPrefix(comment, "/*")
+	if !isBlock {
+		return 0, "", false
+	}
+	off := len("/*")
+	for line := range strings.SplitAfterSeq(body, "\n") {
+		text := strings.TrimPrefix(strings.TrimLeft(line, " \t*"), "//")
+		at := off + len(line) - len(text)
+		off += len(line)
+		word, name, ok := prefixed(text)
+		if ok && word == "tool" {
+			return at, fmt.Sprintf("\"tool:%s\" in a /* */ comment is not a directive: a directive is a line comment, write //tool:%s ... on a line of its own in the doc comment", name, name), true
+		}
+	}
+	return 0, "", false
+}
+
+// prefixed splits text that starts with WORD:NAME, NAME a known directive
+// followed by a space or the end.
+func prefixed(text string) (word, name string, ok bool) {
+	word, rest, ok := strings.Cut(text, ":")
+	if !ok || word == "" || strings.ContainsAny(word, " \t") {
+		return "", "", false
+	}
+	name = rest
+	if i := strings.IndexAny(rest, " \t\r\n*"); i >= 0 {
+		name = rest[:i]
+	}
+	_, known := Specs[name]
+	return word, name, known
+}
+
+// nearTool reports whether word is "tool" misspelt: another case, or one
+// letter added, left out or changed ("tools", "tol", "toll").
+func nearTool(word string) bool {
+	w := strings.ToLower(word)
+	const t = "tool"
+	switch {
+	case w == t:
+		return word != t
+	case len(w) == len(t):
+		diff := 0
+		for i := range len(t) {
+			if w[i] != t[i] {
+				diff++
+			}
+		}
+		return diff == 1
+	case len(w) == len(t)+1:
+		return dropsOne(w, t)
+	case len(w) == len(t)-1:
+		return dropsOne(t, w)
+	}
+	return false
+}
+
+// dropsOne reports whether short is long with one byte left out.
+func dropsOne(long, short string) bool {
+	for i := range len(long) {
+		if long[:i]+long[i+1:] == short {
+			return true
+		}
+	}
+	return false
+}
+
 // Parse parses one directive line (a comment's text, starting with
 // "//tool:") found at pos. It returns the directive, nil when its name is
 // unknown, and every problem found. A directive with diagnostics may be

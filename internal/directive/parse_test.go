@@ -2,6 +2,7 @@ package directive
 
 import (
 	"go/token"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -226,6 +227,7 @@ func TestParseTag(t *testing.T) {
 		{",type=URI", Tag{}, `is not a data type`},
 		{"a-b", Tag{}, "is not a member name"},
 		{",omitnull=1", Tag{}, "omitnull takes no value"},
+		{"-", Tag{}, `"-" does not leave a field out: a struct input leaves out a field tagged json:"-"`},
 	}
 	for _, tt := range tests {
 		got, err := ParseTag(tt.tag)
@@ -239,6 +241,49 @@ func TestParseTag(t *testing.T) {
 			t.Errorf("ParseTag(%q): %v", tt.tag, err)
 		} else if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("ParseTag(%q) (-want +got):\n%s", tt.tag, diff)
+		}
+	}
+}
+
+// TestCheckStructTag checks that every syntax reflect.StructTag cannot
+// read is an error saying how to write it, and that every tag it reads is
+// accepted, agreeing with reflect on what the tool key holds.
+func TestCheckStructTag(t *testing.T) {
+	tests := []struct {
+		tag     string
+		wantErr string // "" for a good tag
+	}{
+		{``, ""},
+		{`tool:"a,default=5"`, ""},
+		{`json:"a,omitempty" tool:"a,default=5"`, ""},
+		{`  tool:"a"  json:"b"  `, ""},
+		{`tool:"a\"b"`, ""},
+		{`tool: "a,default=5"`, "malformed struct tag `tool: \"a,default=5\"`: a space follows the colon of tool: write tool:\"a,default=5\" with no space"},
+		{`tool:"x`, "malformed struct tag `tool:\"x`: the value of tool has no closing quote: add one after the value"},
+		{`json:"x"tool:"y"`, `no space follows the value of json: separate key:"value" pairs with a space`},
+		{`tool :"x"`, `a space comes before the colon of tool: write tool:"..." with no space`},
+		{`tool`, `tool is not followed by :"value" (write tool:"...")`},
+		{`tool:`, `tool: has no value (write tool:"...")`},
+		{`tool:'x'`, `the value of tool is in ' quotes: write it in double quotes, tool:"..."`},
+		{`tool:x`, `the value of tool is not quoted: write tool:"..."`},
+		{`:"x"`, `":" at byte 0 does not start a key:"value" pair`},
+		{`tool:"\q"`, `the value of tool, "\q", is not a valid Go string`},
+	}
+	for _, tt := range tests {
+		err := CheckStructTag(tt.tag)
+		if tt.wantErr == "" {
+			if err != nil {
+				t.Errorf("CheckStructTag(%#q): %v", tt.tag, err)
+				continue
+			}
+			want, wantOK := reflect.StructTag(tt.tag).Lookup("tool")
+			if strings.Contains(tt.tag, "tool") && !wantOK {
+				t.Errorf("CheckStructTag(%#q) accepts a tag reflect reads no tool key from (%q)", tt.tag, want)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("CheckStructTag(%#q) = %v, want %q", tt.tag, err, tt.wantErr)
 		}
 	}
 }
@@ -312,3 +357,41 @@ func TestIsSpaced(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestMistyped(t *testing.T) {
+	tests := []struct {
+		comment    string
+		wantOffset int
+		wantMsg    string // "" when the comment is not reported
+	}{
+		{"//tools:method id=a", 0, `"//tools:method" is not a directive, as its prefix is not "//tool:": write //tool:method`},
+		{"//Tool:input word", 0, `"//Tool:input" is not a directive, as its prefix is not "//tool:": write //tool:input`},
+		{"// tol:entity album op=view", 0, `"// tol:entity" is not a directive, as its prefix is not "//tool:": write //tool:entity`},
+		{"//toool:output", 0, `"//toool:output" is not a directive, as its prefix is not "//tool:": write //tool:output`},
+		{"//tpol:config c", 0, `"//tpol:config" is not a directive, as its prefix is not "//tool:": write //tool:config`},
+		{"/* tool:method id=a op=read */", 3, `"tool:method" in a /* */ comment is not a directive: a directive is a line comment, write //tool:method ... on a line of its own in the doc comment`},
+		{"/*tool:input word*/", 2, `"tool:input" in a /* */ comment is not a directive: a directive is a line comment, write //tool:input ... on a line of its own in the doc comment`},
+		{"/*\nSearch finds albums.\n\n\ttool:method id=a\n*/", 26, `"tool:method" in a /* */ comment is not a directive: a directive is a line comment, write //tool:method ... on a line of its own in the doc comment`},
+		{"/*\n * //tool:output x\n */", 8, `"tool:output" in a /* */ comment is not a directive: a directive is a line comment, write //tool:output ... on a line of its own in the doc comment`},
+		// Not reported: directives, spaced ones (IsSpaced), prose, unknown names.
+		{"//tool:method id=a", 0, ""},
+		{"// tool:method id=a", 0, ""},
+		{"//tools:methods", 0, ""},
+		{"//tools: method", 0, ""},
+		{"// see tools:method in the guide", 0, ""},
+		{"//todo:method", 0, ""},
+		{"//go:generate x", 0, ""},
+		{"/* the tool: method */", 0, ""},
+		{"/* a tool:method in prose */", 0, ""},
+		{"/* tools:method */", 0, ""},
+	}
+	for _, tt := range tests {
+		off, msg, ok := Mistyped(tt.comment)
+		if ok != (tt.wantMsg != "") || msg != tt.wantMsg || off != tt.wantOffset {
+			t.Errorf("Mistyped(%q) = %d, %q, %v; want %d, %q", tt.comment, off, msg, ok, tt.wantOffset, tt.wantMsg)
+		}
+		if ok && strings.HasPrefix(tt.comment, "/*") && !strings.HasPrefix(tt.comment[off:], "tool:") {
+			t.Errorf("Mistyped(%q): offset %d does not point at tool:", tt.comment, off)
+		}
+	}
+}

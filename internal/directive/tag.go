@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -37,6 +38,9 @@ var tagKeys = map[string]Key{
 	"sensitive": {Kind: Flag},
 }
 
+// TagKeys returns the options a tool struct tag accepts, sorted.
+func TagKeys() []string { return sortedKeys(tagKeys) }
+
 // OutputOnly lists the tag options that only a published member takes:
 // a field carrying one belongs to a value object, which is an output only.
 var OutputOnly = []string{"omitnull"}
@@ -50,6 +54,9 @@ var InputOnly = []string{"default", "notnull", "count", "length", "range", "patt
 func ParseTag(s string) (Tag, error) {
 	parts := strings.Split(s, ",")
 	t := Tag{Name: parts[0]}
+	if t.Name == "-" {
+		return t, fmt.Errorf(`tool tag: "-" does not leave a field out: a struct input leaves out a field tagged json:"-", and a value object publishes only the fields a tool tag marks, so remove the tool tag`)
+	}
 	if t.Name != "" && !isIdent(t.Name) {
 		return t, fmt.Errorf("tool tag: %q is not a member name", t.Name)
 	}
@@ -93,4 +100,67 @@ func (t *Tag) First(keys []string) string {
 		}
 	}
 	return ""
+}
+
+// CheckStructTag checks that a field's whole struct tag has the syntax
+// reflect.StructTag reads: key:"value" pairs separated by spaces. A tag
+// that breaks it loses every key from the first mistake on, silently
+// (tool: "x" with a space after the colon is no tool tag at all), so the
+// error says what the mistake is and how to write it.
+func CheckStructTag(tag string) error {
+	for i := 0; ; {
+		for i < len(tag) && tag[i] == ' ' {
+			i++
+		}
+		if i >= len(tag) {
+			return nil
+		}
+		start := i
+		for i < len(tag) && tag[i] > ' ' && tag[i] != ':' && tag[i] != '"' && tag[i] != 0x7f {
+			i++
+		}
+		key := tag[start:i]
+		if key == "" {
+			return tagSyntaxError(tag, "%q at byte %d does not start a key:\"value\" pair", tag[i:i+1], i)
+		}
+		if i >= len(tag) || tag[i] != ':' {
+			if rest := strings.TrimLeft(tag[i:], " "); strings.HasPrefix(rest, ":") {
+				return tagSyntaxError(tag, "a space comes before the colon of %s: write %s:\"...\" with no space", key, key)
+			}
+			return tagSyntaxError(tag, "%s is not followed by :\"value\" (write %s:\"...\")", key, key)
+		}
+		i++ // ':'
+		if i >= len(tag) {
+			return tagSyntaxError(tag, "%s: has no value (write %s:\"...\")", key, key)
+		}
+		switch tag[i] {
+		case '"':
+		case ' ':
+			return tagSyntaxError(tag, "a space follows the colon of %s: write %s:%s with no space", key, key, strings.TrimLeft(tag[i:], " "))
+		case '\'', '`':
+			return tagSyntaxError(tag, "the value of %s is in %c quotes: write it in double quotes, %s:\"...\"", key, tag[i], key)
+		default:
+			return tagSyntaxError(tag, "the value of %s is not quoted: write %s:\"...\"", key, key)
+		}
+		vstart := i
+		for i++; i < len(tag) && tag[i] != '"'; i++ {
+			if tag[i] == '\\' {
+				i++
+			}
+		}
+		if i >= len(tag) {
+			return tagSyntaxError(tag, "the value of %s has no closing quote: add one after the value", key)
+		}
+		i++ // '"'
+		if _, err := strconv.Unquote(tag[vstart:i]); err != nil {
+			return tagSyntaxError(tag, "the value of %s, %s, is not a valid Go string", key, tag[vstart:i])
+		}
+		if i < len(tag) && tag[i] != ' ' {
+			return tagSyntaxError(tag, "no space follows the value of %s: separate key:\"value\" pairs with a space", key)
+		}
+	}
+}
+
+func tagSyntaxError(tag, format string, args ...any) error {
+	return fmt.Errorf("malformed struct tag `%s`: %s", tag, fmt.Sprintf(format, args...))
 }

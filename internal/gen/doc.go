@@ -10,7 +10,9 @@
 // Like gopls's command generator, it runs in stages, each with a plain
 // result:
 //
-//  1. [Scan] reads each Go file's bytes for "//tool:" without parsing it,
+//  1. [Scan] reads each Go file's bytes for "//tool:" without parsing it
+//     (or for "tool:" and "tools:" opening a comment or a line, so that a
+//     package whose only directive is mistyped is loaded and reported),
 //     skipping test files, generated files, testdata and vendor
 //     directories and nested modules. Directories are listed and files
 //     read by a pool of GOMAXPROCS workers, each file with one read into a
@@ -111,7 +113,13 @@
 //     each property its name and input options (see package
 //     internal/directive for the rule that makes a struct a value object,
 //     an output only). A problem with a field or getter is reported at its
-//     declaration.
+//     declaration: besides its tool tag's options, a struct tag that
+//     mentions tool but breaks reflect.StructTag's syntax (which would
+//     drop the key silently), a tool tag on a field json:"-" leaves out of
+//     an input, and one on an unexported field.
+//   - A comment that looks like a directive but is none ("// tool:method",
+//     "//tools:method", a directive in a /* */ comment) is a diagnostic
+//     saying how to write it.
 //   - A []byte (or a named type over it) is a string: as an output or
 //     value-object member it is published as standard base64 (padded),
 //     as the tool package publishes bytes, with no contentEncoding in

@@ -250,6 +250,10 @@ func structFields(st *types.Struct) ([]structField, error) {
 	var out []structField
 	for i := range st.NumFields() {
 		f := st.Field(i)
+		tv, tagged, err := toolTag(f, st.Tag(i))
+		if err != nil {
+			return nil, atField(f, fmt.Errorf("field %s: %w", f.Name(), err))
+		}
 		if !f.Exported() {
 			continue
 		}
@@ -258,13 +262,16 @@ func structFields(st *types.Struct) ([]structField, error) {
 		}
 		name, opts, _ := strings.Cut(tagLookup(st.Tag(i), "json"), ",")
 		if name == "-" && opts == "" {
+			if tagged {
+				return nil, atField(f, fmt.Errorf(`field %s: json:"-" leaves it out of the input, so its tool tag does nothing: remove json:"-" to take the field, or the tool tag to leave it out`, f.Name()))
+			}
 			continue
 		}
 		if name == "" {
 			name = snake(f.Name())
 		}
 		sf := structField{v: f, name: name}
-		if tv, ok := reflectLookup(st.Tag(i), "tool"); ok {
+		if tagged {
 			tag, err := directive.ParseTag(tv)
 			if err != nil {
 				return nil, atField(f, fmt.Errorf("field %s: %w", f.Name(), err))

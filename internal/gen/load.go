@@ -115,6 +115,10 @@ func parseDirectives(fset *token.FileSet, f *ast.File) []parsedDirective {
 				out = append(out, parsedDirective{comment: c, d: d, diags: diags})
 			case directive.IsSpaced(c.Text):
 				out = append(out, parsedDirective{comment: c, diags: []directive.Diagnostic{directive.Unspaced(c.Text, fset.Position(c.Pos()))}})
+			default:
+				if off, msg, ok := directive.Mistyped(c.Text); ok {
+					out = append(out, parsedDirective{comment: c, diags: []directive.Diagnostic{{Pos: fset.Position(c.Pos() + token.Pos(off)), Message: msg}}})
+				}
 			}
 		}
 	}

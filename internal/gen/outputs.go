@@ -58,11 +58,15 @@ func (pi *pkgInference) readMembers(t types.Type) ([]member, error) {
 	if st, ok := t.Underlying().(*types.Struct); ok {
 		for i := range st.NumFields() {
 			f := st.Field(i)
+			tv, tagged, err := toolTag(f, st.Tag(i))
+			if err != nil {
+				return nil, atField(f, fmt.Errorf("%s.%s: %w", obj.Name(), f.Name(), err))
+			}
 			if !f.Exported() || f.Embedded() {
 				continue
 			}
 			m := member{name: snake(f.Name()), goName: f.Name(), typ: f.Type(), pos: i, at: f.Pos()}
-			if tv, ok := reflectLookup(st.Tag(i), "tool"); ok {
+			if tagged {
 				tag, err := directive.ParseTag(tv)
 				if err != nil {
 					return nil, atField(f, fmt.Errorf("%s.%s: %w", obj.Name(), f.Name(), err))
@@ -123,8 +127,21 @@ func (pi *pkgInference) readMembers(t types.Type) ([]member, error) {
 	return out, nil
 }
 
-func reflectLookup(tag, key string) (string, bool) {
-	return reflect.StructTag(tag).Lookup(key)
+// toolTag returns the tool key of the struct tag of field f, ok false
+// when it has none. A tag that mentions tool but breaks the syntax
+// reflect.StructTag reads, which would drop the key silently, is an
+// error, as is a tool tag on an unexported field, which nothing reads.
+func toolTag(f *types.Var, tag string) (value string, ok bool, err error) {
+	if strings.Contains(tag, "tool") {
+		if err := directive.CheckStructTag(tag); err != nil {
+			return "", false, err
+		}
+	}
+	value, ok = reflect.StructTag(tag).Lookup("tool")
+	if ok && !f.Exported() {
+		return "", false, fmt.Errorf("the field is unexported, so it is neither an input property nor a published member and its tool tag does nothing: export the field (%s), or remove the tag", upperFirst(f.Name()))
+	}
+	return value, ok, nil
 }
 
 // outputOnly says why a named struct or interface is a value object that

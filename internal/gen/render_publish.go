@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"go/types"
 	"strings"
+
+	"github.com/toolapi/toolapi/internal/english"
 )
 
 // publish returns the Go expression publishing src, a value of p.typ.
@@ -150,13 +152,9 @@ func %[1]s(v %[2]s.Marshaler) any {
 	})
 }
 
-// article prefixes a name with "a" or "an".
-func article(name string) string {
-	if name != "" && strings.ContainsRune("AEIOUaeiou", rune(name[0])) {
-		return "an " + name
-	}
-	return "a " + name
-}
+// article prefixes a name with "a" or "an", as it is spoken ("a User",
+// "an Album"), for the comments of generated code.
+func article(name string) string { return english.WithArticle(name) }
 
 // nonZero returns a condition that holds when expr, of type t, is not its
 // zero value (what encoding/json's omitempty leaves out), or "" when

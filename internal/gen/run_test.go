@@ -251,13 +251,21 @@ func TestCheckNamesTheCommandRun(t *testing.T) {
 }
 
 // TestSpacedDirectiveIsFound checks that the scan finds a package whose
-// only directive is written with a space after "//", so that toolgen
-// reports it instead of ignoring the package.
+// only directive is written with a space after "//", a misspelt prefix
+// or in a block comment, so that toolgen reports it instead of ignoring
+// the package.
 func TestSpacedDirectiveIsFound(t *testing.T) {
-	src := strings.Replace(serviceSrc, "//tool:method", "// tool:method", 1)
-	dir := writeCase(t, map[string]string{"a.go": src})
-	code, _, errOut := runGen(t, Options{Dir: dir})
-	if code != 1 || !strings.Contains(errOut, `a.go:10:1: "// tool:method" is not a directive, as a space follows "//": remove the space (write //tool:method)`) {
-		t.Errorf("exit %d, stderr:\n%s", code, errOut)
+	tests := []struct{ written, want string }{
+		{"// tool:method", `a.go:10:1: "// tool:method" is not a directive, as a space follows "//": remove the space (write //tool:method)`},
+		{"//tools:method", `a.go:10:1: "//tools:method" is not a directive, as its prefix is not "//tool:": write //tool:method`},
+		{"/* tool:method */ //", `a.go:10:4: "tool:method" in a /* */ comment is not a directive`},
+	}
+	for _, tt := range tests {
+		src := strings.Replace(serviceSrc, "//tool:method", tt.written, 1)
+		dir := writeCase(t, map[string]string{"a.go": src})
+		code, _, errOut := runGen(t, Options{Dir: dir})
+		if code != 1 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%s: exit %d, stderr:\n%s", tt.written, code, errOut)
+		}
 	}
 }

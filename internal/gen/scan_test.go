@@ -26,6 +26,11 @@ func TestScan(t *testing.T) {
 		"j/b.go":              "package j\n",
 		"j/b_test.go":         "package j\n",
 		"j/tools_gen.go":      Header + "\n\npackage j\n",
+		"k/k.go":              "package k\n//tools:method id=x\n",
+		"l/l.go":              "package l\n/*\n * Doc.\n *\n * tool:method id=x\n */\n",
+		"m/m.go":              "package m\n\ntype T struct {\n\tA int `json:\"a\" tool:\"a\"`\n\tB int `tool:\"b\"`\n}\n",
+		"n/n.go":              "package n\n\t// tool:method id=x\n",
+		"o/o.go":              "package o\n/* tool:input x */\n",
 	}
 	for name, src := range files {
 		path := filepath.Join(dir, name)
@@ -48,8 +53,10 @@ func TestScan(t *testing.T) {
 	}
 	// A line that mentions the marker inside a comment is still a hit: the
 	// scan is a cheap filter, the parser decides. A "Code generated" line
-	// after the package clause does not make a file generated.
-	if diff := cmp.Diff([]string{"a", "h/sub", "i", "j"}, rel(res.Dirs)); diff != "" {
+	// after the package clause does not make a file generated. A mistyped
+	// directive is a hit, so that toolgen reports it; a tool struct tag is
+	// not.
+	if diff := cmp.Diff([]string{"a", "h/sub", "i", "j", "k", "l", "n", "o"}, rel(res.Dirs)); diff != "" {
 		t.Errorf("dirs (-want +got):\n%s", diff)
 	}
 	// A directory with a directive still has its generated file found,
@@ -59,7 +66,7 @@ func TestScan(t *testing.T) {
 	}
 	// The sources of the directories with directives, to parse early:
 	// neither tests nor the generated file.
-	if diff := cmp.Diff([]string{"a/a.go", "h/sub/s.go", "i/late_generated.go", "j/a.go", "j/b.go"}, rel(res.Sources)); diff != "" {
+	if diff := cmp.Diff([]string{"a/a.go", "h/sub/s.go", "i/late_generated.go", "j/a.go", "j/b.go", "k/k.go", "l/l.go", "n/n.go", "o/o.go"}, rel(res.Sources)); diff != "" {
 		t.Errorf("sources (-want +got):\n%s", diff)
 	}
 	one, err := Scan(dir, []string{"a", "b"})
