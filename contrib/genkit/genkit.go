@@ -353,7 +353,7 @@ func restoreUndeclared(req *ai.ModelRequest) *ai.ModelRequest {
 			switch {
 			case p.ToolRequest != nil && p.ToolRequest.Name == undeclaredName:
 				var c undeclaredCall
-				if b, err := json.Marshal(p.ToolRequest.Input); err != nil || json.Unmarshal(b, &c) != nil {
+				if b, err := json.Marshal(p.ToolRequest.Input); err != nil || json.Unmarshal(b, &c) != nil || c.Tool == "" {
 					continue
 				}
 				names[p.ToolRequest.Ref] = c.Tool
