@@ -42,7 +42,8 @@ func Example() {
 			return &ai.ModelResponse{Message: &ai.Message{Role: ai.RoleModel, Content: []*ai.Part{call}}, FinishReason: ai.FinishReasonStop}, nil
 		})
 
-	resp, err := genkit.Generate(ctx, g, ai.WithModel(model), ai.WithPrompt("Shout hello."), ai.WithTools(set.Refs()...))
+	resp, err := genkit.Generate(ctx, g, ai.WithModel(model), ai.WithPrompt("Shout hello."),
+		ai.WithTools(set.Refs()...), ai.WithMiddleware(set.Middleware()))
 	if err != nil {
 		fmt.Println(err)
 		return

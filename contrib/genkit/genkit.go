@@ -4,28 +4,30 @@
 //
 //	set := toolgenkit.New(reg, account, nil)
 //	resp, err := genkit.Generate(ctx, g, ai.WithModel(model),
-//		ai.WithPrompt("Shout hello."), ai.WithTools(set.Refs()...))
+//		ai.WithPrompt("Shout hello."),
+//		ai.WithTools(set.Refs()...), ai.WithMiddleware(set.Middleware()))
 //
 // The tools are those the account may run, under the names
-// [tool.Registry.Name] gives them, each declared with its input schema.
-// Every call runs through the registry's run path for that account
-// (permission, validation, access checks, confirmation) and its output is
-// a [Result]: {"success","message","outputs"}, and on a failure
+// [tool.Registry.Name] gives them, each declared with its input schema and
+// an output schema: that of a [Result] whose "outputs" is the tool's own
+// output schema. Every call runs through the registry's run path for that
+// account (permission, validation, access checks, confirmation) and its
+// output is a [Result]: {"success","message","outputs"}, and on a failure
 // "error_type" and, when the input was wrong, "violations" and
 // "input_schema", so that the model can correct it and call again. A
 // failure is an output, not an error: an error from a tool ends Generate,
 // while the model can read an output and try again. Error text from inside
 // a tool never reaches the model.
 //
-// Genkit itself checks a tool's input against its declared schema before
-// the tool runs, and a call that fails that check ends Generate with an
-// error ("data did not match expected schema"); what the schema cannot say
-// (an entity that does not exist, a rule a tool checks itself) reaches the
-// model as an input failure it can correct. Genkit infers the output
-// schema a tool declares from its Go output type, so the tools declare
-// that of [Result]. Genkit likewise ends Generate with a
-// NOT_FOUND error when a model calls a tool it was not given, such as one
-// the account may not run.
+// Genkit checks a tool's input against the schema of its action before the
+// tool runs, and ends Generate when the check fails; so these tools'
+// actions declare the input schema to the model but leave the check to the
+// registry, whose violations reach the model as an invalid_input output.
+//
+// Genkit ends Generate with a NOT_FOUND error when a model calls a tool it
+// was not given, such as one the account may not run. [Tools.Middleware]
+// turns such a call into a tool_not_found output the model reads ("There
+// is no tool named vault__secret."), and Generate goes on.
 //
 // A tool marked Confirm interrupts Generate (a Genkit tool interrupt whose
 // metadata is a [Confirmation]), so that a person can decide: the response
@@ -38,8 +40,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/firebase/genkit/go/ai"
+	"github.com/firebase/genkit/go/core"
+	"github.com/firebase/genkit/go/core/api"
 
 	"github.com/toolapi/toolapi/funcall"
 	"github.com/toolapi/toolapi/tool"
@@ -59,7 +65,7 @@ type Tools struct {
 	set       *funcall.Toolset
 	confirmer tool.Confirmer
 	tools     []ai.Tool
-	byName    map[string]ai.Tool
+	byName    map[string]*genkitTool
 }
 
 // A Result is the output of a tool: the outcome of its run.
@@ -99,19 +105,30 @@ const confirmedKey = "confirmed"
 // New returns the tools of reg that acct may run (a nil acct is
 // [tool.Anonymous]). opts may be nil.
 func New(reg *tool.Registry, acct tool.Account, opts *Options) *Tools {
-	t := &Tools{set: funcall.New(reg, acct), byName: map[string]ai.Tool{}}
+	t := &Tools{set: funcall.New(reg, acct), byName: map[string]*genkitTool{}}
 	if opts != nil {
 		t.confirmer = opts.Confirmer
 	}
+	resultSchema := core.InferSchemaMap(Result{})
 	for _, d := range t.set.Anthropic() { // name, description and a copy of the input schema
 		var label string
 		var confirm bool
+		var outputs map[string]any
 		if tt, ok := reg.ToolByName(d.Name); ok {
 			label, confirm = tt.Label, tt.Confirm
+			outputs = schemaMap(reg.OutputSchemaJSON(tt.ID))
 		}
-		at := ai.NewTool(d.Name, d.Description, t.run(d.Name, label, confirm), ai.WithInputSchema(schemaMap(d.InputSchema)))
-		t.tools = append(t.tools, at)
-		t.byName[d.Name] = at
+		gt := &genkitTool{
+			ToolDef: ai.NewTool(d.Name, d.Description, t.run(d.Name, label, confirm)), // no input schema: Genkit does not check the input
+			def: &ai.ToolDefinition{
+				Name: d.Name, Description: d.Description,
+				InputSchema:  schemaMap(d.InputSchema),
+				OutputSchema: withOutputs(resultSchema, outputs),
+				Metadata:     map[string]any{"multipart": false},
+			},
+		}
+		t.tools = append(t.tools, gt)
+		t.byName[d.Name] = gt
 	}
 	return t
 }
@@ -187,14 +204,217 @@ func (a answer) Confirm(ctx context.Context, _ *tool.Tool, _ *tool.Values) (bool
 	return bool(a), nil
 }
 
+// A genkitTool is a Genkit tool whose action declares the tool's input
+// schema to the model but does not check input against it: Genkit would
+// end Generate on a failed check, while the registry's check answers the
+// model with the violations.
+type genkitTool struct {
+	// ToolDef runs the tool; its action has no input schema.
+	*ai.ToolDef[any, *Result]
+	def *ai.ToolDefinition
+}
+
+// Definition returns the tool's definition for models, with its schemas.
+func (g *genkitTool) Definition() *ai.ToolDefinition { return g.def }
+
+// Register registers the tool's action with r (Generate does, in a
+// registry of its own), and the tool that answers calls of tools not
+// declared (see [Tools.Middleware]).
+func (g *genkitTool) Register(r api.Registry) {
+	a := &action{tool: g}
+	provider, id := api.ParseName(g.def.Name)
+	r.RegisterAction(api.NewKey(api.ActionTypeToolV2, provider, id), a)
+	r.RegisterAction(api.NewKey(api.ActionTypeTool, provider, id), a)
+	if ai.LookupTool(r, undeclaredName) == nil {
+		ai.NewTool(undeclaredName, "Answers a call of a tool that was not declared.", refuseUndeclared).Register(r)
+	}
+}
+
+// An action is the Genkit action of a genkitTool: its descriptor carries
+// the declared schemas, and its runs go to the tool without a schema check.
+type action struct{ tool *genkitTool }
+
+func (a *action) Register(r api.Registry) { a.tool.Register(r) }
+
+func (a *action) Name() string { return a.tool.def.Name }
+
+func (a *action) Desc() api.ActionDesc {
+	d := a.tool.def
+	return api.ActionDesc{
+		Type: api.ActionTypeToolV2, Key: api.KeyFromName(api.ActionTypeToolV2, d.Name),
+		Name: d.Name, Description: d.Description,
+		InputSchema: d.InputSchema, OutputSchema: d.OutputSchema,
+		Metadata: map[string]any{
+			"type": api.ActionTypeToolV2, "name": d.Name, "description": d.Description,
+			"tool": map[string]any{"multipart": false}, "dynamic": true,
+		},
+	}
+}
+
+// RunJSON runs the tool with input and returns its multipart response.
+func (a *action) RunJSON(ctx context.Context, input json.RawMessage, _ func(context.Context, json.RawMessage) error) (json.RawMessage, error) {
+	var in any
+	if len(input) > 0 {
+		if err := json.Unmarshal(input, &in); err != nil {
+			return nil, core.NewError(core.INVALID_ARGUMENT, "tool %s: input is not JSON", a.tool.def.Name)
+		}
+	}
+	resp, err := a.tool.RunRawMultipart(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(resp)
+}
+
+func (a *action) RunJSONWithTelemetry(ctx context.Context, input json.RawMessage, cb func(context.Context, json.RawMessage) error) (*api.ActionRunResult[json.RawMessage], error) {
+	out, err := a.RunJSON(ctx, input, cb)
+	if err != nil {
+		return nil, err
+	}
+	return &api.ActionRunResult[json.RawMessage]{Result: out}, nil
+}
+
+// undeclaredName is the name of the tool that answers a call of a tool
+// that was not declared; a name [tool.Registry.Name] never gives (it has
+// a slash).
+const undeclaredName = "toolgenkit/undeclared"
+
+// An undeclaredCall is the input of the tool undeclaredName: the call the
+// model made.
+type undeclaredCall struct {
+	Tool  string `json:"tool"`
+	Input any    `json:"input,omitempty"`
+}
+
+func refuseUndeclared(_ *ai.ToolContext, c undeclaredCall) (*Result, error) {
+	return &Result{Message: "There is no tool named " + c.Tool + ".", ErrorType: funcall.ToolNotFound}, nil
+}
+
+// Middleware returns the model middleware that answers a call of a tool
+// not declared to the model (one the account may not run, or one that does
+// not exist) with a tool_not_found output, so that Generate goes on and the
+// model reads it, where Genkit would end Generate with NOT_FOUND. Pass it
+// with the tools: ai.WithMiddleware(set.Middleware()).
+//
+// Genkit runs only tools it finds by name, and a model may name any: the
+// middleware hands such a call to a tool of its own, which the model is
+// never shown (it is registered with these tools, not declared), and shows
+// the model its own call and the refusal under the name it used.
+func (t *Tools) Middleware() ai.ModelMiddleware {
+	return func(next ai.ModelFunc) ai.ModelFunc {
+		return func(ctx context.Context, req *ai.ModelRequest, cb ai.ModelStreamCallback) (*ai.ModelResponse, error) {
+			resp, err := next(ctx, restoreUndeclared(req), cb)
+			if err != nil || resp == nil || resp.Message == nil {
+				return resp, err
+			}
+			declared := make(map[string]bool, len(req.Tools))
+			for _, d := range req.Tools {
+				declared[d.Name] = true
+			}
+			resp.Message = redirectUndeclared(resp.Message, declared)
+			return resp, nil
+		}
+	}
+}
+
+// redirectUndeclared returns msg with each call of a tool not declared
+// made a call of the tool undeclaredName.
+func redirectUndeclared(msg *ai.Message, declared map[string]bool) *ai.Message {
+	var out *ai.Message
+	for i, p := range msg.Content {
+		if p.ToolRequest == nil || declared[p.ToolRequest.Name] {
+			continue
+		}
+		if out == nil {
+			c := *msg
+			c.Content = slices.Clone(msg.Content)
+			out = &c
+		}
+		np := ai.NewToolRequestPart(&ai.ToolRequest{Name: undeclaredName, Ref: p.ToolRequest.Ref,
+			Input: undeclaredCall{Tool: p.ToolRequest.Name, Input: p.ToolRequest.Input}})
+		np.Metadata = maps.Clone(p.Metadata)
+		out.Content[i] = np
+	}
+	if out == nil {
+		return msg
+	}
+	return out
+}
+
+// restoreUndeclared returns req with the calls redirectUndeclared made,
+// and the tool's answers to them, under the name the model called.
+func restoreUndeclared(req *ai.ModelRequest) *ai.ModelRequest {
+	var out *ai.ModelRequest
+	names := map[string]string{} // by ref
+	for i, m := range req.Messages {
+		var msg *ai.Message
+		for j, p := range m.Content {
+			var np *ai.Part
+			switch {
+			case p.ToolRequest != nil && p.ToolRequest.Name == undeclaredName:
+				var c undeclaredCall
+				if b, err := json.Marshal(p.ToolRequest.Input); err != nil || json.Unmarshal(b, &c) != nil || c.Tool == "" {
+					continue
+				}
+				names[p.ToolRequest.Ref] = c.Tool
+				np = ai.NewToolRequestPart(&ai.ToolRequest{Name: c.Tool, Ref: p.ToolRequest.Ref, Input: c.Input})
+			case p.ToolResponse != nil && p.ToolResponse.Name == undeclaredName && names[p.ToolResponse.Ref] != "":
+				r := *p.ToolResponse
+				r.Name = names[r.Ref]
+				np = ai.NewToolResponsePart(&r)
+			default:
+				continue
+			}
+			np.Metadata = maps.Clone(p.Metadata)
+			if out == nil {
+				c := *req
+				c.Messages = slices.Clone(req.Messages)
+				out = &c
+			}
+			if msg == nil {
+				c := *m
+				c.Content = slices.Clone(m.Content)
+				msg = &c
+				out.Messages[i] = msg
+			}
+			msg.Content[j] = np
+		}
+	}
+	if out == nil {
+		return req
+	}
+	return out
+}
+
+// withOutputs returns the schema of a Result with outputs as the schema of
+// its "outputs" (nil keeps that of any map).
+func withOutputs(result, outputs map[string]any) map[string]any {
+	s := maps.Clone(result)
+	props, _ := s["properties"].(map[string]any)
+	if outputs == nil || props == nil {
+		return s
+	}
+	props = maps.Clone(props)
+	o := maps.Clone(outputs)
+	o["description"] = "The tool's outputs by name, on success."
+	props["outputs"] = o
+	s["properties"] = props
+	return s
+}
+
 // schemaMap returns a JSON Schema as the map Genkit declares schemas with.
 func schemaMap(s any) map[string]any {
 	m := map[string]any{"type": "object"}
-	if b, err := json.Marshal(s); err == nil {
-		var d map[string]any
-		if json.Unmarshal(b, &d) == nil && d != nil {
-			m = d
+	b, ok := s.(json.RawMessage)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(s); err != nil {
+			return m
 		}
+	}
+	var d map[string]any
+	if json.Unmarshal(b, &d) == nil && d != nil {
+		m = d
 	}
 	return m
 }

@@ -156,14 +156,23 @@ func TestGenerate(t *testing.T) {
 			if diff := cmp.Diff([]string{"db__query", "rocket__launch", "text__upper", "word__define"}, names); diff != "" {
 				t.Errorf("tools declared to the model (-want +got):\n%s", diff)
 			}
-			want := map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string", "maxLength": 10.0, "pattern": nulFree}},
-				"required": []any{"text"}, "additionalProperties": false}
-			if diff := cmp.Diff(want, schemas["text__upper"]); diff != "" {
+			if diff := cmp.Diff(upperInput, schemas["text__upper"]); diff != "" {
 				t.Errorf("input schema of text.upper (-want +got):\n%s", diff)
 			}
 			for _, d := range req.Tools {
 				if diff := cmp.Diff([]any{"success", "message"}, d.OutputSchema["required"]); diff != "" {
 					t.Errorf("output schema of %s: required (-want +got):\n%s", d.Name, diff)
+				}
+				// The tool's own outputs are the schema of "outputs".
+				outputs := d.OutputSchema["properties"].(map[string]any)["outputs"]
+				want := map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": false,
+					"description": "The tool's outputs by name, on success."}
+				if d.Name == "text__upper" || d.Name == "word__define" {
+					want["properties"] = map[string]any{"result": map[string]any{"type": "string"}}
+					want["required"] = []any{"result"}
+				}
+				if diff := cmp.Diff(want, outputs); diff != "" {
+					t.Errorf("output schema of %s: outputs (-want +got):\n%s", d.Name, diff)
 				}
 			}
 			return calls(&ai.ToolRequest{Name: "word__define", Ref: "1", Input: map[string]any{"word": "helo"}},
@@ -192,7 +201,7 @@ func TestGenerate(t *testing.T) {
 			return ai.NewModelTextMessage(result)
 		},
 	)
-	resp, err := genkit.Generate(context.Background(), g, ai.WithModel(m), ai.WithPrompt("Define hello."), ai.WithTools(set.Refs()...))
+	resp, err := generate(g, m, set, ai.WithPrompt("Define hello."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,29 +216,111 @@ func TestGenerate(t *testing.T) {
 	}
 }
 
-// TestGenerateRefused covers the calls Genkit refuses itself: arguments
-// outside the declared schema, and a tool the account may not run, which
-// was never declared.
-func TestGenerateRefused(t *testing.T) {
-	for _, tt := range []struct {
-		call   *ai.ToolRequest
-		status core.StatusName
-		says   string
-	}{
-		{&ai.ToolRequest{Name: "text__upper", Ref: "1", Input: map[string]any{"text": "far too long a text"}}, core.INTERNAL, "did not match expected schema"},
-		{&ai.ToolRequest{Name: "vault__secret", Ref: "1", Input: map[string]any{}}, core.NOT_FOUND, `tool "vault__secret" not found`},
-	} {
-		s := &script{}
-		g, m, set, secretRuns := setup(t, s, nil)
-		s.turns = append(s.turns, func(req *ai.ModelRequest) *ai.Message { return calls(tt.call) })
-		_, err := genkit.Generate(context.Background(), g, ai.WithModel(m), ai.WithPrompt("Go."), ai.WithTools(set.Refs()...))
-		var ge *core.GenkitError
-		if !errors.As(err, &ge) || ge.Status != tt.status || !strings.Contains(err.Error(), tt.says) {
-			t.Errorf("%s: error %v, want status %s saying %q", tt.call.Name, err, tt.status, tt.says)
-		}
-		if *secretRuns != 0 {
-			t.Errorf("the secret tool ran %d times", *secretRuns)
-		}
+// TestGenerateRetry: arguments outside the declared schema reach the
+// model as an invalid_input output with the violations and the input
+// schema; it calls again and answers.
+func TestGenerateRetry(t *testing.T) {
+	s := &script{}
+	g, m, set, _ := setup(t, s, nil)
+	s.turns = append(s.turns,
+		func(req *ai.ModelRequest) *ai.Message {
+			return calls(&ai.ToolRequest{Name: "text__upper", Ref: "1", Input: map[string]any{"text": "far too long a text", "loud": true}})
+		},
+		func(req *ai.ModelRequest) *ai.Message {
+			want := map[string]any{"success": false, "message": "Invalid input for Upper: text: must be at most 10 characters long; loud: is not an input of this tool",
+				"error_type": "invalid_input", "violations": []any{
+					map[string]any{"path": "text", "message": "must be at most 10 characters long"},
+					map[string]any{"path": "loud", "message": "is not an input of this tool"},
+				},
+				"input_schema": upperInput}
+			if diff := cmp.Diff(want, outputs(t, req)["1"]); diff != "" {
+				t.Errorf("output for the invalid input (-want +got):\n%s", diff)
+			}
+			return calls(&ai.ToolRequest{Name: "text__upper", Ref: "2", Input: map[string]any{"text": "hello"}})
+		},
+		func(req *ai.ModelRequest) *ai.Message {
+			result, _ := outputs(t, req)["2"]["outputs"].(map[string]any)["result"].(string)
+			return ai.NewModelTextMessage(result)
+		},
+	)
+	resp, err := generate(g, m, set, ai.WithPrompt("Shout hello."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text() != "HELLO" || len(s.sent) != 3 {
+		t.Errorf("answer %q after %d model calls, want HELLO after 3", resp.Text(), len(s.sent))
+	}
+}
+
+// TestGenerateUndeclared: a call of a tool the account may not run, or of
+// one that does not exist, reaches the model as a tool_not_found output
+// under the name it called; nothing runs, and the model answers.
+func TestGenerateUndeclared(t *testing.T) {
+	s := &script{}
+	g, m, set, secretRuns := setup(t, s, nil)
+	secret := &ai.ToolRequest{Name: "vault__secret", Ref: "1", Input: map[string]any{"key": "k"}}
+	missing := &ai.ToolRequest{Name: "no__such", Ref: "2", Input: map[string]any{}}
+	upper := &ai.ToolRequest{Name: "text__upper", Ref: "3", Input: map[string]any{"text": "hi"}}
+	s.turns = append(s.turns,
+		func(req *ai.ModelRequest) *ai.Message { return calls(secret, missing, upper) },
+		func(req *ai.ModelRequest) *ai.Message {
+			got := outputs(t, req)
+			for _, call := range []*ai.ToolRequest{secret, missing} {
+				want := map[string]any{"success": false, "message": "There is no tool named " + call.Name + ".", "error_type": "tool_not_found"}
+				if diff := cmp.Diff(want, got[call.Ref]); diff != "" {
+					t.Errorf("output for %s (-want +got):\n%s", call.Name, diff)
+				}
+			}
+			// The model sees its own calls, and the answers under their names.
+			var seen []*ai.ToolRequest
+			var answered []string
+			for _, msg := range req.Messages {
+				for _, p := range msg.Content {
+					if p.ToolRequest != nil {
+						seen = append(seen, p.ToolRequest)
+					}
+					if p.ToolResponse != nil {
+						answered = append(answered, p.ToolResponse.Ref+" "+p.ToolResponse.Name)
+					}
+				}
+			}
+			if diff := cmp.Diff([]*ai.ToolRequest{secret, missing, upper}, seen); diff != "" {
+				t.Errorf("calls in the history (-want +got):\n%s", diff)
+			}
+			slices.Sort(answered)
+			if diff := cmp.Diff([]string{"1 vault__secret", "2 no__such", "3 text__upper"}, answered); diff != "" {
+				t.Errorf("answers in the history (-want +got):\n%s", diff)
+			}
+			return ai.NewModelTextMessage("I may not read the secret.")
+		},
+	)
+	resp, err := generate(g, m, set, ai.WithPrompt("Read the secret."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text() != "I may not read the secret." || len(s.sent) != 2 {
+		t.Errorf("answer %q after %d model calls, want the refusal read after 2", resp.Text(), len(s.sent))
+	}
+	if *secretRuns != 0 {
+		t.Errorf("the secret tool ran %d times", *secretRuns)
+	}
+	if b, _ := json.Marshal(resp.History()); strings.Contains(string(b), "toolgenkit") {
+		t.Errorf("the history shows the middleware's own tool: %s", b)
+	}
+}
+
+// TestUndeclaredWithoutMiddleware: without the middleware, Genkit ends
+// Generate on a call of a tool it was not given.
+func TestUndeclaredWithoutMiddleware(t *testing.T) {
+	s := &script{}
+	g, m, set, _ := setup(t, s, nil)
+	s.turns = append(s.turns, func(req *ai.ModelRequest) *ai.Message {
+		return calls(&ai.ToolRequest{Name: "vault__secret", Ref: "1", Input: map[string]any{}})
+	})
+	_, err := genkit.Generate(context.Background(), g, ai.WithModel(m), ai.WithPrompt("Go."), ai.WithTools(set.Refs()...))
+	var ge *core.GenkitError
+	if !errors.As(err, &ge) || ge.Status != core.NOT_FOUND {
+		t.Errorf("error %v, want Genkit's NOT_FOUND", err)
 	}
 }
 
@@ -256,8 +347,7 @@ func TestConfirmInterrupt(t *testing.T) {
 				return ai.NewModelTextMessage("Done.")
 			},
 		)
-		ctx := context.Background()
-		resp, err := genkit.Generate(ctx, g, ai.WithModel(m), ai.WithPrompt("Launch."), ai.WithTools(set.Refs()...))
+		resp, err := generate(g, m, set, ai.WithPrompt("Launch."))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,8 +363,7 @@ func TestConfirmInterrupt(t *testing.T) {
 		if tt.confirm {
 			restart = set.Confirm(interrupts[0])
 		}
-		resp, err = genkit.Generate(ctx, g, ai.WithModel(m), ai.WithMessages(resp.History()...),
-			ai.WithTools(set.Refs()...), ai.WithToolRestarts(restart))
+		resp, err = generate(g, m, set, ai.WithMessages(resp.History()...), ai.WithToolRestarts(restart))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -302,7 +391,7 @@ func TestConfirmer(t *testing.T) {
 			return ai.NewModelTextMessage("Done.")
 		},
 	)
-	resp, err := genkit.Generate(context.Background(), g, ai.WithModel(m), ai.WithPrompt("Launch."), ai.WithTools(set.Refs()...))
+	resp, err := generate(g, m, set, ai.WithPrompt("Launch."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,6 +401,17 @@ func TestConfirmer(t *testing.T) {
 	if diff := cmp.Diff(map[string]any{"success": true, "message": "Launched."}, got); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
 	}
+}
+
+// upperInput is the input schema of text.upper.
+var upperInput = map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string", "maxLength": 10.0, "pattern": nulFree}},
+	"required": []any{"text"}, "additionalProperties": false}
+
+// generate runs Generate with the scripted model m and the tools, as a
+// user would: the tools and their middleware.
+func generate(g *genkit.Genkit, m ai.Model, set *toolgenkit.Tools, opts ...ai.GenerateOption) (*ai.ModelResponse, error) {
+	opts = append(opts, ai.WithModel(m), ai.WithTools(set.Refs()...), ai.WithMiddleware(set.Middleware()))
+	return genkit.Generate(context.Background(), g, opts...)
 }
 
 // nulFree is the pattern the core puts on every string input: no NUL characters.
