@@ -65,6 +65,13 @@ type Tool struct {
 	Access func(ctx context.Context, in *Values) (bool, error)
 	// Confirm asks a person to confirm each run before it happens.
 	Confirm bool
+	// Deprecated, when set, marks the tool as deprecated and says what to
+	// use instead ("use album.search2"). Every caller shows it: the CLI's
+	// list and info, MCP's tools/list (the description starts with
+	// "Deprecated: " and _meta carries it), the explorer and function
+	// calling. A deprecated tool still runs. Empty means not deprecated; a
+	// blank (spaces only) value is invalid.
+	Deprecated string
 	// Inputs define what the tool takes, in order.
 	Inputs []*Definition
 	// Outputs define what the tool gives, in order.
