@@ -189,6 +189,12 @@ func (b *toolBuilder) definition() *tool.Tool {
 	if v := md.String("description"); v != "" {
 		t.Description = v
 	}
+	if a, ok := md.Lookup("deprecated"); ok {
+		t.Deprecated = a.Value
+		if strings.TrimSpace(a.Value) == "" {
+			b.errs.add(a.ValuePos, "deprecated is blank: say what to use instead (deprecated=\"use album.search2\")")
+		}
+	}
 	if strings.TrimSpace(t.Description) == "" {
 		b.errs.add(c.pos, "no description: write a doc comment or give description=")
 	}
