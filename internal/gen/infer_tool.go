@@ -87,6 +87,9 @@ func (inf *inference) tool(pkg *Package, c candidate) *Tool {
 		return nil
 	}
 	t := &Tool{Tool: b.definition(), Pos: b.errs.pos, Method: c.method.Name(), method: c.method}
+	t.position = func(path, rule string) token.Position {
+		return b.definitionPos(t, &tool.DefinitionError{Path: path, Rule: rule})
+	}
 	var outputDirs []*directive.Directive
 	t.context, t.params, outputDirs = b.params()
 	for _, p := range t.params {
