@@ -117,3 +117,14 @@ func (t *Tool) Clone() *Tool {
 	}
 	return &c
 }
+
+// AdvertisedDescription returns t's description as the callers that show
+// a tool by its description alone give it (MCP's tools/list, function
+// calling): for a deprecated tool, "Deprecated: " and the note, a blank
+// line, then the description; else the description.
+func (t *Tool) AdvertisedDescription() string {
+	if t.Deprecated == "" {
+		return t.Description
+	}
+	return "Deprecated: " + t.Deprecated + "\n\n" + t.Description
+}
