@@ -357,6 +357,11 @@ func (s *Server) sync() {
 	}
 }
 
+// DeprecatedMetaKey is the key of a deprecated tool's note in the _meta of
+// the tool tools/list gives, whose description also starts with
+// "Deprecated: " and the note (see [tool.Tool.Deprecated]).
+const DeprecatedMetaKey = "io.toolapi/deprecated"
+
 // An entry is a registry tool as the Server serves it.
 type entry struct {
 	tool        *tool.Tool
@@ -388,7 +393,7 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 	mt := &mcp.Tool{
 		Name:        name,
 		Title:       t.Label,
-		Description: t.Description,
+		Description: t.AdvertisedDescription(),
 		InputSchema: withDialect(in),
 		Annotations: &mcp.ToolAnnotations{
 			Title:           t.Label,
@@ -396,6 +401,9 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 			DestructiveHint: &destructive,
 			IdempotentHint:  op.Idempotent(),
 		},
+	}
+	if t.Deprecated != "" {
+		mt.Meta = mcp.Meta{DeprecatedMetaKey: t.Deprecated}
 	}
 	if out := s.reg.OutputSchema(t.ID); out != nil {
 		mt.OutputSchema = withDialect(out)
