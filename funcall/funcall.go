@@ -23,7 +23,8 @@
 // [Toolset.DispatchFormat] and [Toolset.DispatchCall] map the arguments a
 // model sends in such a format back before the run: a strict null for an
 // optional input is its absence, and Gemini's JSON text of a map or of a
-// value of any type is decoded.
+// value of any type is decoded. A deprecated tool's description starts
+// with "Deprecated: " and its note ([tool.Tool.AdvertisedDescription]).
 //
 // Every call runs through [tool.Registry.RunJSON] for the Toolset's
 // account, which validates the arguments against the tool's own

@@ -15,7 +15,9 @@
 // A tool is listed with its label as title, its description,
 // the input and output schemas of its definitions and the hints its
 // operation implies (readOnlyHint for read and explain, idempotentHint for
-// read, explain and transform, destructiveHint as the tool says). A client
+// read, explain and transform, destructiveHint as the tool says). A
+// deprecated tool's description starts with "Deprecated: " and its note,
+// which _meta also carries under [DeprecatedMetaKey]. A client
 // sees only the tools its account may call, and the list follows the
 // registry: adding or removing tools notifies connected clients.
 //
