@@ -17,15 +17,17 @@ type toolView struct {
 	Operation              string
 	Destructive, Confirm   bool
 	ReadOnly               bool
-	Access                 []string
-	CLI                    string
-	MCPName, FunctionName  string
-	InputTable             defTable
-	OutputTable            defTable
-	InputSchema            string
-	OutputSchema           string
-	PresetSchemaID         string
-	PresetSchema           string
+	// Deprecated is the tool's deprecation note, "" when none.
+	Deprecated            string
+	Access                []string
+	CLI                   string
+	MCPName, FunctionName string
+	InputTable            defTable
+	OutputTable           defTable
+	InputSchema           string
+	OutputSchema          string
+	PresetSchemaID        string
+	PresetSchema          string
 }
 
 // A defTable is a table of inputs or outputs.
@@ -62,6 +64,7 @@ func (e *server) describe(t *tool.Tool, acct tool.Account) *toolView {
 		Operation:   string(d.Operation),
 		Destructive: d.Destructive,
 		Confirm:     t.Confirm,
+		Deprecated:  d.Deprecated,
 		ReadOnly:    d.Operation.ReadOnly(),
 		MCPName:     e.reg.Name(t.ID),
 	}

@@ -18,9 +18,10 @@
 // # Pages
 //
 // The list shows every tool the account may see (its label, ID, operation,
-// destructive mark and the first line of its description), searched by
+// destructive and deprecated marks and the first line of its description), searched by
 // words and filtered by operation through [tool.Registry.List]. Each tool
-// has a page with its description, its inputs and outputs as tables (type,
+// has a page with its description (after a notice for a deprecated tool),
+// its inputs and outputs as tables (type,
 // required, default, constraints, examples, media type), the access it
 // requires, how to call it from the CLI, MCP and function calling, its
 // input and output JSON Schemas and the suggested schema of its presets;

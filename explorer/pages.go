@@ -94,6 +94,8 @@ type listView struct {
 type listRow struct {
 	ID, Label, Operation, Summary, URL string
 	Destructive, Confirm               bool
+	// Deprecated is the tool's deprecation note, "" when none.
+	Deprecated string
 }
 
 // A formView is the execute form of a tool page.
@@ -191,6 +193,7 @@ func (e *server) serveList(w http.ResponseWriter, r *http.Request) {
 		lv.Tools[i] = listRow{
 			ID: t.ID, Label: label, Operation: string(t.Op()), Summary: firstLine(t.Description),
 			URL: e.toolURL(t.ID), Destructive: t.IsDestructive(), Confirm: t.Confirm,
+			Deprecated: t.Deprecated,
 		}
 	}
 	lv.Total = len(tools)

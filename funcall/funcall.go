@@ -23,7 +23,8 @@
 // [Toolset.DispatchFormat] and [Toolset.DispatchCall] map the arguments a
 // model sends in such a format back before the run: a strict null for an
 // optional input is its absence, and Gemini's JSON text of a map or of a
-// value of any type is decoded.
+// value of any type is decoded. A deprecated tool's description starts
+// with "Deprecated: " and its note ([tool.Tool.AdvertisedDescription]).
 //
 // Every call runs through [tool.Registry.RunJSON] for the Toolset's
 // account, which validates the arguments against the tool's own
@@ -256,7 +257,7 @@ func (s *Toolset) OpenAI() []OpenAITool {
 	out := make([]OpenAITool, 0, len(s.decl))
 	for _, t := range s.decl {
 		out = append(out, OpenAITool{Type: "function", Function: OpenAIFunction{
-			Name: s.names[t.ID], Description: t.Description, Parameters: s.inputSchema(t),
+			Name: s.names[t.ID], Description: t.AdvertisedDescription(), Parameters: s.inputSchema(t),
 		}})
 	}
 	return out
@@ -268,7 +269,7 @@ func (s *Toolset) OpenAIStrict() []OpenAITool {
 	for _, t := range s.decl {
 		params, strict := s.converted(t, dialect.OpenAIStrict)
 		out = append(out, OpenAITool{Type: "function", Function: OpenAIFunction{
-			Name: s.names[t.ID], Description: t.Description, Parameters: params, Strict: &strict,
+			Name: s.names[t.ID], Description: t.AdvertisedDescription(), Parameters: params, Strict: &strict,
 		}})
 	}
 	return out
@@ -285,7 +286,7 @@ func (s *Toolset) OpenAIResponses(strict bool) []OpenAIResponsesTool {
 			params, ok = s.converted(t, dialect.OpenAIStrict)
 		}
 		out = append(out, OpenAIResponsesTool{
-			Type: "function", Name: s.names[t.ID], Description: t.Description, Parameters: params, Strict: ok,
+			Type: "function", Name: s.names[t.ID], Description: t.AdvertisedDescription(), Parameters: params, Strict: ok,
 		})
 	}
 	return out
@@ -296,7 +297,7 @@ func (s *Toolset) OpenAIResponses(strict bool) []OpenAIResponsesTool {
 func (s *Toolset) Anthropic() []AnthropicTool {
 	out := make([]AnthropicTool, 0, len(s.decl))
 	for _, t := range s.decl {
-		out = append(out, AnthropicTool{Name: s.names[t.ID], Description: t.Description, InputSchema: s.inputSchema(t)})
+		out = append(out, AnthropicTool{Name: s.names[t.ID], Description: t.AdvertisedDescription(), InputSchema: s.inputSchema(t)})
 	}
 	return out
 }
@@ -307,7 +308,7 @@ func (s *Toolset) AnthropicStrict() []AnthropicTool {
 	out := make([]AnthropicTool, 0, len(s.decl))
 	for _, t := range s.decl {
 		params, strict := s.converted(t, dialect.AnthropicStrict)
-		out = append(out, AnthropicTool{Name: s.names[t.ID], Description: t.Description, InputSchema: params, Strict: strict})
+		out = append(out, AnthropicTool{Name: s.names[t.ID], Description: t.AdvertisedDescription(), InputSchema: params, Strict: strict})
 	}
 	return out
 }
@@ -317,7 +318,7 @@ func (s *Toolset) Gemini() []GeminiFunction {
 	out := make([]GeminiFunction, 0, len(s.decl))
 	for _, t := range s.decl {
 		params, _ := s.converted(t, dialect.Gemini)
-		out = append(out, GeminiFunction{Name: s.names[t.ID], Description: t.Description, Parameters: params})
+		out = append(out, GeminiFunction{Name: s.names[t.ID], Description: t.AdvertisedDescription(), Parameters: params})
 	}
 	return out
 }

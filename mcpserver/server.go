@@ -15,7 +15,9 @@
 // A tool is listed with its label as title, its description,
 // the input and output schemas of its definitions and the hints its
 // operation implies (readOnlyHint for read and explain, idempotentHint for
-// read, explain and transform, destructiveHint as the tool says). A client
+// read, explain and transform, destructiveHint as the tool says). A
+// deprecated tool's description starts with "Deprecated: " and its note,
+// which _meta also carries under [DeprecatedMetaKey]. A client
 // sees only the tools its account may call, and the list follows the
 // registry: adding or removing tools notifies connected clients.
 //
@@ -357,6 +359,11 @@ func (s *Server) sync() {
 	}
 }
 
+// DeprecatedMetaKey is the key of a deprecated tool's note in the _meta of
+// the tool tools/list gives, whose description also starts with
+// "Deprecated: " and the note (see [tool.Tool.Deprecated]).
+const DeprecatedMetaKey = "io.toolapi/deprecated"
+
 // An entry is a registry tool as the Server serves it.
 type entry struct {
 	tool        *tool.Tool
@@ -388,7 +395,7 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 	mt := &mcp.Tool{
 		Name:        name,
 		Title:       t.Label,
-		Description: t.Description,
+		Description: t.AdvertisedDescription(),
 		InputSchema: withDialect(in),
 		Annotations: &mcp.ToolAnnotations{
 			Title:           t.Label,
@@ -396,6 +403,9 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 			DestructiveHint: &destructive,
 			IdempotentHint:  op.Idempotent(),
 		},
+	}
+	if t.Deprecated != "" {
+		mt.Meta = mcp.Meta{DeprecatedMetaKey: t.Deprecated}
 	}
 	if out := s.reg.OutputSchema(t.ID); out != nil {
 		mt.OutputSchema = withDialect(out)

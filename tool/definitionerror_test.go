@@ -35,6 +35,7 @@ func definitionErrorsOf(err error) []DefinitionError {
 func TestDefinitionErrors(t *testing.T) {
 	h := func(context.Context, *Values) (*Result, error) { return nil, nil }
 	bad := &Tool{ID: "t.bad", Description: "Has many problems.", Operation: "delete", Permission: "a,b+c",
+		Deprecated: " \t",
 		Inputs: []*Definition{
 			{Name: "limit", Type: "integer", Default: 500, Constraints: Constraints{Range: &Range{Max: Ptr(100.0)}}},
 			{Name: "mode", Type: "string", Locked: true},
@@ -51,6 +52,7 @@ func TestDefinitionErrors(t *testing.T) {
 		Handler: h,
 	}
 	want := []DefinitionError{
+		{"", "deprecated", `a deprecation note is blank: say what to use instead ("use album.search2")`},
 		{"", "op", `operation "delete" is not one of read, write, trigger, transform, explain`},
 		{"", "permission", `permission "a,b+c" mixes "," (all of) and "+" (any of)`},
 		{"inputs.limit", "default", "default 500: must be at most 100"},
@@ -67,7 +69,7 @@ func TestDefinitionErrors(t *testing.T) {
 		t.Errorf("Check (-want +got):\n%s", diff)
 	}
 	var de *DefinitionError
-	if !errors.As(err, &de) || de.Rule != "op" || de.Error() != de.Message {
+	if !errors.As(err, &de) || de.Rule != "deprecated" || de.Error() != de.Message {
 		t.Errorf("errors.As: %+v", de)
 	}
 	r := newQuietRegistry()
@@ -87,6 +89,13 @@ func TestDefinitionErrors(t *testing.T) {
 	err = r.Add(ok)
 	if diff := cmp.Diff([]DefinitionError{{"", "id", `ID "t.ok" is already taken`}}, definitionErrorsOf(err)); diff != "" {
 		t.Errorf("ID taken (-want +got):\n%s", diff)
+	}
+	dep := &Tool{ID: "t.old", Label: "Old", Description: "Old.", Permission: "p", Deprecated: "use t.ok", Handler: h}
+	if err := r.Add(dep); err != nil {
+		t.Errorf("a deprecated tool: %v", err)
+	}
+	if info := r.Describe("t.old"); info == nil || info.Deprecated != "use t.ok" {
+		t.Errorf("Describe of a deprecated tool: %+v", info)
 	}
 	if got := (&DefinitionError{Path: "inputs.x", Message: "m"}).Error(); got != "inputs.x: m" {
 		t.Errorf("Error() = %q", got)

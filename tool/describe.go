@@ -4,14 +4,17 @@ import "github.com/google/jsonschema-go/jsonschema"
 
 // An Info is a tool's definition as every caller prints it (toolgen
 // -describe, the CLI's info, the explorer): its ID, label, description,
-// operation, destructive mark, permission and schemas.
+// operation, destructive mark, permission, deprecation note and schemas.
 type Info struct {
-	ID           string             `json:"id"`
-	Label        string             `json:"label"`
-	Description  string             `json:"description"`
-	Operation    Operation          `json:"operation"`
-	Destructive  bool               `json:"destructive"`
-	Permission   string             `json:"permission"`
+	ID          string    `json:"id"`
+	Label       string    `json:"label"`
+	Description string    `json:"description"`
+	Operation   Operation `json:"operation"`
+	Destructive bool      `json:"destructive"`
+	Permission  string    `json:"permission"`
+	// Deprecated is the tool's deprecation note ([Tool.Deprecated]), empty
+	// when it is not deprecated.
+	Deprecated   string             `json:"deprecated,omitempty"`
 	InputSchema  *jsonschema.Schema `json:"input_schema"`
 	OutputSchema *jsonschema.Schema `json:"output_schema"`
 }
@@ -41,7 +44,7 @@ func (r *Registry) Describe(id string) *Info {
 func (e *entry) info(t *Tool) *Info {
 	d := &Info{
 		ID: t.ID, Label: t.Label, Description: t.Description, Operation: t.Op(),
-		Destructive: t.IsDestructive(), Permission: t.Permission,
+		Destructive: t.IsDestructive(), Permission: t.Permission, Deprecated: t.Deprecated,
 	}
 	if e != nil {
 		d.Permission = e.permission.String()

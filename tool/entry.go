@@ -38,6 +38,9 @@ func compileTool(r *Registry, t *Tool) (*entry, error) {
 	if strings.TrimSpace(t.Description) == "" {
 		errs.add("", "description", "a tool needs a description")
 	}
+	if t.Deprecated != "" && strings.TrimSpace(t.Deprecated) == "" {
+		errs.add("", "deprecated", "a deprecation note is blank: say what to use instead (\"use album.search2\")")
+	}
 	if t.Operation != "" && !t.Operation.Valid() {
 		errs.add("", "op", "operation %q is not one of read, write, trigger, transform, explain", t.Operation)
 	}

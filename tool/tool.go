@@ -65,6 +65,13 @@ type Tool struct {
 	Access func(ctx context.Context, in *Values) (bool, error)
 	// Confirm asks a person to confirm each run before it happens.
 	Confirm bool
+	// Deprecated, when set, marks the tool as deprecated and says what to
+	// use instead ("use album.search2"). Every caller shows it: the CLI's
+	// list and info, MCP's tools/list (the description starts with
+	// "Deprecated: " and _meta carries it), the explorer and function
+	// calling. A deprecated tool still runs. Empty means not deprecated; a
+	// blank (spaces only) value is invalid.
+	Deprecated string
 	// Inputs define what the tool takes, in order.
 	Inputs []*Definition
 	// Outputs define what the tool gives, in order.
@@ -109,4 +116,15 @@ func (t *Tool) Clone() *Tool {
 		c.Refiner = &rf
 	}
 	return &c
+}
+
+// AdvertisedDescription returns t's description as the callers that show
+// a tool by its description alone give it (MCP's tools/list, function
+// calling): for a deprecated tool, "Deprecated: " and the note, a blank
+// line, then the description; else the description.
+func (t *Tool) AdvertisedDescription() string {
+	if t.Deprecated == "" {
+		return t.Description
+	}
+	return "Deprecated: " + t.Deprecated + "\n\n" + t.Description
 }

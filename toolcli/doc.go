@@ -43,6 +43,9 @@
 //
 // # Describing a tool
 //
+// list and search mark a deprecated tool's label "(deprecated: NOTE)", and
+// info prints its note on a Deprecated line.
+//
 // info prints a tool's description, operation, access and definitions: for
 // each input and output its type, whether it is required, its default and
 // description, and under it every rule its value must follow (not blank,

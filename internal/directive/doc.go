@@ -37,6 +37,7 @@
 // method and property.
 //
 //	method      id label description op destructive permission access refine confirm
+//	            deprecated
 //	input NAME  description label type example... default notblank notnull
 //	            count length range choice pattern media dateonly locked
 //	            sensitive config definition
@@ -52,7 +53,7 @@
 // Each key's value has a kind, checked by [Parse]:
 //
 //   - text: any value (id, label, description, permission, example,
-//     default, pattern, media, config, name).
+//     default, pattern, media, config, name, deprecated).
 //   - flag: no value, or true or false (notblank, confirm, destructive...).
 //   - identifier: a Go identifier, or pkg.Ident for definition (access,
 //     refine, definition).

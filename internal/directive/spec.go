@@ -102,6 +102,7 @@ var Specs = map[string]*Spec{
 		"access":      {Kind: Identifier},
 		"refine":      {Kind: Identifier},
 		"confirm":     {Kind: Flag},
+		"deprecated":  {Kind: Text},
 	}},
 	"input": {Name: "input", Arg: RequiredArg, Keys: inputKeys},
 	"entity": {Name: "entity", Arg: RequiredArg, Keys: keys(inputKeys, map[string]Key{

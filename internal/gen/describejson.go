@@ -22,6 +22,7 @@ func (d *Description) MarshalIndented() ([]byte, error) {
 		Operation    tool.Operation  `json:"operation"`
 		Destructive  bool            `json:"destructive"`
 		Permission   string          `json:"permission"`
+		Deprecated   string          `json:"deprecated,omitempty"`
 		InputSchema  json.RawMessage `json:"input_schema"`
 		OutputSchema json.RawMessage `json:"output_schema"`
 		Undescribed  []string        `json:"undescribed,omitempty"`
@@ -34,6 +35,7 @@ func (d *Description) MarshalIndented() ([]byte, error) {
 		doc.Tools[i] = toolJSON{
 			ID: t.ID, Label: t.Label, Description: t.Info.Description, Operation: t.Operation,
 			Destructive: t.Destructive, Permission: t.Permission,
+			Deprecated:   t.Deprecated,
 			InputSchema:  tool.AppendSchemaJSON(nil, t.InputSchema),
 			OutputSchema: tool.AppendSchemaJSON(nil, t.OutputSchema),
 			Undescribed:  t.Undescribed,

@@ -82,6 +82,17 @@
 // value object are written once, in a function returning them, which
 // every tool using that type calls.
 //
+// # Lock files
+//
+// A package's [LockFile], written by -lock ([Options.Lock]), holds each
+// tool's ID, deprecation note and schemas; package internal/contract
+// compares it with the tools found and sorts the changes into breaking
+// and compatible ones. A plain run rewrites an existing lock whose
+// changes are all compatible and keeps it, failing, on a breaking one;
+// -check prints every change ([LockChange], positioned as diagnostics
+// are, or at the tool's entry in the lock file for a removed tool) and
+// fails on breaking ones.
+//
 // toolgen exits 1 when it printed any diagnostic (the good tools are
 // still written); -lenient keeps the exit status 0, and -strict, the
 // default, is accepted for older scripts. -check's fix-it line names the

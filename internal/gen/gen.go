@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolapi/toolapi/internal/contract"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -181,6 +182,13 @@ type Options struct {
 	Check bool
 	// Describe prints the JSON description and writes nothing.
 	Describe bool
+	// Lock writes the lock file ([LockFile]) of every package with tools,
+	// accepting every change since the last one, and removes that of a
+	// package left without tools. Without it, a package's existing lock
+	// file is kept current while its tools change compatibly; a breaking
+	// change leaves it as it is and fails the run. Check compares the
+	// tools with the lock files and fails on a breaking change.
+	Lock bool
 	// Command is how toolgen was run ("go tool toolgen"), for the command
 	// -check prints; "" means [FixCommand].
 	Command string
@@ -219,6 +227,17 @@ func Run(opts *Options) int {
 		fmt.Fprintln(stderr, "toolgen:", err)
 		return 2
 	}
+	if opts.Check && opts.Lock {
+		fmt.Fprintln(stderr, "toolgen: -check writes nothing and -lock writes the lock files: give one of them")
+		return 2
+	}
+	var locks []*lockState
+	if !opts.Describe {
+		if locks, err = res.locks(); err != nil {
+			fmt.Fprintln(stderr, "toolgen:", err)
+			return 2
+		}
+	}
 	status := 0
 	if opts.Describe {
 		data, err := res.Describe(dir).MarshalIndented()
@@ -250,15 +269,11 @@ func Run(opts *Options) int {
 			}
 		}
 		if len(stale) > 0 {
-			args := strings.Join(opts.Patterns, " ")
-			if args == "" {
-				args = "./..."
-			}
-			command := opts.Command
-			if command == "" {
-				command = FixCommand
-			}
-			fmt.Fprintf(stderr, "to fix, run: %s %s\n", command, args)
+			fmt.Fprintf(stderr, "to fix, run: %s\n", opts.rerun(""))
+			status = 1
+		}
+		if reportLocks(stderr, dir, locks, false) {
+			fmt.Fprintf(stderr, "to accept the breaking changes, run: %s\n", opts.rerun("-lock"))
 			status = 1
 		}
 	default:
@@ -266,8 +281,78 @@ func Run(opts *Options) int {
 			fmt.Fprintln(stderr, "toolgen:", err)
 			return 2
 		}
+		breaking, err := writeLocks(locks, opts.Lock)
+		if err != nil {
+			fmt.Fprintln(stderr, "toolgen:", err)
+			return 2
+		}
+		if reportLocks(stderr, dir, breaking, true) {
+			fmt.Fprintf(stderr, "%s kept as it was; to accept the breaking changes, run: %s\n", LockFile, opts.rerun("-lock"))
+			status = 1
+		}
 	}
 	return status
+}
+
+// rerun returns the command that runs toolgen again on the same packages,
+// with flag ("" for none).
+func (opts *Options) rerun(flag string) string {
+	command := opts.Command
+	if command == "" {
+		command = FixCommand
+	}
+	args := strings.Join(opts.Patterns, " ")
+	if args == "" {
+		args = "./..."
+	}
+	if flag != "" {
+		args = flag + " " + args
+	}
+	return command + " " + args
+}
+
+// reportLocks prints the changes of locks, only the breaking ones when
+// breakingOnly, and reports whether any is breaking.
+func reportLocks(w io.Writer, dir string, locks []*lockState, breakingOnly bool) bool {
+	breaking := false
+	for _, s := range locks {
+		for _, c := range s.changes {
+			if c.Breaking || !breakingOnly {
+				fmt.Fprintln(w, c.Relative(dir))
+			}
+			breaking = breaking || c.Breaking
+		}
+	}
+	return breaking
+}
+
+// writeLocks writes the lock files a run without -check changes: every
+// package's with accept (-lock), removing those left without tools;
+// otherwise the existing lock files whose changes are all compatible. It
+// returns the locks left as they were for breaking changes.
+func writeLocks(locks []*lockState, accept bool) ([]*lockState, error) {
+	var kept []*lockState
+	for _, s := range locks {
+		switch {
+		case accept && s.tools == 0:
+			if err := os.Remove(s.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, err
+			}
+			continue
+		case accept:
+		case s.old == nil:
+			continue
+		case contract.Breaking(changesOf(s)):
+			kept = append(kept, s)
+			continue
+		}
+		if !bytes.Equal(s.old, s.current) {
+			if err := os.WriteFile(s.path, s.current, 0o644); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return kept, nil
 }
 
 // Command returns the command that runs this toolgen again, from how it

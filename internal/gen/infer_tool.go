@@ -87,6 +87,9 @@ func (inf *inference) tool(pkg *Package, c candidate) *Tool {
 		return nil
 	}
 	t := &Tool{Tool: b.definition(), Pos: b.errs.pos, Method: c.method.Name(), method: c.method}
+	t.position = func(path, rule string) token.Position {
+		return b.definitionPos(t, &tool.DefinitionError{Path: path, Rule: rule})
+	}
 	var outputDirs []*directive.Directive
 	t.context, t.params, outputDirs = b.params()
 	for _, p := range t.params {
@@ -188,6 +191,12 @@ func (b *toolBuilder) definition() *tool.Tool {
 	}
 	if v := md.String("description"); v != "" {
 		t.Description = v
+	}
+	if a, ok := md.Lookup("deprecated"); ok {
+		t.Deprecated = a.Value
+		if strings.TrimSpace(a.Value) == "" {
+			b.errs.add(a.ValuePos, "deprecated is blank: say what to use instead (deprecated=\"use album.search2\")")
+		}
 	}
 	if strings.TrimSpace(t.Description) == "" {
 		b.errs.add(c.pos, "no description: write a doc comment or give description=")

@@ -102,6 +102,10 @@ type Tool struct {
 	// cannot know: given by definition=, or typed by an application data
 	// type.
 	describeOnly []string
+	// position returns where to fix something about a definition path of
+	// the tool's ("inputs.limit", "outputs.result.items.title") and rule
+	// (a directive key), as a diagnostic points there.
+	position func(path, rule string) token.Position
 }
 
 // MethodName returns "Type.Method".

@@ -64,6 +64,9 @@ func {{.Func}}(svc {{if not .Service.Interface}}*{{end}}{{.Service.Name}}) *tool
 {{- if .Def.Confirm}}
 		Confirm: true,
 {{- end}}
+{{- if .Def.Deprecated}}
+		Deprecated: {{printf "%q" .Def.Deprecated}},
+{{- end}}
 {{- if .InputDefs}}
 		Inputs: []*tool.Definition{
 {{range .InputDefs}}{{.}},

@@ -11,7 +11,8 @@ import (
 )
 
 // TestRepositoryIsGenerated regenerates every package of the repository
-// in memory and fails if a committed tools_gen.go differs.
+// in memory and fails if a committed tools_gen.go differs or a committed
+// lock file records a change.
 func TestRepositoryIsGenerated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the repository's packages")
@@ -30,6 +31,15 @@ func TestRepositoryIsGenerated(t *testing.T) {
 	for _, path := range res.Stale() {
 		rel, _ := filepath.Rel(root, path)
 		t.Errorf("%s is stale; run: %s ./... (from the repository root)", rel, FixCommand)
+	}
+	locks, err := res.locks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range locks {
+		for _, c := range s.changes {
+			t.Errorf("%s", c.Relative(root))
+		}
 	}
 }
 

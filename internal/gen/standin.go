@@ -19,7 +19,7 @@ func (inf *inference) standIn(t *tool.Tool, access bool) (*tool.Tool, []string) 
 	s := &tool.Tool{
 		ID: t.ID, Label: t.Label, Description: t.Description,
 		Operation: t.Operation, Destructive: t.Destructive, Permission: t.Permission,
-		Confirm: t.Confirm,
+		Confirm: t.Confirm, Deprecated: t.Deprecated,
 	}
 	if access {
 		s.Access = declaredAccess
