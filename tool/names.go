@@ -19,8 +19,8 @@ const MaxNameLength = 64
 // tool with that ID.
 //
 // An ID that is already such a name is its own name ("list_albums"). Any
-// other ID is spelled with "." as "__" and every other character outside
-// the pattern as "_" ("album.add_track" is "album__add_track"). A name
+// other ID is spelled with "." as "__" ("album.add_track" is
+// "album__add_track"). A name
 // that would be longer than 64 characters, or that another tool already
 // has, is cut and given a suffix of eight or more hexadecimal digits of the
 // SHA-256 of the ID ("album__add_track_1f0c2a9e"), the same in every
@@ -158,20 +158,6 @@ func (nt *nameTable) free(id string) string {
 	}
 }
 
-// plainName is id with "." as "__" and any other character outside
-// [a-zA-Z0-9_-] as "_".
-func plainName(id string) string {
-	var b strings.Builder
-	b.Grow(len(id))
-	for _, c := range id {
-		switch {
-		case c == '.':
-			b.WriteString("__")
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
-			b.WriteRune(c)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
-}
+// plainName is id with "." as "__": a tool ID holds no other character
+// outside [a-zA-Z0-9_-].
+func plainName(id string) string { return strings.ReplaceAll(id, ".", "__") }

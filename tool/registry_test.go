@@ -24,6 +24,10 @@ func TestParsePermission(t *testing.T) {
 		{"a+b", Permission{Names: []string{"a", "b"}, Any: true}, false},
 		{"a,b+c", Permission{}, true},
 		{"a,,b", Permission{}, true},
+		{"read notes+notes:edit", Permission{Names: []string{"read notes", "notes:edit"}, Any: true}, false},
+		{"grüße.senden", Permission{Names: []string{"grüße.senden"}}, false},
+		{"read notes &&", Permission{}, true},
+		{"a,-b", Permission{}, true},
 	}
 	for _, tt := range tests {
 		got, err := ParsePermission(tt.expr)

@@ -42,7 +42,8 @@ type Handler func(ctx context.Context, in *Values) (*Result, error)
 // A Tool is a typed, validated, access-checked operation. Hand-written tools
 // fill the fields directly; toolgen writes them for method tools.
 type Tool struct {
-	// ID names the tool everywhere ("album.search"). Required.
+	// ID names the tool everywhere ("album.search"): 1 to 128 letters,
+	// digits, "_", "." and "-". Required.
 	ID string
 	// Label is a short human name ("Search"). Required.
 	Label string
