@@ -267,7 +267,7 @@ func (sh *shower) entityToolURL(ref tool.EntityRef) string {
 // input is of the given data type.
 func (sh *shower) entityTool(typ string) *tool.Tool {
 	for _, t := range sh.e.reg.List(&tool.Filter{Account: sh.acct}) {
-		if !t.Op().ReadOnly() {
+		if !t.EffectiveOperation().ReadOnly() {
 			continue
 		}
 		var only *tool.Definition

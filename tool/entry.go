@@ -24,7 +24,6 @@ type entry struct {
 	outSchema  *jsonschema.Schema
 
 	inJSON  encodedSchema
-	outJSON encodedSchema
 	dropped sync.Map // undeclared output names already logged
 }
 

@@ -8,13 +8,13 @@ import (
 	"sync"
 )
 
-// MaxNameLength is the longest name [Registry.Name] gives: the most that
+// maxNameLength is the longest name [Registry.Name] gives: the most that
 // OpenAI's function names allow (Anthropic allows as many).
-const MaxNameLength = 64
+const maxNameLength = 64
 
 // Name returns the name of the tool with the given ID in MCP and in the
 // function-calling APIs of language models: letters, digits, "_" and "-",
-// 1 to [MaxNameLength] characters, the pattern ^[a-zA-Z0-9_-]{1,64}$ that
+// 1 to 64 characters, the pattern ^[a-zA-Z0-9_-]{1,64}$ that
 // OpenAI, Anthropic and Gemini all accept. It returns "" when r holds no
 // tool with that ID.
 //
@@ -125,7 +125,7 @@ func (nt *nameTable) assign(ids []string) {
 		if _, ok := nt.byID[id]; ok {
 			continue
 		}
-		if plainName(id) == id && len(id) <= MaxNameLength {
+		if plainName(id) == id && len(id) <= maxNameLength {
 			own = append(own, id)
 		} else {
 			other = append(other, id)
@@ -143,14 +143,14 @@ func (nt *nameTable) assign(ids []string) {
 // free returns the name id gets given the names already taken.
 func (nt *nameTable) free(id string) string {
 	plain := plainName(id)
-	if _, taken := nt.byName[plain]; !taken && plain != "" && len(plain) <= MaxNameLength {
+	if _, taken := nt.byName[plain]; !taken && plain != "" && len(plain) <= maxNameLength {
 		return plain
 	}
 	sum := sha256.Sum256([]byte(id))
 	digest := hex.EncodeToString(sum[:])
 	for size := 8; ; size += 4 {
 		suffix := "_" + digest[:min(size, len(digest))]
-		base := plain[:min(len(plain), MaxNameLength-len(suffix))]
+		base := plain[:min(len(plain), maxNameLength-len(suffix))]
 		n := base + suffix
 		if _, taken := nt.byName[n]; !taken || size >= len(digest) {
 			return n

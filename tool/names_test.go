@@ -97,8 +97,8 @@ func TestNameLong(t *testing.T) {
 	addTools(t, reg, longToolID, longer, long65)
 	got := names(t, reg, longToolID, longer, long65)
 	for id, n := range got {
-		if len(n) != tool.MaxNameLength {
-			t.Errorf("%q is named %q (%d characters), want a cut name of %d", id, n, len(n), tool.MaxNameLength)
+		if len(n) != 64 {
+			t.Errorf("%q is named %q (%d characters), want a cut name of %d", id, n, len(n), 64)
 		}
 		if !strings.HasPrefix(n, "translation__export_every") && !strings.HasPrefix(n, "yyyy") {
 			t.Errorf("%q is named %q, which does not start like its ID", id, n)

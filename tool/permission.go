@@ -50,9 +50,9 @@ func ParsePermission(expr string) (Permission, error) {
 // digits, with spaces, '_', '.', ':' and '-' between them.
 var validPermissionName = regexp.MustCompile(`^[\p{L}\p{N}]([\p{L}\p{N} _.:-]*[\p{L}\p{N}])?$`)
 
-// Allows reports whether acct satisfies p. A blocked account satisfies
+// allows reports whether acct satisfies p. A blocked account satisfies
 // nothing.
-func (p Permission) Allows(acct Account) bool {
+func (p Permission) allows(acct Account) bool {
 	if acct == nil || acct.Blocked() {
 		return false
 	}

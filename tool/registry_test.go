@@ -52,7 +52,7 @@ func TestParsePermission(t *testing.T) {
 		{all, onlyA, false}, {all, both, true}, {anyOf, onlyA, true}, {anyOf, Anonymous, false},
 		{all, blocked, false}, {Permission{}, blocked, false}, {Permission{}, Anonymous, true},
 	} {
-		if got := c.p.Allows(c.acct); got != c.want {
+		if got := c.p.allows(c.acct); got != c.want {
 			t.Errorf("%q allows %s = %v, want %v", c.p, c.acct.AccountID(), got, c.want)
 		}
 	}

@@ -97,7 +97,7 @@ func writeTable(w io.Writer, tools []*tool.Tool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tOPERATION\tDESTRUCTIVE\tLABEL")
 	for _, t := range tools {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.ID, t.Op(), yesNo(t.IsDestructive()), oneLine(t.Label))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.ID, t.EffectiveOperation(), yesNo(t.IsDestructive()), oneLine(t.Label))
 	}
 	return tw.Flush()
 }
@@ -109,7 +109,7 @@ func writeMarkdown(w io.Writer, tools []*tool.Tool) error {
 	b.WriteString("|---|---|---|---|---|\n")
 	for _, t := range tools {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n",
-			t.ID, markdownCell(t.Label), t.Op(), yesNo(t.IsDestructive()), markdownCell(t.Description))
+			t.ID, markdownCell(t.Label), t.EffectiveOperation(), yesNo(t.IsDestructive()), markdownCell(t.Description))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -195,7 +195,7 @@ func writeInfo(w io.Writer, t *tool.Tool, name string) error {
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Name:\t%s (in MCP and function calling)\n", name)
-	fmt.Fprintf(tw, "Operation:\t%s\n", t.Op())
+	fmt.Fprintf(tw, "Operation:\t%s\n", t.EffectiveOperation())
 	fmt.Fprintf(tw, "Destructive:\t%s\n", yesNo(t.IsDestructive()))
 	if p := t.Describe().Permission; p != "" {
 		fmt.Fprintf(tw, "Permission:\t%s\n", p)
