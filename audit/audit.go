@@ -121,7 +121,7 @@ func Middleware(store Store, opts *Options) tool.Middleware {
 	}
 	if o.Audited == nil {
 		o.Audited = func(t *tool.Tool) bool {
-			op := t.Op()
+			op := t.EffectiveOperation()
 			return op == tool.OpWrite || op == tool.OpTrigger
 		}
 	}
@@ -138,7 +138,7 @@ func Middleware(store Store, opts *Options) tool.Middleware {
 				Time:      start.UTC(),
 				Account:   c.Account.AccountID(),
 				Tool:      c.Tool.ID,
-				Operation: string(c.Tool.Op()),
+				Operation: string(c.Tool.EffectiveOperation()),
 				Outcome:   Started,
 			}
 			audited := o.Audited(c.Tool)

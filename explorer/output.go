@@ -69,8 +69,9 @@ type entryView struct {
 	Value *valueView
 }
 
-// A shower turns the outputs of one result into views for one account.
-type shower struct {
+// An outputViews turns the outputs of one result into views for one
+// account.
+type outputViews struct {
 	e    *server
 	acct tool.Account
 	// links caches the tool an entity of each type links to ("" for
@@ -80,7 +81,7 @@ type shower struct {
 
 // result turns a run's result into its view.
 func (e *server) result(t *tool.Tool, res *tool.Result, acct tool.Account) *resultView {
-	sh := &shower{e: e, acct: acct}
+	ov := &outputViews{e: e, acct: acct}
 	rv := &resultView{Success: res.Success, Message: res.Message, Failure: string(res.Failure), ErrorType: res.Failure.ErrorType()}
 	rv.Violations = res.Violations
 	for _, def := range t.Outputs {
@@ -89,7 +90,7 @@ func (e *server) result(t *tool.Tool, res *tool.Result, acct tool.Account) *resu
 			continue
 		}
 		label := humanName(def)
-		rv.Outputs = append(rv.Outputs, outputView{Name: def.Name, Label: label, Description: def.Description, Value: sh.value(def, v)})
+		rv.Outputs = append(rv.Outputs, outputView{Name: def.Name, Label: label, Description: def.Description, Value: ov.value(def, v)})
 	}
 	if len(res.Outputs) > 0 {
 		rv.JSON = jsonText(res.Outputs)
@@ -98,7 +99,7 @@ func (e *server) result(t *tool.Tool, res *tool.Result, acct tool.Account) *resu
 }
 
 // value returns the view of v, a published value of def.
-func (sh *shower) value(def *tool.Definition, v any) *valueView {
+func (ov *outputViews) value(def *tool.Definition, v any) *valueView {
 	if v == nil {
 		return &valueView{Kind: "null", Text: "null"}
 	}
@@ -121,7 +122,7 @@ func (sh *shower) value(def *tool.Definition, v any) *valueView {
 				row := make([]*valueView, len(def.Items.Properties))
 				for i, p := range def.Items.Properties {
 					if pv, ok := m[p.Name]; ok {
-						row[i] = sh.value(p, pv)
+						row[i] = ov.value(p, pv)
 					} else {
 						row[i] = &valueView{Kind: "text"}
 					}
@@ -132,7 +133,7 @@ func (sh *shower) value(def *tool.Definition, v any) *valueView {
 		}
 		lv := &valueView{Kind: "items"}
 		for _, item := range items {
-			lv.Items = append(lv.Items, sh.value(def.Items, item))
+			lv.Items = append(lv.Items, ov.value(def.Items, item))
 		}
 		return lv
 	case def.Type == "map":
@@ -149,17 +150,17 @@ func (sh *shower) value(def *tool.Definition, v any) *valueView {
 		if len(def.Properties) > 0 {
 			for _, p := range def.Properties {
 				if pv, ok := m[p.Name]; ok {
-					mv.Entries = append(mv.Entries, entryView{Key: humanName(p), Value: sh.value(p, pv)})
+					mv.Entries = append(mv.Entries, entryView{Key: humanName(p), Value: ov.value(p, pv)})
 				}
 			}
 			return mv
 		}
 		for _, k := range sortedKeys(m) {
-			mv.Entries = append(mv.Entries, entryView{Key: k, Value: sh.value(def.Values, m[k])})
+			mv.Entries = append(mv.Entries, entryView{Key: k, Value: ov.value(def.Values, m[k])})
 		}
 		return mv
 	case def.Type == "entity" || strings.HasPrefix(def.Type, "entity:"):
-		return sh.entityView(v)
+		return ov.entityView(v)
 	case def.Type == "any":
 		return anyView(v)
 	}
@@ -186,8 +187,8 @@ func (sh *shower) value(def *tool.Definition, v any) *valueView {
 	media := def.Constraints.Media
 	switch {
 	case media == "text/html":
-		if sh.e.opts.SanitizeHTML != nil {
-			if safe, ok := sh.e.opts.SanitizeHTML(s); ok {
+		if ov.e.opts.SanitizeHTML != nil {
+			if safe, ok := ov.e.opts.SanitizeHTML(s); ok {
 				return &valueView{Kind: "html", HTML: template.HTML(safe), Text: s}
 			}
 		}
@@ -217,7 +218,7 @@ func anyView(v any) *valueView {
 
 // entityView shows a published entity reference: its label, linked to
 // where the entity can be seen.
-func (sh *shower) entityView(v any) *valueView {
+func (ov *outputViews) entityView(v any) *valueView {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return anyView(v)
@@ -231,10 +232,10 @@ func (sh *shower) entityView(v any) *valueView {
 		ev.Text = ref.EntityType + " " + ref.ID
 		ev.Note = ""
 	}
-	if sh.e.opts.EntityURL != nil {
-		ev.Href = sh.e.opts.EntityURL(ref)
+	if ov.e.opts.EntityURL != nil {
+		ev.Href = ov.e.opts.EntityURL(ref)
 	} else {
-		ev.Href = sh.entityToolURL(ref)
+		ev.Href = ov.entityToolURL(ref)
 	}
 	return ev
 }
@@ -242,14 +243,14 @@ func (sh *shower) entityView(v any) *valueView {
 // entityToolURL returns the address of the form of a read tool the
 // account may run whose only required input is an entity of ref's type,
 // filled in with ref; "" when there is none.
-func (sh *shower) entityToolURL(ref tool.EntityRef) string {
-	if sh.links == nil {
-		sh.links = make(map[string]*tool.Tool)
+func (ov *outputViews) entityToolURL(ref tool.EntityRef) string {
+	if ov.links == nil {
+		ov.links = make(map[string]*tool.Tool)
 	}
-	t, ok := sh.links[ref.EntityType]
+	t, ok := ov.links[ref.EntityType]
 	if !ok {
-		t = sh.entityTool("entity:" + ref.EntityType)
-		sh.links[ref.EntityType] = t
+		t = ov.entityTool("entity:" + ref.EntityType)
+		ov.links[ref.EntityType] = t
 	}
 	if t == nil {
 		return ""
@@ -260,14 +261,14 @@ func (sh *shower) entityToolURL(ref tool.EntityRef) string {
 			name = def.Name
 		}
 	}
-	return sh.e.toolURL(t.ID) + "?" + url.Values{"in:" + name: {ref.ID}}.Encode()
+	return ov.e.toolURL(t.ID) + "?" + url.Values{"in:" + name: {ref.ID}}.Encode()
 }
 
 // entityTool returns the first read tool, by ID, whose only required
 // input is of the given data type.
-func (sh *shower) entityTool(typ string) *tool.Tool {
-	for _, t := range sh.e.reg.List(&tool.Filter{Account: sh.acct}) {
-		if !t.Op().ReadOnly() {
+func (ov *outputViews) entityTool(typ string) *tool.Tool {
+	for _, t := range ov.e.reg.List(&tool.Filter{Account: ov.acct}) {
+		if !t.EffectiveOperation().ReadOnly() {
 			continue
 		}
 		var only *tool.Definition

@@ -42,11 +42,11 @@ func TestHumanValues(t *testing.T) {
 			t.Errorf("humanName(%q) = %q, want %q", in, got, want)
 		}
 	}
-	sh := &shower{e: &server{}}
-	if v := sh.value(&tool.Definition{Type: "boolean"}, true); v.Kind != "mark" || v.Note != "✓" {
+	ov := &outputViews{e: &server{}}
+	if v := ov.value(&tool.Definition{Type: "boolean"}, true); v.Kind != "mark" || v.Note != "✓" {
 		t.Errorf("true shows as %+v", v)
 	}
-	if v := sh.value(&tool.Definition{Type: "duration"}, "PT18M5S"); v.Text != "18 min 5 s" {
+	if v := ov.value(&tool.Definition{Type: "duration"}, "PT18M5S"); v.Text != "18 min 5 s" {
 		t.Errorf("PT18M5S shows as %+v", v)
 	}
 }

@@ -191,7 +191,7 @@ func (e *server) serveList(w http.ResponseWriter, r *http.Request) {
 			label = t.ID
 		}
 		lv.Tools[i] = listRow{
-			ID: t.ID, Label: label, Operation: string(t.Op()), Summary: firstLine(t.Description),
+			ID: t.ID, Label: label, Operation: string(t.EffectiveOperation()), Summary: firstLine(t.Description),
 			URL: e.toolURL(t.ID), Destructive: t.IsDestructive(), Confirm: t.Confirm,
 			Deprecated: t.Deprecated,
 		}

@@ -22,9 +22,7 @@ var modelName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 var awkwardIDs = []string{
 	"kitchen.clash",
 	"kitchen__clash",
-	"has space",
-	"with/slash",
-	"grüße.senden",
+	"Site-Info.v2",
 	"kitchen.a_tool_whose_id_is_far_longer_than_any_model_api_accepts_as_a_function_name",
 }
 

@@ -390,7 +390,7 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 			return nil, fmt.Errorf("no longer in the registry")
 		}
 	}
-	op := t.Op()
+	op := t.EffectiveOperation()
 	destructive := t.IsDestructive()
 	mt := &mcp.Tool{
 		Name:        name,

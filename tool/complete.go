@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// MaxSuggestions is the most suggestions [Registry.Complete] returns, the
+// maxSuggestions is the most suggestions [Registry.Complete] returns, the
 // most an MCP completion carries.
-const MaxSuggestions = 100
+const maxSuggestions = 100
 
 // A Suggestion is a value an input may take, offered while a caller fills
 // it in.
@@ -27,7 +27,7 @@ type Suggestion struct {
 // the input's choices as its refiner makes them for args, or the entities
 // of an entity input found by label through the entity type's Search,
 // those the account in ctx may view. A list input offers its items'. At
-// most [MaxSuggestions] are returned, in the order of the choices or of the
+// most 100 are returned (what an MCP completion carries), in the order of the choices or of the
 // search. It returns [ErrNotFound] for a tool the account may not run or an
 // input the tool does not have, and nothing for an input with no choices
 // and no search.
@@ -54,7 +54,7 @@ func (r *Registry) Complete(ctx context.Context, id, input, prefix string, args 
 			v := fmt.Sprint(c)
 			if strings.HasPrefix(strings.ToLower(v), strings.ToLower(prefix)) {
 				out = append(out, Suggestion{Value: v, Label: v})
-				if len(out) == MaxSuggestions {
+				if len(out) == maxSuggestions {
 					break
 				}
 			}
@@ -69,13 +69,13 @@ func (r *Registry) Complete(ctx context.Context, id, input, prefix string, args 
 	if !ok || et.Search == nil {
 		return nil, nil
 	}
-	refs, err := et.Search(ctx, AccountFrom(ctx), prefix, MaxSuggestions)
+	refs, err := et.Search(ctx, AccountFrom(ctx), prefix, maxSuggestions)
 	if err != nil {
 		r.logger.Error("entity search failed", "tool", id, "input", input, "error", err.Error())
 		return nil, fmt.Errorf("the %s search failed", et.Label)
 	}
-	out := make([]Suggestion, 0, min(len(refs), MaxSuggestions))
-	for _, ref := range refs[:min(len(refs), MaxSuggestions)] {
+	out := make([]Suggestion, 0, min(len(refs), maxSuggestions))
+	for _, ref := range refs[:min(len(refs), maxSuggestions)] {
 		out = append(out, Suggestion{Value: ref.ID, Label: ref.Label})
 	}
 	return out, nil

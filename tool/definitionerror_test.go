@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -99,5 +100,67 @@ func TestDefinitionErrors(t *testing.T) {
 	}
 	if got := (&DefinitionError{Path: "inputs.x", Message: "m"}).Error(); got != "inputs.x: m" {
 		t.Errorf("Error() = %q", got)
+	}
+}
+
+// TestDefinitionRules checks, one rule at a time, that Check refuses a
+// hand-written tool breaking a rule toolgen also keeps for method tools,
+// with the rule's name.
+func TestDefinitionRules(t *testing.T) {
+	h := func(context.Context, *Values) (*Result, error) { return nil, nil }
+	anyone := func(context.Context, *Values) (bool, error) { return true, nil }
+	tests := []struct {
+		name string
+		tool Tool
+		want []DefinitionError
+	}{
+		{"ID with a space", Tool{ID: "a bad id", Description: "D.", Permission: "p"},
+			[]DefinitionError{{"", "id", `ID "a bad id": an ID is 1 to 128 letters, digits, '_', '.' and '-' (album.search)`}}},
+		{"ID too long", Tool{ID: strings.Repeat("x", 129), Description: "D.", Permission: "p"},
+			[]DefinitionError{{"", "id", `ID "` + strings.Repeat("x", 129) + `": an ID is 1 to 128 letters, digits, '_', '.' and '-' (album.search)`}}},
+		{"ID of 128 characters", Tool{ID: strings.Repeat("x", 128), Description: "D.", Permission: "p"}, nil},
+		{"blank description", Tool{ID: "t.x", Description: " \n", Permission: "p"},
+			[]DefinitionError{{"", "description", "a tool needs a description"}}},
+		{"stray characters in a permission", Tool{ID: "t.x", Description: "D.", Permission: "read notes &&"},
+			[]DefinitionError{{"", "permission", `permission "read notes &&": "read notes &&" is no permission name, which holds letters, digits, spaces, '_', '.', ':' and '-'; join names with "," (all of) or "+" (any of)`}}},
+		{"permission names with spaces and colons", Tool{ID: "t.x", Description: "D.", Permission: "read notes+notes:edit"}, nil},
+		{"no access check", Tool{ID: "t.x", Description: "D."},
+			[]DefinitionError{{"", "access", "no access check: declare a permission, an access method, or an entity op on a required single entity input"}}},
+		{"an access method is a check", Tool{ID: "t.x", Description: "D.", Access: anyone}, nil},
+		{"entity op on an optional entity only", Tool{ID: "t.x", Description: "D.",
+			Inputs: []*Definition{{Name: "node", Type: "entity", EntityOp: "view"}}},
+			[]DefinitionError{{"", "access", "no access check a caller cannot skip: an entity op on an optional or list input may check nothing; declare a permission, an access method, or an entity op on a required single entity input"}}},
+		{"entity op on a list of entities only", Tool{ID: "t.x", Description: "D.",
+			Inputs: []*Definition{{Name: "nodes", Type: "list", Required: true, Items: &Definition{Type: "entity"}, EntityOp: "view"}}},
+			[]DefinitionError{{"", "access", "no access check a caller cannot skip: an entity op on an optional or list input may check nothing; declare a permission, an access method, or an entity op on a required single entity input"}}},
+		{"entity op on a required entity", Tool{ID: "t.x", Description: "D.",
+			Inputs: []*Definition{{Name: "node", Type: "entity", Required: true, EntityOp: "view"}}}, nil},
+		{"count on a string", Tool{ID: "t.x", Description: "D.", Permission: "p",
+			Inputs: []*Definition{{Name: "word", Type: "string", Constraints: Constraints{Count: &Bounds{Max: Ptr(3)}}}}},
+			[]DefinitionError{{"inputs.word", "count", "count bounds a list or map, not string"}}},
+		{"count on any", Tool{ID: "t.x", Description: "D.", Permission: "p",
+			Outputs: []*Definition{{Name: "v", Type: "any", Constraints: Constraints{Count: &Bounds{Max: Ptr(3)}}}}},
+			[]DefinitionError{{"outputs.v", "count", "count bounds a list or map, not any"}}},
+		{"count on a list and a map", Tool{ID: "t.x", Description: "D.", Permission: "p",
+			Inputs: []*Definition{
+				{Name: "words", Type: "list", Items: &Definition{Type: "string"}, Constraints: Constraints{Count: &Bounds{Max: Ptr(3)}}},
+				{Name: "pairs", Type: "map", Constraints: Constraints{Count: &Bounds{Max: Ptr(3)}}},
+			}}, nil},
+		{"dateonly on a timestamp", Tool{ID: "t.x", Description: "D.", Permission: "p",
+			Inputs: []*Definition{{Name: "at", Type: "timestamp", Constraints: Constraints{DateOnly: true}}}},
+			[]DefinitionError{{"inputs.at", "dateonly", "dateonly needs a datetime_iso8601, not timestamp"}}},
+		{"dateonly on a list of strings binds the items", Tool{ID: "t.x", Description: "D.", Permission: "p",
+			Outputs: []*Definition{{Name: "days", Type: "list", Items: &Definition{Type: "string"}, Constraints: Constraints{DateOnly: true}}}},
+			[]DefinitionError{{"outputs.days.items", "dateonly", "dateonly needs a datetime_iso8601, not string"}}},
+		{"dateonly on a list of dates", Tool{ID: "t.x", Description: "D.", Permission: "p",
+			Inputs: []*Definition{{Name: "days", Type: "list", Items: &Definition{Type: "datetime_iso8601"}, Constraints: Constraints{DateOnly: true}}}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.tool.Label, tt.tool.Handler = "X", h
+			if diff := cmp.Diff(tt.want, definitionErrorsOf(tt.tool.Check())); diff != "" {
+				t.Errorf("Check (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

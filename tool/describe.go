@@ -43,7 +43,7 @@ func (r *Registry) Describe(id string) *Info {
 // invalid).
 func (e *entry) info(t *Tool) *Info {
 	d := &Info{
-		ID: t.ID, Label: t.Label, Description: t.Description, Operation: t.Op(),
+		ID: t.ID, Label: t.Label, Description: t.Description, Operation: t.EffectiveOperation(),
 		Destructive: t.IsDestructive(), Permission: t.Permission, Deprecated: t.Deprecated,
 	}
 	if e != nil {

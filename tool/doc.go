@@ -37,7 +37,9 @@
 //
 // A [Tool] is a plain value: a [Registry] compiles it when it is added
 // ([Tool.Check] and [Registry.Add] report every problem as a
-// [DefinitionError]), and one Tool may be added to several registries.
+// [DefinitionError]: the same rules toolgen reports for method tools,
+// from the ID's syntax to where a constraint applies), and one Tool may
+// be added to several registries.
 // [Registry.Use] adds [Middleware] around every run, from every caller;
 // [Registry.Validate] checks arguments as a run would without running
 // anything, and returns their canonical JSON.

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,8 +33,11 @@ type entry struct {
 // a *DefinitionError.
 func compileTool(r *Registry, t *Tool) (*entry, error) {
 	var errs definitionErrors
-	if t.ID == "" {
+	switch {
+	case t.ID == "":
 		errs.add("", "id", "a tool needs an ID")
+	case !validID.MatchString(t.ID):
+		errs.add("", "id", "ID %q: an ID is 1 to 128 letters, digits, '_', '.' and '-' (album.search)", t.ID)
 	}
 	if strings.TrimSpace(t.Description) == "" {
 		errs.add("", "description", "a tool needs a description")
@@ -57,7 +61,7 @@ func compileTool(r *Registry, t *Tool) (*entry, error) {
 		}
 	}
 	e := &entry{tool: t, permission: perm, inputIndex: make(map[string]int, len(t.Inputs))}
-	entityCheck := false
+	entityCheck, weakEntity := false, false
 	for i, def := range t.Inputs {
 		if def == nil || def.Name == "" {
 			errs.add("inputs["+strconv.Itoa(i)+"]", "name", "input %d has no name", i)
@@ -77,13 +81,20 @@ func compileTool(r *Registry, t *Tool) (*entry, error) {
 			continue
 		}
 		checkEntities(r, n, path, true, &errs)
-		if n.kind == kEntity && def.Required && def.EntityOp != "" {
+		switch {
+		case n.kind == kEntity && def.Required && def.EntityOp != "":
 			entityCheck = true
+		case entityOp(n) != "":
+			weakEntity = true
 		}
 		e.inputs = append(e.inputs, n)
 	}
-	if strings.TrimSpace(t.Permission) == "" && !entityCheck && t.Access == nil {
-		errs.add("", "access", "no access check: declare a permission, an entity op on a required single entity input, or an access method")
+	switch {
+	case strings.TrimSpace(t.Permission) != "" || entityCheck || t.Access != nil:
+	case weakEntity:
+		errs.add("", "access", "no access check a caller cannot skip: an entity op on an optional or list input may check nothing; declare a permission, an access method, or an entity op on a required single entity input")
+	default:
+		errs.add("", "access", "no access check: declare a permission, an access method, or an entity op on a required single entity input")
 	}
 	seen := map[string]bool{}
 	for i, def := range t.Outputs {
@@ -124,6 +135,9 @@ func compileTool(r *Registry, t *Tool) (*entry, error) {
 	e.outSchema = objectSchema(e.outputs, true)
 	return e, nil
 }
+
+// validID is the syntax of a tool ID, which MCP also accepts as a tool name.
+var validID = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // checkEntities checks where entities sit in a definition: an entity input
 // must declare its op and may sit only at the top or as the item of a

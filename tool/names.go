@@ -8,19 +8,19 @@ import (
 	"sync"
 )
 
-// MaxNameLength is the longest name [Registry.Name] gives: the most that
+// maxNameLength is the longest name [Registry.Name] gives: the most that
 // OpenAI's function names allow (Anthropic allows as many).
-const MaxNameLength = 64
+const maxNameLength = 64
 
 // Name returns the name of the tool with the given ID in MCP and in the
 // function-calling APIs of language models: letters, digits, "_" and "-",
-// 1 to [MaxNameLength] characters, the pattern ^[a-zA-Z0-9_-]{1,64}$ that
+// 1 to 64 characters, the pattern ^[a-zA-Z0-9_-]{1,64}$ that
 // OpenAI, Anthropic and Gemini all accept. It returns "" when r holds no
 // tool with that ID.
 //
 // An ID that is already such a name is its own name ("list_albums"). Any
-// other ID is spelled with "." as "__" and every other character outside
-// the pattern as "_" ("album.add_track" is "album__add_track"). A name
+// other ID is spelled with "." as "__" ("album.add_track" is
+// "album__add_track"). A name
 // that would be longer than 64 characters, or that another tool already
 // has, is cut and given a suffix of eight or more hexadecimal digits of the
 // SHA-256 of the ID ("album__add_track_1f0c2a9e"), the same in every
@@ -125,7 +125,7 @@ func (nt *nameTable) assign(ids []string) {
 		if _, ok := nt.byID[id]; ok {
 			continue
 		}
-		if plainName(id) == id && len(id) <= MaxNameLength {
+		if plainName(id) == id && len(id) <= maxNameLength {
 			own = append(own, id)
 		} else {
 			other = append(other, id)
@@ -143,14 +143,14 @@ func (nt *nameTable) assign(ids []string) {
 // free returns the name id gets given the names already taken.
 func (nt *nameTable) free(id string) string {
 	plain := plainName(id)
-	if _, taken := nt.byName[plain]; !taken && plain != "" && len(plain) <= MaxNameLength {
+	if _, taken := nt.byName[plain]; !taken && plain != "" && len(plain) <= maxNameLength {
 		return plain
 	}
 	sum := sha256.Sum256([]byte(id))
 	digest := hex.EncodeToString(sum[:])
 	for size := 8; ; size += 4 {
 		suffix := "_" + digest[:min(size, len(digest))]
-		base := plain[:min(len(plain), MaxNameLength-len(suffix))]
+		base := plain[:min(len(plain), maxNameLength-len(suffix))]
 		n := base + suffix
 		if _, taken := nt.byName[n]; !taken || size >= len(digest) {
 			return n
@@ -158,20 +158,6 @@ func (nt *nameTable) free(id string) string {
 	}
 }
 
-// plainName is id with "." as "__" and any other character outside
-// [a-zA-Z0-9_-] as "_".
-func plainName(id string) string {
-	var b strings.Builder
-	b.Grow(len(id))
-	for _, c := range id {
-		switch {
-		case c == '.':
-			b.WriteString("__")
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
-			b.WriteRune(c)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
-}
+// plainName is id with "." as "__": a tool ID holds no other character
+// outside [a-zA-Z0-9_-].
+func plainName(id string) string { return strings.ReplaceAll(id, ".", "__") }

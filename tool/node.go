@@ -309,11 +309,19 @@ func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 // checkConstraintKinds refuses constraints that mean nothing for n's data
 // type, where the schema would say one thing and validation another:
 // length, pattern and choice on dates, durations and entities (whose
-// schema is a string but whose value is not), a range on non-numbers.
+// schema is a string but whose value is not), a range on non-numbers, a
+// count on what is neither a list nor a map, a date-only value that is no
+// datetime_iso8601.
 func (n *node) checkConstraintKinds(path string, errs *definitionErrors) {
 	c := &n.def.Constraints
 	plainString := n.kind == kString || n.kind == kEmail || n.kind == kURI
 	number := n.kind == kInteger || n.kind == kFloat
+	if c.Count != nil && n.kind != kList && n.kind != kMap {
+		errs.add(path, "count", "count bounds a list or map, not %s", n.def.Type)
+	}
+	if c.DateOnly && n.kind != kDateTime && n.kind != kList {
+		errs.add(path, "dateonly", "dateonly needs a datetime_iso8601, not %s", n.def.Type)
+	}
 	if n.kind == kList || n.kind == kAny {
 		return // list constraints move to the items; any takes none
 	}

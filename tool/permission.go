@@ -2,6 +2,7 @@ package tool
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -15,7 +16,8 @@ type Permission struct {
 }
 
 // ParsePermission parses a permission expression. Mixing "," and "+" in
-// one expression, or an empty name, is an error.
+// one expression, an empty name, or a name that is not letters and digits
+// with spaces, '_', '.', ':' and '-' between them, is an error.
 func ParsePermission(expr string) (Permission, error) {
 	expr = strings.TrimSpace(expr)
 	if expr == "" {
@@ -36,14 +38,21 @@ func ParsePermission(expr string) (Permission, error) {
 		if name == "" {
 			return Permission{}, fmt.Errorf("permission %q has an empty name", expr)
 		}
+		if !validPermissionName.MatchString(name) {
+			return Permission{}, fmt.Errorf("permission %q: %q is no permission name, which holds letters, digits, spaces, '_', '.', ':' and '-'; join names with \",\" (all of) or \"+\" (any of)", expr, name)
+		}
 		p.Names = append(p.Names, name)
 	}
 	return p, nil
 }
 
-// Allows reports whether acct satisfies p. A blocked account satisfies
+// validPermissionName is the syntax of one permission name: letters and
+// digits, with spaces, '_', '.', ':' and '-' between them.
+var validPermissionName = regexp.MustCompile(`^[\p{L}\p{N}]([\p{L}\p{N} _.:-]*[\p{L}\p{N}])?$`)
+
+// allows reports whether acct satisfies p. A blocked account satisfies
 // nothing.
-func (p Permission) Allows(acct Account) bool {
+func (p Permission) allows(acct Account) bool {
 	if acct == nil || acct.Blocked() {
 		return false
 	}

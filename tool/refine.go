@@ -25,7 +25,7 @@ func (r *Registry) Refine(ctx context.Context, id string, args map[string]any) (
 		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
 	t := e.tool
-	if !e.permission.Allows(AccountFrom(ctx)) {
+	if !e.permission.allows(AccountFrom(ctx)) {
 		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
 	if e.refined == nil {

@@ -256,10 +256,10 @@ func (r *Registry) List(f *Filter) []*Tool {
 	}
 	var out []*Tool
 	for _, e := range all {
-		if f.Operation != "" && e.tool.Op() != f.Operation {
+		if f.Operation != "" && e.tool.EffectiveOperation() != f.Operation {
 			continue
 		}
-		if f.Account != nil && !e.permission.Allows(f.Account) {
+		if f.Account != nil && !e.permission.allows(f.Account) {
 			continue
 		}
 		if len(words) > 0 && !e.matches(words, f.MatchAll) {
@@ -310,5 +310,5 @@ func (e *entry) matches(words []string, all bool) bool {
 // run). A permission that does not parse allows no one.
 func (t *Tool) Allowed(acct Account) bool {
 	p, err := ParsePermission(t.Permission)
-	return err == nil && p.Allows(acct)
+	return err == nil && p.allows(acct)
 }

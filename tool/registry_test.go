@@ -24,6 +24,10 @@ func TestParsePermission(t *testing.T) {
 		{"a+b", Permission{Names: []string{"a", "b"}, Any: true}, false},
 		{"a,b+c", Permission{}, true},
 		{"a,,b", Permission{}, true},
+		{"read notes+notes:edit", Permission{Names: []string{"read notes", "notes:edit"}, Any: true}, false},
+		{"grüße.senden", Permission{Names: []string{"grüße.senden"}}, false},
+		{"read notes &&", Permission{}, true},
+		{"a,-b", Permission{}, true},
 	}
 	for _, tt := range tests {
 		got, err := ParsePermission(tt.expr)
@@ -48,7 +52,7 @@ func TestParsePermission(t *testing.T) {
 		{all, onlyA, false}, {all, both, true}, {anyOf, onlyA, true}, {anyOf, Anonymous, false},
 		{all, blocked, false}, {Permission{}, blocked, false}, {Permission{}, Anonymous, true},
 	} {
-		if got := c.p.Allows(c.acct); got != c.want {
+		if got := c.p.allows(c.acct); got != c.want {
 			t.Errorf("%q allows %s = %v, want %v", c.p, c.acct.AccountID(), got, c.want)
 		}
 	}

@@ -102,7 +102,7 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 	if acct.Blocked() {
 		return accessFailure("The account " + acct.AccountID() + " is blocked and may run no tool.")
 	}
-	if !e.permission.Allows(acct) {
+	if !e.permission.allows(acct) {
 		return accessFailure("You may not run " + t.label() + ": it needs the permission " + quotePermission(e.permission) + ".")
 	}
 	in, vs := r.decode(ctx, e, args)

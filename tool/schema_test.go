@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolapi/toolapi/internal/schemajson"
 )
 
 // TestSchema checks every row of the definition-to-JSON-Schema mapping.
@@ -86,9 +88,9 @@ func TestSchema(t *testing.T) {
 				t.Errorf("schema mismatch (-want +got):\n%s\ngot %s", diff, got)
 			}
 			// The encoder the registry uses writes the same document.
-			fast := appendSchema(nil, sch)
+			fast := schemajson.Append(nil, sch)
 			if diff := cmp.Diff(decodeJSON(t, string(got)), decodeJSON(t, string(fast))); diff != "" {
-				t.Errorf("appendSchema differs from json.Marshal (-marshal +append):\n%s", diff)
+				t.Errorf("schemajson.Append differs from json.Marshal (-marshal +append):\n%s", diff)
 			}
 		})
 	}

@@ -42,13 +42,15 @@ type Handler func(ctx context.Context, in *Values) (*Result, error)
 // A Tool is a typed, validated, access-checked operation. Hand-written tools
 // fill the fields directly; toolgen writes them for method tools.
 type Tool struct {
-	// ID names the tool everywhere ("album.search"). Required.
+	// ID names the tool everywhere ("album.search"): 1 to 128 letters,
+	// digits, "_", "." and "-". Required.
 	ID string
 	// Label is a short human name ("Search"). Required.
 	Label string
 	// Description says what the tool does. Required.
 	Description string
-	// Operation says what the tool does to the world; empty means write.
+	// Operation says what the tool does to the world; empty means write
+	// (see [Tool.EffectiveOperation]).
 	Operation Operation
 	// Destructive says whether the tool's effects cannot simply be undone;
 	// nil means the operation's default: destructive for write and
@@ -83,8 +85,10 @@ type Tool struct {
 	Handler Handler
 }
 
-// Op returns t's operation: t.Operation, or write when it is empty.
-func (t *Tool) Op() Operation {
+// EffectiveOperation returns the operation t declares: t.Operation, or
+// write when it is empty. Callers that show or act on the operation ask
+// this rather than read the field.
+func (t *Tool) EffectiveOperation() Operation {
 	if t.Operation == "" {
 		return OpWrite
 	}
@@ -99,7 +103,7 @@ func (t *Tool) IsDestructive() bool {
 	if t.Destructive != nil {
 		return *t.Destructive
 	}
-	op := t.Op()
+	op := t.EffectiveOperation()
 	return op == OpWrite || op == OpTrigger
 }
 

@@ -42,7 +42,7 @@ func (r *Registry) ValidateJSON(ctx context.Context, id string, args []byte) (js
 // in ctx has its permission.
 func (r *Registry) entryFor(ctx context.Context, id string) (*entry, error) {
 	e := r.entry(id)
-	if e == nil || !e.permission.Allows(AccountFrom(ctx)) {
+	if e == nil || !e.permission.allows(AccountFrom(ctx)) {
 		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
 	return e, nil

@@ -92,9 +92,6 @@ func (v *Values) String(name string) string { s, _ := v.Get(name).(string); retu
 // Int returns the named integer input, or 0.
 func (v *Values) Int(name string) int64 { n, _ := v.Get(name).(int64); return n }
 
-// Float returns the named float input, or 0.
-func (v *Values) Float(name string) float64 { f, _ := v.Get(name).(float64); return f }
-
 // Bool returns the named boolean input, or false.
 func (v *Values) Bool(name string) bool { b, _ := v.Get(name).(bool); return b }
 

@@ -111,7 +111,7 @@ func writeTable(w io.Writer, tools []*tool.Tool, name func(id string) string) er
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tOPERATION\tDESTRUCTIVE\tLABEL")
 	for _, t := range tools {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, name(t.ID), t.Op(), yesNo(t.IsDestructive()), oneLine(listedLabel(t)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, name(t.ID), t.EffectiveOperation(), yesNo(t.IsDestructive()), oneLine(listedLabel(t)))
 	}
 	return tw.Flush()
 }
@@ -124,7 +124,7 @@ func writeMarkdown(w io.Writer, tools []*tool.Tool, name func(id string) string)
 	b.WriteString("|---|---|---|---|---|---|\n")
 	for _, t := range tools {
 		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s | %s | %s |\n",
-			t.ID, name(t.ID), markdownCell(listedLabel(t)), t.Op(), yesNo(t.IsDestructive()), markdownCell(t.Description))
+			t.ID, name(t.ID), markdownCell(listedLabel(t)), t.EffectiveOperation(), yesNo(t.IsDestructive()), markdownCell(t.Description))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -210,7 +210,7 @@ func writeInfo(w io.Writer, t *tool.Tool, name string) error {
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Name:\t%s (in MCP and function calling)\n", name)
-	fmt.Fprintf(tw, "Operation:\t%s\n", t.Op())
+	fmt.Fprintf(tw, "Operation:\t%s\n", t.EffectiveOperation())
 	fmt.Fprintf(tw, "Destructive:\t%s\n", yesNo(t.IsDestructive()))
 	if t.Deprecated != "" {
 		fmt.Fprintf(tw, "Deprecated:\t%s\n", oneLine(t.Deprecated))

@@ -51,7 +51,7 @@ func (ix *Index) Tool() *tool.Tool {
 					"id":           h.Tool.ID,
 					"label":        h.Tool.Label,
 					"description":  h.Tool.Description,
-					"operation":    string(h.Tool.Op()),
+					"operation":    string(h.Tool.EffectiveOperation()),
 					"input_schema": schemaValue(ix.reg, h.Tool.ID),
 				})
 			}

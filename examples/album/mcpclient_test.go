@@ -509,7 +509,7 @@ func checkListedTool(t *testing.T, app *App, tl *mcp.Tool) *tool.Tool {
 		t.Errorf("%s: no annotations", tl.Name)
 		return def
 	}
-	op := def.Op()
+	op := def.EffectiveOperation()
 	readOnly := op == "read" || op == "explain"
 	idempotent := readOnly || op == "transform"
 	if a.ReadOnlyHint != readOnly || a.IdempotentHint != idempotent || a.DestructiveHint == nil || *a.DestructiveHint != def.IsDestructive() {

@@ -3,6 +3,7 @@ package gen
 import (
 	"encoding/json"
 
+	"github.com/toolapi/toolapi/internal/schemajson"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -13,7 +14,7 @@ import (
 // [jsonschema.Schema.MarshalJSON], which encodes every level with
 // reflection and has its bytes compacted again by the level above; the
 // schemas are encoded instead by the tool package's encoder
-// ([tool.AppendSchemaJSON]), and the document is indented once.
+// ([schemajson.Append]), and the document is indented once.
 func (d *Description) MarshalIndented() ([]byte, error) {
 	type toolJSON struct {
 		ID           string          `json:"id"`
@@ -36,8 +37,8 @@ func (d *Description) MarshalIndented() ([]byte, error) {
 			ID: t.ID, Label: t.Label, Description: t.Info.Description, Operation: t.Operation,
 			Destructive: t.Destructive, Permission: t.Permission,
 			Deprecated:   t.Deprecated,
-			InputSchema:  tool.AppendSchemaJSON(nil, t.InputSchema),
-			OutputSchema: tool.AppendSchemaJSON(nil, t.OutputSchema),
+			InputSchema:  schemajson.Append(nil, t.InputSchema),
+			OutputSchema: schemajson.Append(nil, t.OutputSchema),
 			Undescribed:  t.Undescribed,
 		}
 	}

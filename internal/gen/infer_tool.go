@@ -6,7 +6,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -194,34 +193,9 @@ func (b *toolBuilder) definition() *tool.Tool {
 	}
 	if a, ok := md.Lookup("deprecated"); ok {
 		t.Deprecated = a.Value
-		if strings.TrimSpace(a.Value) == "" {
-			b.errs.add(a.ValuePos, "deprecated is blank: say what to use instead (deprecated=\"use album.search2\")")
-		}
-	}
-	if strings.TrimSpace(t.Description) == "" {
-		b.errs.add(c.pos, "no description: write a doc comment or give description=")
-	}
-	if !validID.MatchString(t.ID) {
-		a, _ := md.Lookup("id")
-		b.errs.add(a.ValuePos, "id %q: an ID is 1 to 128 letters, digits, '_', '.' and '-' (album.search)", t.ID)
-	}
-	// A permission that does not parse is reported by tool.Tool.Check;
-	// toolgen adds what a permission name may hold.
-	if p, err := tool.ParsePermission(t.Permission); err == nil {
-		for _, name := range p.Names {
-			if !validPermission.MatchString(name) {
-				a, _ := md.Lookup("permission")
-				b.errs.add(a.ValuePos, "permission %q: %q is no permission name, which holds letters, digits, spaces, '_', '.', ':' and '-'; join names with \",\" (all of) or \"+\" (any of)", t.Permission, name)
-			}
-		}
 	}
 	return t
 }
-
-var (
-	validID         = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-	validPermission = regexp.MustCompile(`^[\p{L}\p{N}]([\p{L}\p{N} _.:-]*[\p{L}\p{N}])?$`)
-)
 
 // params returns the method's parameters with the //tool:input or
 // //tool:entity directive of each, whether it takes a context first, and
@@ -280,8 +254,7 @@ func paramNames(params []*param) string {
 	return strings.Join(ns, ", ")
 }
 
-// accessAndRefine checks the access= and refine= methods, and that the
-// tool declares an access check a caller cannot skip.
+// accessAndRefine checks the access= and refine= methods.
 func (b *toolBuilder) accessAndRefine(t *Tool) {
 	md, recv := b.method, b.c.recv.Type()
 	if name := md.String("access"); name != "" {
@@ -299,24 +272,6 @@ func (b *toolBuilder) accessAndRefine(t *Tool) {
 		} else {
 			t.refine = name
 		}
-	}
-	entityCheck, weakEntity := false, false
-	for _, p := range t.params {
-		if p.def == nil || p.def.EntityOp == "" {
-			continue
-		}
-		if p.def.Type != "list" && p.def.Required {
-			entityCheck = true
-		} else {
-			weakEntity = true
-		}
-	}
-	switch {
-	case t.Tool.Permission != "" || entityCheck || md.String("access") != "":
-	case weakEntity:
-		b.errs.add(b.c.pos, "no access check a caller cannot skip: an entity op on an optional or list input may check nothing; declare permission=, access=, or an op on a required single entity input")
-	default:
-		b.errs.add(b.c.pos, "no access check: declare permission=, access=, or //tool:entity NAME op=... on a required single entity input")
 	}
 }
 
@@ -344,7 +299,7 @@ func (b *toolBuilder) finish(t *Tool) *Tool {
 				b.errs.add(b.errs.pos, "invalid definition: %v", e)
 				continue
 			}
-			b.errs.add(b.definitionPos(t, de), "invalid definition: %v", de)
+			b.errs.add(b.definitionPos(t, de), "invalid definition: %v%s", de, ruleHints[de.Rule])
 		}
 		return nil
 	}
@@ -508,10 +463,17 @@ func joined(err error) []error {
 	return []error{err}
 }
 
+// ruleHints add to the message of a broken rule how a method tool keeps it.
+var ruleHints = map[string]string{
+	"description": "; write a doc comment or give description=",
+}
+
 // definitionPos returns where to fix a problem the tool package found in
 // the definitions: the directive key of its rule ("//tool:input limit
-// range=..." gives the column of "range="), the struct field of a
-// property, else the directive or the parameter it is about.
+// range=..." gives the column of "range="), the value of the tool's own
+// id=, permission= and deprecated=, the struct field of a property, else the method
+// (for the tool's own rules with no key, as a missing description or
+// access check) or the directive or the parameter it is about.
 func (b *toolBuilder) definitionPos(t *Tool, de *tool.DefinitionError) token.Position {
 	keyPos := func(d *directive.Directive) (token.Position, bool) {
 		if d == nil {
@@ -525,9 +487,14 @@ func (b *toolBuilder) definitionPos(t *Tool, de *tool.DefinitionError) token.Pos
 	path := strings.Split(de.Path, ".")
 	switch {
 	case de.Path == "":
-		if pos, ok := keyPos(b.method); ok {
-			return pos
+		a, ok := b.method.Lookup(de.Rule)
+		switch {
+		case ok && (de.Rule == "id" || de.Rule == "permission" || de.Rule == "deprecated"):
+			return a.ValuePos
+		case ok:
+			return a.Pos
 		}
+		return b.c.pos
 	case path[0] == "inputs" && len(path) > 1:
 		i := slices.IndexFunc(t.params, func(p *param) bool { return p.name == path[1] })
 		if i < 0 {

@@ -143,9 +143,6 @@ func (pi *pkgInference) applyKeys(def *tool.Definition, goType types.Type, args 
 		case "notnull":
 			c.NotNull = a.Value != "false"
 		case "count":
-			if def.Type != "list" && def.Type != "map" {
-				return nil, fmt.Errorf("count bounds a list or map, not %s", def.Type)
-			}
 			c.Count = &tool.Bounds{Min: a.Bounds.Min, Max: a.Bounds.Max}
 		case "length":
 			c.Length = &tool.Bounds{Min: a.Bounds.Min, Max: a.Bounds.Max}
@@ -169,9 +166,6 @@ func (pi *pkgInference) applyKeys(def *tool.Definition, goType types.Type, args 
 		case "media":
 			c.Media = a.Value
 		case "dateonly":
-			if item.Type != "datetime_iso8601" {
-				return nil, fmt.Errorf("dateonly needs a datetime_iso8601, not %s", item.Type)
-			}
 			c.DateOnly = a.Value != "false"
 		case "locked":
 			def.Locked = a.Value != "false"

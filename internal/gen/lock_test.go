@@ -74,7 +74,7 @@ func TestLock(t *testing.T) {
 			want: []string{`a.go:12:19: tool a.find: compatible: inputs.mood: the choice "happy" was added`}},
 		{name: "tool deprecated",
 			old: "id=a.ping op=read", new: `id=a.ping deprecated="use a.find" op=read`,
-			want: []string{"a.go:19:25: tool a.ping: compatible: the tool is deprecated: use a.find"}},
+			want: []string{"a.go:19:36: tool a.ping: compatible: the tool is deprecated: use a.find"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -163,12 +163,12 @@ func (s *S) Open(ctx context.Context) error { return nil }
 		t.Error("-describe wrote a file")
 	}
 	code, _, errOut = runGen(t, Options{Dir: dir, Lenient: true})
-	if code != 0 || !strings.Contains(errOut, "a.go:16:13: tool a.open (S.Open): no access check") {
+	if code != 0 || !strings.Contains(errOut, "a.go:16:13: tool a.open (S.Open): invalid definition: no access check") {
 		t.Errorf("-lenient: exit %d, stderr %q", code, errOut)
 	}
 	os.Remove(filepath.Join(dir, GeneratedFile))
 	code, _, errOut = runGen(t, Options{Dir: dir})
-	if code != 1 || !strings.Contains(errOut, "a.go:16:13: tool a.open (S.Open): no access check") {
+	if code != 1 || !strings.Contains(errOut, "a.go:16:13: tool a.open (S.Open): invalid definition: no access check") {
 		t.Errorf("a diagnostic: exit %d, stderr %q", code, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, GeneratedFile)); err != nil {

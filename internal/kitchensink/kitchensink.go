@@ -22,8 +22,7 @@ const LongID = "kitchen.a_tool_whose_id_is_far_longer_than_any_model_api_accepts
 
 // IDs lists the IDs of the registry's tools, in the order they are added.
 var IDs = []string{
-	"kitchen.types", "kitchen.nested", "kitchen.clash", "kitchen__clash", "kitchen.no_inputs",
-	"kitchen.has space", "kitchen/slash", "küche.grüße", LongID,
+	"kitchen.types", "kitchen.nested", "kitchen.clash", "kitchen__clash", "kitchen.no_inputs", LongID,
 }
 
 // Samples holds, by tool ID, arguments the tool accepts, as JSON.
@@ -38,9 +37,6 @@ var Samples = map[string]string{
 	"kitchen.clash":     `{"note":"dotted"}`,
 	"kitchen__clash":    `{"note":"raw"}`,
 	"kitchen.no_inputs": `{}`,
-	"kitchen.has space": `{"word":"w"}`,
-	"kitchen/slash":     `{"word":"w"}`,
-	"küche.grüße":       `{"word":"w"}`,
 	LongID:              `{"word":"w"}`,
 }
 
@@ -84,9 +80,6 @@ func New(logger *slog.Logger) (*tool.Registry, error) {
 		newTool("kitchen.clash", "Named like kitchen__clash once dotted.", []*tool.Definition{{Name: "note", Type: "string"}}),
 		newTool("kitchen__clash", "Named like kitchen.clash.", []*tool.Definition{{Name: "note", Type: "string"}}),
 		newTool("kitchen.no_inputs", "Takes nothing.", nil),
-		newTool("kitchen.has space", "An ID with a space.", word),
-		newTool("kitchen/slash", "An ID with a slash.", word),
-		newTool("küche.grüße", "An ID with letters outside ASCII.", word),
 		newTool(LongID, "An ID longer than 64 characters.", word),
 	}
 	return reg, reg.Add(tools...)
