@@ -27,6 +27,16 @@
 // the message, the violations and, for input failures, the input schema, so
 // that an agent can correct its arguments.
 //
+// An agent completes a tool's arguments with completion/complete, whose
+// reference names the tool as a resource URI, {"type": "ref/resource",
+// "uri": "tool://album__add_track"} (see [ToolURIScheme]): argument.name is
+// the input, argument.value what is typed so far, and context.arguments the
+// other arguments as text. The values are those of
+// [tool.Registry.Complete] (the input's choices, as its refiner makes them
+// from the other arguments, or the IDs of the entities whose label matches,
+// with their labels in _meta under [MetaLabels]), at most 100. A tool the
+// account may not call completes nothing, as if it did not exist.
+//
 // While it runs, a tool reaches the client through its context:
 // [tool.Progress] and [tool.Log] become progress and log notifications,
 // [tool.Sample] and [tool.Elicit] become sampling and elicitation requests,
@@ -201,9 +211,12 @@ type Options struct {
 	// SDK holds options for the SDK server underneath, for what the
 	// registry does not cover: a completion handler, resource subscription
 	// handlers, a page size. The Server sets Instructions, Logger and the
-	// logging and tools capabilities itself, over what SDK says. Add
-	// prompts and resources to [Server.MCPServer]. Nil means the SDK's
-	// defaults.
+	// logging, tools and completions capabilities itself, over what SDK
+	// says. Completion requests for a tool's arguments (see
+	// [ToolURIScheme]) are answered by the Server; SDK.CompletionHandler
+	// answers all others (those of the application's prompts and resource
+	// templates). Add prompts and resources to [Server.MCPServer]. Nil
+	// means the SDK's defaults.
 	SDK *mcp.ServerOptions
 
 	// Listed, when set, chooses the tools tools/list shows among those the
@@ -293,7 +306,9 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	}
 	caps.Logging = &mcp.LoggingCapabilities{}
 	caps.Tools = &mcp.ToolCapabilities{ListChanged: true}
+	caps.Completions = &mcp.CompletionCapabilities{}
 	sdk.Capabilities = caps
+	sdk.CompletionHandler = s.completionHandler(sdk.CompletionHandler)
 	s.mcp = mcp.NewServer(&mcp.Implementation{
 		Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version,
 	}, &sdk)
@@ -505,15 +520,8 @@ func (s *Server) resolveName(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok || cr.Params == nil {
 			return next(ctx, method, req)
 		}
-		s.mu.Lock()
-		_, listed := s.named[cr.Params.Name]
-		s.mu.Unlock()
-		if !listed {
-			if t, ok := s.reg.ToolByName(cr.Params.Name); ok {
-				if e := s.entry(t.ID); e != nil {
-					cr.Params.Name = e.mt.Name
-				}
-			}
+		if e := s.entryByName(cr.Params.Name); e != nil {
+			cr.Params.Name = e.mt.Name
 		}
 		return next(ctx, method, req)
 	}
