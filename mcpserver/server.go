@@ -231,7 +231,10 @@ type Options struct {
 	// the server mid-call) reconnects with Last-Event-ID and receives what
 	// it missed: [mcp.NewMemoryEventStore] keeps them in memory, bounded
 	// by its MaxBytes (10 MiB unless set). The server then opens each SSE
-	// stream with a priming event. It has no effect on a stateless server.
+	// stream with a priming event, for sessions that negotiated protocol
+	// version 2025-11-25 or later (a request naming an older version in
+	// its Mcp-Protocol-Version header, or none, is served at the version
+	// its session negotiated). It has no effect on a stateless server.
 	// Nil means a broken stream's events are lost.
 	EventStore mcp.EventStore
 }
