@@ -128,14 +128,40 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	info := &auth.TokenInfo{UserID: acct.AccountID(), Extra: map[string]any{accountExtra: acct}}
 	r = r.WithContext(context.WithValue(r.Context(), tokenInfoKey{}, info))
+	r.Header = r.Header.Clone()
 	if _, ok := bearerToken(r); !ok {
 		// The request is anonymous, or Authenticate accepted other
 		// credentials (a cookie); the handover still goes through the
 		// bearer-token middleware.
-		r.Header = r.Header.Clone()
 		r.Header.Set("Authorization", "Bearer authenticated")
 	}
+	h.atNegotiatedVersion(r)
 	h.authenticated.ServeHTTP(w, r)
+}
+
+// Headers of streamable HTTP.
+const (
+	sessionIDHeader       = "Mcp-Session-Id"
+	protocolVersionHeader = "Mcp-Protocol-Version"
+)
+
+// atNegotiatedVersion makes a request of a session that names no protocol
+// version, or an older one than its session negotiated, one of the
+// negotiated version: the SDK decides by the header alone whether a
+// stream opens with a priming event and closes with a retry delay (from
+// 2025-11-25 on), and a client that negotiated 2025-11-25 can resume
+// streams whatever its header says. The specification has a server rely
+// on the negotiated version when the header is missing; an older header
+// than the negotiated version is a client's mistake that is served as the
+// version it agreed to. The header is never lowered.
+func (h *httpHandler) atNegotiatedVersion(r *http.Request) {
+	id := r.Header.Get(sessionIDHeader)
+	if id == "" {
+		return
+	}
+	if v := h.s.sessions.version(id); v != "" && r.Header.Get(protocolVersionHeader) < v {
+		r.Header.Set(protocolVersionHeader, v)
+	}
 }
 
 // rebound reports whether r reached a loopback address under a Host that

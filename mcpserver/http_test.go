@@ -389,3 +389,41 @@ func (w withCookie) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Header.Set("Cookie", w.cookie)
 	return http.DefaultTransport.RoundTrip(r)
 }
+
+// A session's requests are served at the protocol version it negotiated
+// when their Mcp-Protocol-Version header names an older one or none: a
+// session of 2025-11-25 gets its streams opened with a priming event (an
+// event ID and no data) whatever the header says; one of 2025-06-18 never
+// does, since the header is never raised past what the session negotiated.
+func TestHTTPNegotiatedVersion(t *testing.T) {
+	f := newFixture(t)
+	ts := serveHTTP(t, f, &mcpserver.Options{AllowAnonymous: true, EventStore: mcp.NewMemoryEventStore(nil)})
+	for _, tc := range []struct {
+		negotiated, header string
+		primed             bool
+	}{
+		{"2025-11-25", "2025-11-25", true},
+		{"2025-11-25", "2025-03-26", true},
+		{"2025-11-25", "", true},
+		{"2025-06-18", "2025-06-18", false},
+		{"2025-06-18", "2025-03-26", false},
+	} {
+		resp := post(t, ts.URL, strings.Replace(initialize, "2025-11-25", tc.negotiated, 1), nil)
+		id := resp.Header.Get("Mcp-Session-Id")
+		if resp.StatusCode != 200 || id == "" {
+			t.Fatalf("initialize at %s: status %d, session %q", tc.negotiated, resp.StatusCode, id)
+		}
+		h := map[string]string{"Mcp-Session-Id": id}
+		if tc.header != "" {
+			h["Mcp-Protocol-Version"] = tc.header
+		}
+		post(t, ts.URL, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h)
+		resp, body := postBody(t, ts.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, h)
+		if resp.StatusCode != 200 || !strings.Contains(body, `"tools"`) {
+			t.Fatalf("session of %s, header %q: status %d, body %s", tc.negotiated, tc.header, resp.StatusCode, body)
+		}
+		if primed := strings.HasPrefix(body, "event: prime\nid: "); primed != tc.primed {
+			t.Errorf("session of %s, header %q: primed %v, want %v; body:\n%s", tc.negotiated, tc.header, primed, tc.primed, body)
+		}
+	}
+}

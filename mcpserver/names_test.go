@@ -83,27 +83,41 @@ func TestNames(t *testing.T) {
 }
 
 // A tool added while a client is connected is listed under a name that
-// renames no other tool.
+// renames no other tool, even when its ID is the name an existing tool was
+// given: "has_space" comes after "has space", listed as "has_space".
 func TestNamesStableWhenAdded(t *testing.T) {
 	reg := awkwardRegistry(t)
 	srv := mcpserver.New(reg, nil)
 	cs := connect(t, srv, tool.Anonymous, nil)
 	before := toolNames(t, cs)
+	if !slices.Contains(before, "has_space") {
+		t.Fatalf("before Add, tools/list = %v, want %q listed for %q", before, "has_space", "has space")
+	}
 	err := reg.Add(&tool.Tool{
-		ID: "kitchen_.clash", Label: "Late", Description: "Comes late.", Operation: tool.OpRead,
+		ID: "has_space", Label: "Late", Description: "Comes late.", Operation: tool.OpRead,
 		Access:  func(context.Context, *tool.Values) (bool, error) { return true, nil },
-		Handler: func(context.Context, *tool.Values) (*tool.Result, error) { return nil, nil },
+		Outputs: []*tool.Definition{{Name: "result", Type: "string", Required: true}},
+		Handler: func(context.Context, *tool.Values) (*tool.Result, error) {
+			return tool.Succeeded("", map[string]any{"result": "has_space"}), nil
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	after := toolNames(t, cs)
-	if len(after) != len(before)+1 {
-		t.Fatalf("after Add, tools/list = %v", after)
+	late := reg.Name("has_space")
+	if late == "has_space" || !modelName.MatchString(late) || slices.Contains(before, late) {
+		t.Errorf("the late tool is named %q, want a new model name other than %q", late, "has_space")
 	}
-	for _, n := range before {
-		if !slices.Contains(after, n) {
-			t.Errorf("after Add, %q is no longer listed: %v", n, after)
+	if diff := cmp.Diff(slices.Sorted(slices.Values(append(slices.Clone(before), late))), after); diff != "" {
+		t.Errorf("after Add, tools/list (-want +got):\n%s", diff)
+	}
+	// The name still calls the tool that had it (a name wins over an ID),
+	// and the late tool answers to its own name.
+	for name, want := range map[string]string{"has_space": "has space", late: "has_space"} {
+		res := callTool(t, cs, name, map[string]any{})
+		if got := string(mustJSON(t, res.StructuredContent)); res.IsError || got != string(mustJSON(t, map[string]any{"result": want})) {
+			t.Errorf("calling %q ran %s, want %q", name, mustJSON(t, res), want)
 		}
 	}
 }

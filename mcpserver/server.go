@@ -29,6 +29,16 @@
 // the message, the violations and, for input failures, the input schema, so
 // that an agent can correct its arguments.
 //
+// An agent completes a tool's arguments with completion/complete, whose
+// reference names the tool as a resource URI, {"type": "ref/resource",
+// "uri": "tool://album__add_track"} (see [ToolURIScheme]): argument.name is
+// the input, argument.value what is typed so far, and context.arguments the
+// other arguments as text. The values are those of
+// [tool.Registry.Complete] (the input's choices, as its refiner makes them
+// from the other arguments, or the IDs of the entities whose label matches,
+// with their labels in _meta under [MetaLabels]), at most 100. A tool the
+// account may not call completes nothing, as if it did not exist.
+//
 // While it runs, a tool reaches the client through its context:
 // [tool.Progress] and [tool.Log] become progress and log notifications,
 // [tool.Sample] and [tool.Elicit] become sampling and elicitation requests,
@@ -203,9 +213,12 @@ type Options struct {
 	// SDK holds options for the SDK server underneath, for what the
 	// registry does not cover: a completion handler, resource subscription
 	// handlers, a page size. The Server sets Instructions, Logger and the
-	// logging and tools capabilities itself, over what SDK says. Add
-	// prompts and resources to [Server.MCPServer]. Nil means the SDK's
-	// defaults.
+	// logging, tools and completions capabilities itself, over what SDK
+	// says. Completion requests for a tool's arguments (see
+	// [ToolURIScheme]) are answered by the Server; SDK.CompletionHandler
+	// answers all others (those of the application's prompts and resource
+	// templates). Add prompts and resources to [Server.MCPServer]. Nil
+	// means the SDK's defaults.
 	SDK *mcp.ServerOptions
 
 	// Listed, when set, chooses the tools tools/list shows among those the
@@ -220,7 +233,10 @@ type Options struct {
 	// the server mid-call) reconnects with Last-Event-ID and receives what
 	// it missed: [mcp.NewMemoryEventStore] keeps them in memory, bounded
 	// by its MaxBytes (10 MiB unless set). The server then opens each SSE
-	// stream with a priming event. It has no effect on a stateless server.
+	// stream with a priming event, for sessions that negotiated protocol
+	// version 2025-11-25 or later (a request naming an older version in
+	// its Mcp-Protocol-Version header, or none, is served at the version
+	// its session negotiated). It has no effect on a stateless server.
 	// Nil means a broken stream's events are lost.
 	EventStore mcp.EventStore
 }
@@ -295,7 +311,9 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	}
 	caps.Logging = &mcp.LoggingCapabilities{}
 	caps.Tools = &mcp.ToolCapabilities{ListChanged: true}
+	caps.Completions = &mcp.CompletionCapabilities{}
 	sdk.Capabilities = caps
+	sdk.CompletionHandler = s.completionHandler(sdk.CompletionHandler)
 	s.mcp = mcp.NewServer(&mcp.Implementation{
 		Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version,
 	}, &sdk)
@@ -515,15 +533,8 @@ func (s *Server) resolveName(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok || cr.Params == nil {
 			return next(ctx, method, req)
 		}
-		s.mu.Lock()
-		_, listed := s.named[cr.Params.Name]
-		s.mu.Unlock()
-		if !listed {
-			if t, ok := s.reg.ToolByName(cr.Params.Name); ok {
-				if e := s.entry(t.ID); e != nil {
-					cr.Params.Name = e.mt.Name
-				}
-			}
+		if e := s.entryByName(cr.Params.Name); e != nil {
+			cr.Params.Name = e.mt.Name
 		}
 		return next(ctx, method, req)
 	}

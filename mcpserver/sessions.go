@@ -46,6 +46,7 @@ type session struct {
 	account  string
 	busy     int       // requests running
 	lastUsed time.Time // when the last request ended (or the session opened)
+	version  string    // the protocol version negotiated, once initialized
 }
 
 func newSessions(max, perAccount int) *sessions {
@@ -70,6 +71,8 @@ func (t *sessions) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			res, err := next(ctx, method, req)
 			if err != nil {
 				t.remove(id)
+			} else if ir, ok := res.(*mcp.InitializeResult); ok {
+				t.negotiated(id, ir.ProtocolVersion)
 			}
 			return res, err
 		}
@@ -156,6 +159,27 @@ func (t *sessions) remove(id string) {
 	if s := t.byID[id]; s != nil {
 		t.drop(id, s)
 	}
+}
+
+// negotiated records the protocol version the session with the given ID
+// negotiated.
+func (t *sessions) negotiated(id, version string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s := t.byID[id]; s != nil {
+		s.version = version
+	}
+}
+
+// version returns the protocol version the session with the given ID
+// negotiated, or "" when no such session was initialized.
+func (t *sessions) version(id string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s := t.byID[id]; s != nil {
+		return s.version
+	}
+	return ""
 }
 
 func (t *sessions) begin(id string) {

@@ -32,8 +32,18 @@ const maxNameLength = 64
 // those not yet named at once, in ID order, the IDs that are already names
 // first (so an application that adds its tools before serving them gives
 // every such ID its own name, whatever the order of the adds). A name never
-// changes: adding or removing other tools renames nothing, and a tool
-// removed and added again gets its name back.
+// changes for the life of the registry: adding or removing other tools
+// renames nothing, and a tool removed and added again gets its name back.
+//
+// Names are not kept across processes. A later version of an application
+// that adds a tool whose ID is another tool's name ("has_space" beside "has
+// space", named "has_space"), or spells to it ("a.b" beside "a__b"), can
+// name that other tool differently after a restart, since the IDs that are
+// already names are named first: "has_space" then takes its own name and
+// "has space" gets a hashed one, and agents that kept the old name call
+// the wrong tool. To keep names across versions, give a new tool no ID
+// whose name an existing tool has (compare it with Name of each existing
+// tool before adding it).
 func (r *Registry) Name(id string) string {
 	if _, ok := r.Tool(id); !ok {
 		return ""

@@ -110,10 +110,19 @@ type tsPlan struct {
 }
 
 type tsPlanSession struct {
-	User               string   `json:"user"`
-	Token              string   `json:"token"`
-	ExpectConnectError bool     `json:"expectConnectError,omitempty"`
-	Calls              []tsCall `json:"calls"`
+	User               string         `json:"user"`
+	Token              string         `json:"token"`
+	ExpectConnectError bool           `json:"expectConnectError,omitempty"`
+	Calls              []tsCall       `json:"calls"`
+	Completions        []tsCompletion `json:"completions,omitempty"`
+}
+
+// A tsCompletion completes argument of tool (as listed) from value.
+type tsCompletion struct {
+	Tool     string            `json:"tool"`
+	Argument string            `json:"argument"`
+	Value    string            `json:"value"`
+	Context  map[string]string `json:"context,omitempty"`
 }
 
 type tsCall struct {
@@ -141,6 +150,17 @@ type tsReport struct {
 				Message string `json:"message"`
 			} `json:"error"`
 		} `json:"calls"`
+		Completions []struct {
+			Tool     string   `json:"tool"`
+			Argument string   `json:"argument"`
+			Value    string   `json:"value"`
+			Values   []string `json:"values"`
+			Labels   []string `json:"labels"`
+			Error    *struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		} `json:"completions"`
 	} `json:"sessions"`
 }
 
@@ -633,5 +653,46 @@ func TestTypeScriptClientCatchesBadOutput(t *testing.T) {
 		if !strings.Contains(stderr, "output schema") {
 			t.Errorf("%s: client.mjs failed for another reason:\n%s", tool, stderr)
 		}
+	}
+}
+
+// The TypeScript SDK's client completes a tool's arguments with
+// completion/complete, naming the tool as ref/resource tool://NAME: an
+// album by its title, only among the albums the account may see, and
+// nothing of a tool the account may not run.
+func TestTypeScriptClientCompletes(t *testing.T) {
+	client := newTSClient(t)
+	s := newSQLiteStore(t)
+	app, _ := newTestApp(t, s)
+	token, err := s.IssueToken(context.Background(), "editor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serveApp(t, app)
+	summarize, update := app.Registry.Name("album.summarize"), app.Registry.Name("site.update_info")
+	if summarize == "" || update == "" {
+		t.Fatalf("album.summarize is named %q, site.update_info %q", summarize, update)
+	}
+	plan := &tsPlan{URL: base + "/mcp", Sessions: []tsPlanSession{{User: "editor", Token: token, Completions: []tsCompletion{
+		{Tool: summarize, Argument: "album", Value: "blue"},
+		{Tool: summarize, Argument: "album", Value: "winter"}, // the admin's draft
+		{Tool: update, Argument: "values", Value: ""},         // the admin's
+	}}}}
+	report, stderr, err := client.run(t, plan)
+	if err != nil {
+		t.Fatalf("client.mjs: %v\n%s", err, stderr)
+	}
+	got := report.Sessions[0].Completions
+	if len(got) != 3 {
+		t.Fatalf("completions %+v, want 3", got)
+	}
+	if c := got[0]; c.Error != nil || !slices.Equal(c.Values, []string{"1"}) || !slices.Equal(c.Labels, []string{"Blue Hours"}) {
+		t.Errorf("album by %q: %+v, want album 1, Blue Hours", c.Value, c)
+	}
+	if c := got[1]; c.Error != nil || len(c.Values) != 0 {
+		t.Errorf("album by %q: %+v, want none (a draft of another account)", c.Value, c)
+	}
+	if c := got[2]; c.Error == nil || !strings.Contains(c.Error.Message, "unknown tool") {
+		t.Errorf("a tool the editor may not run: %+v (error %+v), want an unknown tool error", c, c.Error)
 	}
 }

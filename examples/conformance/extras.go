@@ -115,7 +115,9 @@ func addReconnection(s *mcp.Server) {
 	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		// A client of an older protocol version has no event ID to resume
 		// from (the SDK opens the stream with one from 2025-11-25 on), so
-		// its stream stays open and carries the answer.
+		// its stream stays open and carries the answer. The header names
+		// the version the session negotiated: mcpserver raises an older
+		// one (the suite's raw requests say 2025-03-26) to it.
 		if req.Extra != nil && req.Extra.CloseSSEStream != nil && req.Extra.Header.Get("Mcp-Protocol-Version") >= "2025-11-25" {
 			req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: 100 * time.Millisecond})
 		}

@@ -8,7 +8,9 @@
 // SESSION is {"user", "token", "calls": [{"tool", "arguments"}...]} and
 // may say "expectConnectError": true. For each session it connects with
 // the token as a bearer token (none when empty), lists the tools and makes
-// the calls in order.
+// the calls in order, then the session's "completions" ({"tool",
+// "argument", "value", "context"}: completion/complete of a tool's
+// argument, the tool named as ref/resource tool://NAME).
 //
 // The SDK's client validates the structuredContent of every successful
 // tools/call against the outputSchema the tool was listed with. This
@@ -137,7 +139,7 @@ async function runSession(url, session) {
 		}
 	}
 
-	for (const c of session.calls) {
+	for (const c of session.calls ?? []) {
 		const call = { tool: c.tool, arguments: c.arguments, validated: false };
 		out.calls.push(call);
 		const schema = schemas.get(c.tool);
@@ -164,6 +166,24 @@ async function runSession(url, session) {
 		const structured = call.result?.structuredContent;
 		if (structured !== undefined && schema?.output && !schema.output(structured)) {
 			fail(`${session.user}: ${c.tool}: structuredContent breaks the output schema as JSON Schema 2020-12: ${ajv.errorsText(schema.output.errors)}`);
+		}
+	}
+	for (const c of session.completions ?? []) {
+		const done = { tool: c.tool, argument: c.argument, value: c.value };
+		out.completions = [...(out.completions ?? []), done];
+		try {
+			const res = await client.complete({
+				ref: { type: 'ref/resource', uri: `tool://${c.tool}` },
+				argument: { name: c.argument, value: c.value },
+				...(c.context && { context: { arguments: c.context } }),
+			});
+			done.values = res.completion.values;
+			done.labels = res._meta?.['toolapi/labels'] ?? [];
+		} catch (err) {
+			if (!(err instanceof McpError)) {
+				fail(`${session.user}: completing ${c.tool} ${c.argument}: ${err?.stack ?? err}`);
+			}
+			done.error = { code: err.code, message: err.message };
 		}
 	}
 	await client.close();
