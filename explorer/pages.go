@@ -475,6 +475,8 @@ func (e *server) savePreset(r *http.Request, v *visit, t *tool.Tool, fm *form, f
 		return nil, http.StatusUnprocessableEntity
 	}
 	fm.compact()
+	// A label typed for an entity is saved as its ID, as a run takes it.
+	fm.resolveLabels()
 	args := fm.args()
 	for _, def := range fm.defs {
 		// A preset keeps no secret.
