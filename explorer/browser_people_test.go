@@ -242,6 +242,37 @@ func walkExplorer(t *testing.T, p *people) {
 	}
 	p.check("failed")
 
+	// An album typed in part is not found, and every problem of the form
+	// comes back at once: the summary suggests the album, which a button
+	// picks; nothing is added meanwhile.
+	before = p.tracks("Blue Hours")
+	p.do("adding a track to an album typed in part, without a title",
+		chromedp.Navigate(base+"/tools/album.add_track"), chromedp.WaitVisible(css("#f-title")),
+		chromedp.SetValue(css("#f-album"), "Blue"),
+		chromedp.SendKeys(css("#f-length"), "abc"),
+		chromedp.Click(css("#run")),
+		chromedp.WaitVisible(css("#error-summary")),
+	)
+	blue := p.albumID("Blue Hours")
+	if got, want := p.text("#error-summary"), "3 values need fixing"; !strings.Contains(got, want) ||
+		!strings.Contains(got, "did you mean “Blue Hours”?") || !strings.Contains(got, "title: is required") || !strings.Contains(got, "length: must be a duration") {
+		t.Errorf("the error summary = %q, want %q, the suggestion, the title and the length", got, want)
+	}
+	if n := p.count(`#f-album-pick-0[value="pick:album=` + blue + `"]`); n != 1 {
+		t.Error("the suggested album is not there to pick")
+	}
+	if !p.inView("#error-summary") {
+		t.Error("the error summary with the suggestion is not in view")
+	}
+	p.check("suggestions")
+	p.do("picking the suggested album", chromedp.Click(css("#f-album-pick-0")), chromedp.WaitNotPresent(css("#f-album-pick-0")), chromedp.WaitVisible(css("#f-album")))
+	if picked, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`document.getElementById("f-album").value`)); err != nil || picked != blue {
+		t.Errorf("after picking, the album field holds %q (%v), want %q", picked, err, blue)
+	}
+	if got := p.tracks("Blue Hours"); got != before {
+		t.Errorf("the form with problems added %d tracks", got-before)
+	}
+
 	p.do("running album.search", chromedp.Navigate(base+"/tools/album.search"), chromedp.WaitVisible(css("#f-word")),
 		chromedp.SendKeys(css("#f-word"), "harbour"), chromedp.Click(css("#run")), chromedp.WaitVisible(css("#result")))
 	if !p.inView("#result .message") {

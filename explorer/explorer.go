@@ -38,9 +38,14 @@
 // adapters with [Options.Adapters]. What a person types is sent as
 // [tool.Text] through [tool.Registry.Run], the one run path every caller
 // shares, which coerces and validates it; the inputs may also be given as
-// one JSON object. Every problem comes back at once, in plain words next
-// to the field it concerns and in a summary at the top of the form that
-// links to each field, with what was typed kept. A success shows the
+// one JSON object. Before a run, [tool.Registry.Validate] checks every
+// input, entity lookups included, so every problem comes back at once
+// (with a missing confirmation among them), in plain words next to the
+// field it concerns and in a summary at the top of the form that links to
+// each field, with what was typed kept; nothing runs until none is left.
+// An entity that does not exist is named in plain words, with entities
+// whose labels hold what was typed suggested to pick when its type can
+// search. A success shows the
 // message and the outputs for people (names in words, times and durations
 // as people write them, booleans as marks, entities as links, text/html as
 // escaped source unless sanitised, images as images, lists as tables, maps

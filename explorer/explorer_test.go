@@ -347,7 +347,7 @@ func TestEntityAccessFailure(t *testing.T) {
 		t.Errorf("alice summarizing a draft: %d\n%s", r.status, between(r.body, "<main>", "</main>"))
 	}
 	r = b.post("/tools/demo.summarize", url.Values{"action": {"run"}, "in:album": {"9"}})
-	if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, `<ul class="violations" id="f-album-errors"><li>no album has the ID &#34;9&#34;</li></ul>`) {
+	if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, `<ul class="violations" id="f-album-errors"><li>no album has the label or ID “9”: type part of its label and choose Find by label</li></ul>`) {
 		t.Errorf("summarizing album 9: %d\n%s", r.status, between(r.body, "<main>", "</main>"))
 	}
 }

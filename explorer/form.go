@@ -364,6 +364,13 @@ func (fm *form) place(vs []tool.Violation) {
 		for {
 			if f, ok := index[p]; ok {
 				msg := plainMessage(f.Def, v.Message)
+				if m, refs, ok := f.notFound(v.Message); ok && p == v.Path {
+					msg = m
+					if f.Matches == nil {
+						// The suggestions, to pick.
+						f.Matches = refs
+					}
+				}
 				if p != v.Path {
 					msg = strings.TrimPrefix(v.Path[len(p):], ".") + ": " + v.Message
 				}

@@ -138,6 +138,16 @@ type formView struct {
 // calls it after rendering the fields.
 func (fv *formView) Datalists() []datalist { return fv.fm.datalists() }
 
+// SummaryHeading heads the error summary: how many of its items need
+// fixing. It repeats none of their messages, which say in plain words
+// what each needs, and no message of the run's.
+func (fv *formView) SummaryHeading() string {
+	if len(fv.Summary) == 1 {
+		return "1 value needs fixing"
+	}
+	return strconv.Itoa(len(fv.Summary)) + " values need fixing"
+}
+
 // A presetView is one saved preset.
 type presetView struct {
 	Name    string
@@ -385,7 +395,8 @@ func (e *server) postTool(w http.ResponseWriter, r *http.Request) {
 	var vs []tool.Violation
 	switch {
 	case action == "run" || action == "":
-		if e.startRun(w, r, v, t, fm, fv, nil) {
+		var ran bool
+		if ran, vs = e.startRun(w, r, v, t, fm, fv, nil); ran {
 			return
 		}
 		status = http.StatusUnprocessableEntity
@@ -398,7 +409,8 @@ func (e *server) postTool(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		fm.fill(args)
-		if e.startRun(w, r, v, t, fm, fv, args) {
+		var ran bool
+		if ran, vs = e.startRun(w, r, v, t, fm, fv, args); ran {
 			return
 		}
 		status = http.StatusUnprocessableEntity
@@ -448,7 +460,8 @@ func (e *server) postTool(w http.ResponseWriter, r *http.Request) {
 			fv.Notice = "Filled in from the preset “" + name + "”: tick the box to confirm, then run."
 			break
 		}
-		if e.startRun(w, r, v, t, fm, fv, args) {
+		var ran bool
+		if ran, vs = e.startRun(w, r, v, t, fm, fv, args); ran {
 			return
 		}
 		status = http.StatusUnprocessableEntity
@@ -478,6 +491,8 @@ func (e *server) savePreset(r *http.Request, v *visit, t *tool.Tool, fm *form, f
 		return nil, http.StatusUnprocessableEntity
 	}
 	fm.compact()
+	// A label typed for an entity is saved as its ID, as a run takes it.
+	fm.resolveLabels()
 	args := fm.args()
 	for _, def := range fm.defs {
 		// A preset keeps no secret.

@@ -174,17 +174,29 @@ func (e *server) runURL(t *tool.Tool, id string) string {
 }
 
 // startRun runs t once for the form submission r and redirects to the page
-// showing the run. It reports false, doing nothing, when the run needs a
-// confirmation that the form lacks.
-func (e *server) startRun(w http.ResponseWriter, r *http.Request, v *visit, t *tool.Tool, fm *form, fv *formView, args map[string]any) bool {
+// showing the run. It reports false, running nothing, when the inputs
+// break the tool's rules or the run needs a confirmation that the form
+// lacks; the violations returned are every problem of the inputs at once,
+// entities that do not exist included, for the form to show.
+func (e *server) startRun(w http.ResponseWriter, r *http.Request, v *visit, t *tool.Tool, fm *form, fv *formView, args map[string]any) (bool, []tool.Violation) {
 	if args == nil {
 		fm.compact()
 		fm.resolveLabels()
 		args = fm.args()
 	}
+	_, vs, err := e.reg.Validate(tool.WithAccount(r.Context(), v.acct), t.ID, args)
+	if err != nil && !errors.Is(err, tool.ErrNotFound) {
+		// The run reports a tool that is gone; anything else is kept
+		// from the person.
+		e.logger.Error("explorer: checking the inputs", "tool", t.ID, "error", err.Error())
+		fv.Problems = append(fv.Problems, "The inputs could not be checked; try again.")
+		return false, nil
+	}
 	if fv.NeedsConfirm && !fv.Confirmed {
 		fv.ConfirmProblem = "This tool changes data: tick the box to confirm, then run it again."
-		return false
+	}
+	if len(vs) > 0 || fv.ConfirmProblem != "" {
+		return false, vs
 	}
 	inputs, err := json.Marshal(fm.typedState())
 	if err != nil {
@@ -195,11 +207,11 @@ func (e *server) startRun(w http.ResponseWriter, r *http.Request, v *visit, t *t
 	case errors.Is(err, ErrRunExists):
 		// The same form came twice: show the first submission's run.
 		http.Redirect(w, r, e.runURL(t, run.ID), http.StatusSeeOther)
-		return true
+		return true, nil
 	case err != nil:
 		e.logger.Error("explorer: recording a run", "tool", t.ID, "error", err.Error())
 		fv.Problems = append(fv.Problems, "The run could not be started; try again.")
-		return false
+		return false, nil
 	}
 	oc := e.run(r, v, t, args)
 	run.Outcome, err = json.Marshal(oc)
@@ -211,10 +223,10 @@ func (e *server) startRun(w http.ResponseWriter, r *http.Request, v *visit, t *t
 	if err != nil {
 		e.logger.Error("explorer: recording a run", "tool", t.ID, "error", err.Error())
 		fv.Problems = append(fv.Problems, "The tool ran, but its result could not be kept to show it.")
-		return false
+		return false, nil
 	}
 	http.Redirect(w, r, e.runURL(t, run.ID), http.StatusSeeOther)
-	return true
+	return true, nil
 }
 
 // run runs the tool with args and returns its outcome.

@@ -11,10 +11,12 @@ import (
 	"github.com/toolapi/toolapi/explorer"
 )
 
-func TestPresetStore(t *testing.T) {
+// TestPresets checks the explorer's presets as the album keeps them, in
+// its database.
+func TestPresets(t *testing.T) {
 	eachDB(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
-		ps := PresetStore{store: s}
+		ps := s.Explorer()
 		at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 		save := func(owner, toolID, name, values string) {
 			t.Helper()
@@ -58,6 +60,47 @@ func TestPresetStore(t *testing.T) {
 		}
 		if p, err := ps.Preset(ctx, "admin", "album.search", "rain"); err != nil || p == nil {
 			t.Errorf("deleting editor's preset touched admin's: %v", err)
+		}
+	})
+}
+
+// TestPresetsSavedBefore opens a database whose explorer_presets table
+// the album made before the explorer kept sessions and runs, holding a
+// preset: the store keeps the table and the preset fills the same
+// request.
+func TestPresetsSavedBefore(t *testing.T) {
+	eachDSN(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		old, err := openStore(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{
+			// The table as the album created it.
+			`CREATE TABLE explorer_presets (
+				owner TEXT NOT NULL,
+				tool TEXT NOT NULL,
+				name TEXT NOT NULL,
+				input_values TEXT NOT NULL,
+				updated BIGINT NOT NULL,
+				PRIMARY KEY (owner, tool, name)
+			)`,
+			`INSERT INTO explorer_presets (owner, tool, name, input_values, updated) VALUES ('editor', 'album.search', 'rain', '{"word":"rain"}', 1740830400)`,
+		} {
+			if _, err := old.DB().ExecContext(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		old.Close()
+
+		s := mustOpen(t, dsn)
+		got, err := s.Explorer().Presets(ctx, "editor", "album.search")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []explorer.Preset{{Tool: "album.search", Name: "rain", Values: []byte(`{"word":"rain"}`), Updated: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("the preset saved before (-want +got):\n%s", diff)
 		}
 	})
 }

@@ -8,7 +8,8 @@ import (
 
 // Service returns what the standard commands serve (see package toolapp):
 // the registry, the users of the store as accounts, a health check that
-// pings the database, and the explorer's presets, kept in the database.
+// pings the database, and the explorer's sessions, presets and runs, kept
+// in the database so that every serve process on it shares them.
 // MCP over HTTP authenticates with a bearer token (see the tokens
 // command); a request without one runs as the seeded user anonymous.
 // People sign in to the explorer with a user's name and API token. Closing
@@ -26,7 +27,7 @@ func (a *App) Service() *toolapp.App {
 			Logger: a.Logger,
 			SignInNote: "Sign in with a user's name and API token: \"album tokens NAME\" (or \"album serve --print-tokens\") " +
 				"issues one. The seeded users are editor, admin and mallory (blocked).",
-			Presets:      PresetStore{store: a.Store},
+			Store:        a.Store.Explorer(),
 			SanitizeHTML: explorer.InlineHTML,
 		},
 		Close: a.Store.Close,
