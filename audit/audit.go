@@ -2,7 +2,8 @@
 // middleware of a [tool.Registry]: every run of a write or trigger tool,
 // and every run of any tool that is refused, from every caller.
 //
-//	trail := audit.NewSQLStore(db, nil) // or any Store
+//	trail, err := audit.NewSQLStore(db, nil) // or any Store
+//	if err != nil { ... }
 //	if err := trail.Migrate(ctx); err != nil { ... }
 //	reg.Use(audit.Middleware(trail, nil))
 //

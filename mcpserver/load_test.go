@@ -3,9 +3,6 @@ package mcpserver_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -16,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolapi/toolapi/mcpserver"
-	"github.com/toolapi/toolapi/tool"
 )
 
 // TestLoad makes 20,000 tools/call requests from 64 concurrent clients,
@@ -123,35 +119,9 @@ type searchOut struct {
 // typed tool, calls interleaved in one run. It reports both rates and
 // their ratio (toolapi over SDK; above 1 is faster).
 func BenchmarkToolsCall(b *testing.B) {
-	reg := tool.NewRegistry(&tool.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	err := reg.Add(&tool.Tool{
-		ID: "album.search", Label: "Search", Description: "Finds titles containing a word.",
-		Operation: tool.OpRead, Permission: "access content",
-		Inputs: []*tool.Definition{
-			{Name: "word", Type: "string", Description: "a word", Required: true},
-			{Name: "limit", Type: "integer", Description: "how many titles at most", Default: 20},
-		},
-		Outputs: []*tool.Definition{{Name: "result", Type: "list", Required: true, Items: &tool.Definition{Type: "string"}}},
-		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
-			return tool.Succeeded("", map[string]any{"result": search(in.String("word"), int(in.Int("limit")))}), nil
-		},
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ours := httptest.NewServer(mcpserver.New(reg, &mcpserver.Options{Authenticate: mcpserver.Bearer(lookupToken)}).Handler())
+	ours := httptest.NewServer(mcpserver.New(searchRegistry(b), &mcpserver.Options{Authenticate: mcpserver.Bearer(lookupToken)}).Handler())
 	b.Cleanup(ours.Close) // after the sessions close
-
-	plain := mcp.NewServer(&mcp.Implementation{Name: "plain", Version: "1"}, nil)
-	mcp.AddTool(plain, &mcp.Tool{Name: "album.search", Description: "Finds titles containing a word."},
-		func(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, searchOut, error) {
-			if in.Limit == 0 {
-				in.Limit = 20
-			}
-			return nil, searchOut{Result: search(in.Word, in.Limit)}, nil
-		})
-	theirs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return plain }, nil))
-	b.Cleanup(theirs.Close)
+	theirs := servePlainSearch(b)
 
 	oursCS, err := connectHTTP(b, ours.URL, "editor-token", nil, legacy)
 	if err != nil {

@@ -3,7 +3,7 @@
 // [tool.Registry]; and a span and a duration per MCP request, as
 // middleware of an MCP server.
 //
-//	tel, shutdown, err := telemetry.FromEnv(ctx, nil) // OTEL_* variables; off unless they name an exporter
+//	tel, shutdown, err := telemetry.FromEnv(ctx, "notes") // OTEL_* variables; off unless they name an exporter
 //	defer shutdown(context.Background())
 //	reg.Use(tel.Middleware())
 //	srv.MCPServer().AddReceivingMiddleware(tel.MCPMiddleware())
@@ -13,10 +13,12 @@
 //
 //   - A run is an INTERNAL span "execute_tool {tool ID}" with
 //     gen_ai.operation.name "execute_tool", gen_ai.tool.name (the tool's
-//     ID), gen_ai.tool.type "function", gen_ai.tool.description, and on
-//     failure the span status Error and error.type, the failure category
-//     ("input", "access", "runtime"). Its parent is the span of the
-//     context the run gets: the MCP request's, the HTTP request's.
+//     ID), gen_ai.tool.type "function", gen_ai.tool.description,
+//     gen_ai.tool.call.id when the caller put one in the context (see
+//     [WithCallID]), and on failure the span status Error and error.type,
+//     the failure category ("input", "access", "runtime"). Its parent is
+//     the span of the context the run gets: the MCP request's, the HTTP
+//     request's.
 //   - Runs are measured by the histogram toolapi.tool.run.duration
 //     (seconds) and the counter toolapi.tool.runs, with the attributes
 //     gen_ai.operation.name, gen_ai.tool.name, toolapi.outcome ("success"
@@ -28,7 +30,9 @@
 //     is the trace context the client sent in params._meta (traceparent,
 //     tracestate), else in the headers of the HTTP request that carried
 //     it, else the context's span. It is measured by the
-//     histogram mcp.server.operation.duration (seconds).
+//     histogram mcp.server.operation.duration (seconds). It carries no
+//     jsonrpc.request.id: the MCP SDK does not hand its middleware the
+//     request's ID.
 //
 // Inputs and outputs are never recorded.
 package telemetry
@@ -57,6 +61,7 @@ const (
 	keyToolName    = attribute.Key("gen_ai.tool.name")
 	keyToolType    = attribute.Key("gen_ai.tool.type")
 	keyToolDesc    = attribute.Key("gen_ai.tool.description")
+	keyToolCallID  = attribute.Key("gen_ai.tool.call.id")
 	keyErrorType   = attribute.Key("error.type")
 	keyOutcome     = attribute.Key("toolapi.outcome")
 	keyMethod      = attribute.Key("mcp.method.name")
@@ -85,6 +90,22 @@ type Telemetry struct {
 	duration metric.Float64Histogram
 	runs     metric.Int64Counter
 	mcpDur   metric.Float64Histogram
+}
+
+// Enabled reports whether tel records anything: whether it was given a
+// provider, or [FromEnv] found an exporter asked for.
+func (tel *Telemetry) Enabled() bool { return !tel.off }
+
+type callIDKey struct{}
+
+// WithCallID returns ctx carrying id, the ID under which a caller knows
+// a tool call (a model's function-call ID, say): the span of a run in ctx
+// records it as gen_ai.tool.call.id. An empty id leaves ctx as it is.
+func WithCallID(ctx context.Context, id string) context.Context {
+	if id == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, callIDKey{}, id)
 }
 
 // New returns a Telemetry with the providers of opts; opts may be nil.
@@ -138,6 +159,9 @@ func (tel *Telemetry) Middleware() tool.Middleware {
 					keyToolType.String("function"),
 					keyToolDesc.String(c.Tool.Description),
 				))
+			if id, ok := ctx.Value(callIDKey{}).(string); ok {
+				span.SetAttributes(keyToolCallID.String(id))
+			}
 			r := next(ctx, c)
 			outcome, errType := "success", ""
 			if r == nil || !r.Success {

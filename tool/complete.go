@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// maxSuggestions is the most suggestions [Registry.Complete] returns, the
+// MaxSuggestions is the most suggestions [Registry.Complete] returns, the
 // most an MCP completion carries.
-const maxSuggestions = 100
+const MaxSuggestions = 100
 
 // A Suggestion is a value an input may take, offered while a caller fills
 // it in.
@@ -54,7 +54,7 @@ func (r *Registry) Complete(ctx context.Context, id, input, prefix string, args 
 			v := fmt.Sprint(c)
 			if strings.HasPrefix(strings.ToLower(v), strings.ToLower(prefix)) {
 				out = append(out, Suggestion{Value: v, Label: v})
-				if len(out) == maxSuggestions {
+				if len(out) == MaxSuggestions {
 					break
 				}
 			}
@@ -69,13 +69,13 @@ func (r *Registry) Complete(ctx context.Context, id, input, prefix string, args 
 	if !ok || et.Search == nil {
 		return nil, nil
 	}
-	refs, err := et.Search(ctx, AccountFrom(ctx), prefix, maxSuggestions)
+	refs, err := et.Search(ctx, AccountFrom(ctx), prefix, MaxSuggestions)
 	if err != nil {
 		r.logger.Error("entity search failed", "tool", id, "input", input, "error", err.Error())
 		return nil, fmt.Errorf("the %s search failed", et.Label)
 	}
-	out := make([]Suggestion, 0, min(len(refs), maxSuggestions))
-	for _, ref := range refs[:min(len(refs), maxSuggestions)] {
+	out := make([]Suggestion, 0, min(len(refs), MaxSuggestions))
+	for _, ref := range refs[:min(len(refs), MaxSuggestions)] {
 		out = append(out, Suggestion{Value: ref.ID, Label: ref.Label})
 	}
 	return out, nil

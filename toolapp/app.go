@@ -17,6 +17,7 @@ import (
 	"github.com/toolapi/toolapi/explorer"
 	"github.com/toolapi/toolapi/mcpserver"
 	"github.com/toolapi/toolapi/oauth"
+	"github.com/toolapi/toolapi/telemetry"
 	"github.com/toolapi/toolapi/tool"
 	"github.com/toolapi/toolapi/toolcli"
 )
@@ -126,6 +127,10 @@ type Options struct {
 	// OnShutdown, when set, is called once when serve begins to shut down,
 	// while the requests in flight finish.
 	OnShutdown func()
+
+	// telemetry records the MCP requests of serve and mcp when the OTEL_*
+	// variables turn it on (see [runner.startTelemetry]); nil when off.
+	telemetry *telemetry.Telemetry
 }
 
 // A Command is a command of the application's own, run as "NAME COMMAND
@@ -477,6 +482,11 @@ func (r *runner) mcp(args []string) error {
 		return err
 	}
 	defer release()
+	tel, stopTelemetry, err := r.startTelemetry(app)
+	if err != nil {
+		return err
+	}
+	defer stopTelemetry()
 	var acct tool.Account
 	if user == "" {
 		acct, err = app.anonymous(r.ctx)
@@ -486,7 +496,9 @@ func (r *runner) mcp(args []string) error {
 	} else if acct, err = app.account(r.ctx, user); err != nil {
 		return fmt.Errorf("account %q: %w", user, err)
 	}
-	err = mcpserver.New(app.Registry, mcpOptions(app, &r.opts, false)).RunStdio(r.ctx, acct)
+	opts := r.opts
+	opts.telemetry = tel
+	err = newMCPServer(app, &opts, false).RunStdio(r.ctx, acct)
 	if r.ctx.Err() != nil {
 		return nil // interrupted: a clean end
 	}

@@ -41,6 +41,11 @@
 // explorer. SIGINT and SIGTERM start a graceful shutdown: no new
 // connections, the requests in flight finish.
 //
+// serve and mcp turn OpenTelemetry on when the standard OTEL_* variables
+// ask for an exporter (see [telemetry.FromEnv]): a span and metrics per
+// run and a span per MCP request, flushed when the command ends. Without
+// them nothing is installed.
+//
 // An application whose tools need a database named by a flag declares the
 // flag in [Options.Flags] and opens the database in its [Opener], which
 // the runner calls once the flags are parsed; [App.Close] releases it.

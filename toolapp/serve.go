@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolapi/toolapi/explorer"
 	"github.com/toolapi/toolapi/mcpserver"
+	"github.com/toolapi/toolapi/telemetry"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -71,6 +72,11 @@ func (r *runner) serve(args []string) error {
 		return err
 	}
 	defer release()
+	tel, stopTelemetry, err := r.startTelemetry(app)
+	if err != nil {
+		return err
+	}
+	defer stopTelemetry()
 	if printTok {
 		if err := printTokens(r.ctx, app, nil, r.opts.Stdout); err != nil {
 			return err
@@ -82,6 +88,7 @@ func (r *runner) serve(args []string) error {
 	}
 	opts := r.opts
 	opts.Stateless = stateless
+	opts.telemetry = tel
 	return Serve(r.ctx, ln, app, &opts)
 }
 
@@ -189,7 +196,7 @@ func Handler(app *App, opts *Options) http.Handler {
 	}
 	logger := app.Registry.Logger()
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", withMaxBody(mcpserver.New(app.Registry, mcpOptions(app, &o, true)).Handler(), o.MaxMCPBody))
+	mux.Handle("/mcp", withMaxBody(newMCPServer(app, &o, true).Handler(), o.MaxMCPBody))
 	if app.OAuth != nil {
 		mux.Handle(app.OAuth.MetadataPath(), app.OAuth.MetadataHandler())
 	}
@@ -205,6 +212,41 @@ func Handler(app *App, opts *Options) http.Handler {
 	})
 	mux.Handle("/", withMaxBody(explorer.New(app.Registry, explorerOptions(app, &o)), o.MaxFormBody))
 	return mux
+}
+
+// startTelemetry turns OpenTelemetry on for serve and mcp when the
+// standard OTEL_* variables ask for an exporter (see [telemetry.FromEnv]):
+// it records app's runs and returns the [telemetry.Telemetry] that
+// [newMCPServer] records requests with, and the function that flushes and
+// stops the exporters, which reports what it could not send to
+// [Options.Stderr]. Otherwise it installs nothing and returns nil.
+func (r *runner) startTelemetry(app *App) (*telemetry.Telemetry, func(), error) {
+	tel, shutdown, err := telemetry.FromEnv(r.ctx, r.opts.Name)
+	if err != nil || !tel.Enabled() {
+		return nil, func() {}, err
+	}
+	app.Registry.Use(tel.Middleware())
+	return tel, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), telemetryFlushTimeout)
+		defer cancel()
+		if err := shutdown(ctx); err != nil {
+			fmt.Fprintf(r.opts.Stderr, "%s: flushing telemetry: %v\n", r.opts.Name, err)
+		}
+	}, nil
+}
+
+// telemetryFlushTimeout bounds how long a command, as it ends, waits for
+// its telemetry to be sent.
+const telemetryFlushTimeout = 5 * time.Second
+
+// newMCPServer returns app's MCP server with the options [mcpOptions]
+// returns, recording its requests with o's telemetry when that is on.
+func newMCPServer(app *App, o *Options, http bool) *mcpserver.Server {
+	srv := mcpserver.New(app.Registry, mcpOptions(app, o, http))
+	if o.telemetry != nil {
+		srv.MCPServer().AddReceivingMiddleware(o.telemetry.MCPMiddleware())
+	}
+	return srv
 }
 
 // mcpOptions returns the options of app's MCP server: app.MCP with the

@@ -3,14 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
 	"github.com/toolapi/toolapi/audit"
+	"github.com/toolapi/toolapi/toolapp"
 )
 
 // AuditTrail returns the audit trail of the store: the table audit_trail
@@ -20,78 +21,138 @@ func (s *Store) AuditTrail(ctx context.Context) (*audit.SQLStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := trail.Migrate(ctx); err != nil {
+	if err := s.schemaLocked(ctx, trail.Migrate); err != nil {
 		return nil, err
 	}
 	return trail, nil
 }
 
-// listAudit is `album audit`: it lists the audit trail of the store, newest
-// first.
+// schemaLocked runs f, which changes the schema, holding on PostgreSQL the
+// advisory lock [Store.migrate] holds, so that processes starting together
+// on one database do not create the same table at once.
+func (s *Store) schemaLocked(ctx context.Context, f func(context.Context) error) error {
+	if !s.postgres {
+		return f(ctx)
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(7431)`); err != nil {
+		return err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(7431)`)
+	return f(ctx)
+}
+
+// UseAuditTrail installs the audit middleware on the application's
+// registry, keeping the trail in the store's database: every run of a
+// write tool is recorded before it starts, and every refused run when it
+// ends, for every caller (CLI, MCP, the explorer). `album audit` lists it.
+func (a *App) UseAuditTrail(ctx context.Context) error {
+	trail, err := a.Store.AuditTrail(ctx)
+	if err != nil {
+		return fmt.Errorf("opening the audit trail: %w", err)
+	}
+	a.Registry.Use(audit.Middleware(trail, &audit.Options{Logger: a.Logger}))
+	return nil
+}
+
+// auditFormat is the value of `album audit --format`: table or json.
+type auditFormat string
+
+func (f *auditFormat) String() string { return string(*f) }
+
+func (f *auditFormat) Set(v string) error {
+	if v != "table" && v != "json" {
+		return fmt.Errorf("must be table or json, not %q", v)
+	}
+	*f = auditFormat(v)
+	return nil
+}
+
+// auditLimit is the value of `album audit --limit`: 1 to [audit.MaxLimit].
+type auditLimit int
+
+func (l *auditLimit) String() string { return strconv.Itoa(int(*l)) }
+
+func (l *auditLimit) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > audit.MaxLimit {
+		return fmt.Errorf("must be a whole number between 1 and %d", audit.MaxLimit)
+	}
+	*l = auditLimit(n)
+	return nil
+}
+
+// auditCommand returns `album audit`, which lists the audit trail of the
+// store the opener opened, newest first:
 //
 //	album audit [--account ID] [--tool ID] [--limit N] [--format table|json]
-func listAudit(ctx context.Context, s *Store, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("album audit", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var f audit.Filter
-	fs.StringVar(&f.Account, "account", "", "only the runs of this account `ID`")
-	fs.StringVar(&f.Tool, "tool", "", "only the runs of this tool `ID`")
-	fs.IntVar(&f.Limit, "limit", audit.DefaultLimit, fmt.Sprintf("at most `N` runs (1 to %d)", audit.MaxLimit))
-	format := fs.String("format", "table", "output `format`: table or json")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+func (f *flags) auditCommand() *toolapp.Command {
+	var (
+		filter audit.Filter
+		limit  = auditLimit(audit.DefaultLimit)
+		format = auditFormat("table")
+	)
+	return &toolapp.Command{
+		Name:    "audit",
+		Usage:   "[--account ID] [--tool ID] [--limit N] [--format table|json]",
+		Summary: "list the audit trail, newest first: the runs of write tools and\nthe refused runs (outcome, failure category, a hash of the inputs)",
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&filter.Account, "account", "", "only the runs of this account `ID`")
+			fs.StringVar(&filter.Tool, "tool", "", "only the runs of this tool `ID`")
+			fs.Var(&limit, "limit", fmt.Sprintf("at most `N` runs (1 to %d)", audit.MaxLimit))
+			fs.Var(&format, "format", "output `format`: table or json")
+		},
+		Run: func(ctx context.Context, _ *toolapp.App, args []string, stdout io.Writer) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected argument %q", args[0])
+			}
+			filter.Limit = int(limit)
+			trail, err := f.store.AuditTrail(ctx)
+			if err != nil {
+				return err
+			}
+			records, err := trail.List(ctx, &filter)
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				return writeAuditJSON(stdout, records)
+			}
+			return writeAuditTable(stdout, records)
+		},
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "album audit: unexpected argument %q\n", fs.Arg(0))
-		return 2
+}
+
+// An auditRow is a record as `album audit --format json` prints it.
+type auditRow struct {
+	ID           string  `json:"id"`
+	Time         string  `json:"time"`
+	Account      string  `json:"account"`
+	Tool         string  `json:"tool"`
+	Operation    string  `json:"operation"`
+	Outcome      string  `json:"outcome"`
+	Failure      string  `json:"failure,omitempty"`
+	InputsSHA256 string  `json:"inputs_sha256,omitempty"`
+	Seconds      float64 `json:"duration_seconds"`
+}
+
+func writeAuditJSON(w io.Writer, records []audit.Record) error {
+	rows := make([]auditRow, 0, len(records))
+	for _, r := range records {
+		rows = append(rows, auditRow{r.ID, r.Time.Format(time.RFC3339Nano), r.Account, r.Tool, r.Operation,
+			string(r.Outcome), string(r.Failure), r.InputsSHA256, r.Duration.Seconds()})
 	}
-	if f.Limit < 1 || f.Limit > audit.MaxLimit {
-		fmt.Fprintf(stderr, "album audit: --limit: must be between 1 and %d\n", audit.MaxLimit)
-		return 2
-	}
-	if *format != "table" && *format != "json" {
-		fmt.Fprintf(stderr, "album audit: --format: must be table or json, not %q\n", *format)
-		return 2
-	}
-	trail, err := s.AuditTrail(ctx)
-	if err != nil {
-		fmt.Fprintf(stderr, "album audit: %v\n", err)
-		return 1
-	}
-	records, err := trail.List(ctx, &f)
-	if err != nil {
-		fmt.Fprintf(stderr, "album audit: %v\n", err)
-		return 1
-	}
-	if *format == "json" {
-		type row struct {
-			ID           string  `json:"id"`
-			Time         string  `json:"time"`
-			Account      string  `json:"account"`
-			Tool         string  `json:"tool"`
-			Operation    string  `json:"operation"`
-			Outcome      string  `json:"outcome"`
-			Failure      string  `json:"failure,omitempty"`
-			InputsSHA256 string  `json:"inputs_sha256,omitempty"`
-			Seconds      float64 `json:"duration_seconds"`
-		}
-		rows := make([]row, 0, len(records))
-		for _, r := range records {
-			rows = append(rows, row{r.ID, r.Time.Format(time.RFC3339Nano), r.Account, r.Tool, r.Operation,
-				string(r.Outcome), string(r.Failure), r.InputsSHA256, r.Duration.Seconds()})
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(map[string]any{"runs": rows}); err != nil {
-			fmt.Fprintf(stderr, "album audit: %v\n", err)
-			return 1
-		}
-		return 0
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{"runs": rows})
+}
+
+func writeAuditTable(w io.Writer, records []audit.Record) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tACCOUNT\tTOOL\tOUTCOME\tFAILURE\tINPUTS\tDURATION")
 	for _, r := range records {
 		inputs := r.InputsSHA256
@@ -101,13 +162,5 @@ func listAudit(ctx context.Context, s *Store, args []string, stdout, stderr io.W
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Format(time.RFC3339), r.Account, r.Tool,
 			r.Outcome, r.Failure, inputs, r.Duration.Round(time.Microsecond))
 	}
-	return exitOf(tw.Flush(), stderr)
-}
-
-func exitOf(err error, stderr io.Writer) int {
-	if err != nil {
-		fmt.Fprintf(stderr, "album audit: %v\n", err)
-		return 1
-	}
-	return 0
+	return tw.Flush()
 }

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/toolapi/toolapi/toolapp"
 )
@@ -22,6 +21,9 @@ SQLite file, or in the cache folder for PostgreSQL).`
 type flags struct {
 	db      string
 	exports string
+
+	// store is the store the opener opened, for the album's own commands.
+	store *Store
 }
 
 func (f *flags) register(fs *flag.FlagSet) {
@@ -32,10 +34,11 @@ func (f *flags) register(fs *flag.FlagSet) {
 // options returns the options of the album's command line.
 func (f *flags) options() *toolapp.Options {
 	return &toolapp.Options{
-		Name:  "album",
-		Title: "Album demo",
-		Help:  fmt.Sprintf(help, defaultDB()),
-		Flags: f.register,
+		Name:     "album",
+		Title:    "Album demo",
+		Help:     fmt.Sprintf(help, defaultDB()),
+		Flags:    f.register,
+		Commands: []*toolapp.Command{f.auditCommand()},
 	}
 }
 
@@ -48,18 +51,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // open returns the opener of the application: it opens the store --db
-// names and builds the application on it, logging to stderr.
+// names and builds the application on it, logging to stderr, with the
+// audit trail (see [App.UseAuditTrail]) installed.
 func (f *flags) open(stderr io.Writer) toolapp.Opener {
 	return func(ctx context.Context) (*toolapp.App, error) {
 		store, err := OpenStore(ctx, f.db)
 		if err != nil {
-			return nil, fmt.Errorf("opening %s: %w", describeDB(f.db), err)
+			return nil, fmt.Errorf("opening %s: %w", maskDSN(f.db), err)
 		}
 		app, err := NewApp(store, f.exportDir(), slog.New(slog.NewTextHandler(stderr, nil)))
+		if err == nil {
+			err = app.UseAuditTrail(ctx)
+		}
 		if err != nil {
 			store.Close()
 			return nil, err
 		}
+		f.store = store
 		return app.Service(), nil
 	}
 }
@@ -88,17 +96,4 @@ func (f *flags) exportDir() string {
 		return filepath.Join(dir, "toolapi-album", "exports")
 	}
 	return "exports"
-}
-
-// describeDB names a database for messages without its password.
-func describeDB(dsn string) string {
-	if !isPostgres(dsn) {
-		return dsn
-	}
-	if at := strings.LastIndexByte(dsn, '@'); at > 0 {
-		if i := strings.Index(dsn, "://"); i > 0 && i+3 < at {
-			return dsn[:i+3] + "…" + dsn[at:]
-		}
-	}
-	return dsn
 }

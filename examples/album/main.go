@@ -6,6 +6,7 @@
 //	album tool list|search|info|run|export ...
 //	album mcp [--user NAME]
 //	album tokens [USER...]
+//	album audit [--account ID] [--tool ID] [--limit N] [--format table|json]
 //
 // See docs/album.md.
 package main

@@ -20,6 +20,7 @@ type Manager struct {
 // Returns the images that matched, newest first.
 //
 //tool:method id=album.search op=read permission="access content"
+//tool:input word notblank length=1..200 example=rain
 func (m *Manager) Search(ctx context.Context, word string) ([]Image, error) {
 	word = strings.TrimSpace(word)
 	if word == "" {

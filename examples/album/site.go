@@ -17,11 +17,11 @@ import (
 //tool:config site
 type Site struct {
 	// Name is the site's name.
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" tool:"name,length=1..100"`
 	// Slogan is a short line shown under the name.
-	Slogan string `json:"slogan,omitempty"`
+	Slogan string `json:"slogan,omitempty" tool:"slogan,length=0..200"`
 	// Mail is the address the site sends mail from.
-	Mail string `json:"mail,omitempty"`
+	Mail string `json:"mail,omitempty" tool:"mail,length=0..254"`
 	// PageSize is how many albums a page of a listing shows.
 	PageSize int `json:"page_size,omitempty"`
 }

@@ -215,6 +215,8 @@ func albumSearchTool(svc *Manager) *tool.Tool {
 				Type:        "string",
 				Description: "A single word or phrase, matched case-insensitively.",
 				Required:    true,
+				Examples:    []any{"rain"},
+				Constraints: tool.Constraints{NotBlank: true, Length: &tool.Bounds{Min: tool.Ptr(1), Max: tool.Ptr(200)}},
 			},
 		},
 		Outputs: []*tool.Definition{
@@ -699,16 +701,19 @@ func siteProperties() []*tool.Definition {
 			Name:        "name",
 			Type:        "string",
 			Description: "Name is the site's name.",
+			Constraints: tool.Constraints{Length: &tool.Bounds{Min: tool.Ptr(1), Max: tool.Ptr(100)}},
 		},
 		{
 			Name:        "slogan",
 			Type:        "string",
 			Description: "Slogan is a short line shown under the name.",
+			Constraints: tool.Constraints{Length: &tool.Bounds{Min: tool.Ptr(0), Max: tool.Ptr(200)}},
 		},
 		{
 			Name:        "mail",
 			Type:        "string",
 			Description: "Mail is the address the site sends mail from.",
+			Constraints: tool.Constraints{Length: &tool.Bounds{Min: tool.Ptr(0), Max: tool.Ptr(254)}},
 		},
 		{
 			Name:        "page_size",
