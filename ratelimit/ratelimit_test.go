@@ -35,7 +35,9 @@ func TestPerAccount(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	l := newLimiter(&Options{Rate: 1, Burst: 3}, func() time.Time { return now })
 	reg, runs := registry(t, l)
-	as := func(id string) context.Context { return tool.WithAccount(context.Background(), &tool.User{ID: id, Permissions: []string{"count"}}) }
+	as := func(id string) context.Context {
+		return tool.WithAccount(context.Background(), &tool.User{ID: id, Permissions: []string{"count"}})
+	}
 	run := func(ctx context.Context) *tool.Result {
 		res, err := reg.RunJSON(ctx, "counter.add", []byte(`{}`))
 		if err != nil {

@@ -339,16 +339,16 @@ func (c *comparer) numbers(path, what string, amin, amax, bmin, bmax *float64, d
 }
 
 // bounds compares inclusive count bounds (of characters, items or
-// properties); nil is open.
+// properties); nil is open, and so is a minimum of 0 (no count is less).
 func (c *comparer) bounds(path, what string, amin, amax, bmin, bmax *int, d direction) {
-	fl := func(p *int) *float64 {
-		if p == nil {
+	fl := func(p *int, min bool) *float64 {
+		if p == nil || min && *p <= 0 {
 			return nil
 		}
 		v := float64(*p)
 		return &v
 	}
-	c.numbers(path, " number of "+what, fl(amin), fl(amax), fl(bmin), fl(bmax), d)
+	c.numbers(path, " number of "+what, fl(amin, true), fl(amax, false), fl(bmin, true), fl(bmax, false), d)
 }
 
 // tighter reports whether the bound b is tighter than a: set where a is

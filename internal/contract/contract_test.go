@@ -52,6 +52,8 @@ func TestCompare(t *testing.T) {
 			want: []string{"compatible: t inputs.n: the maximum rose from 10 to none"}},
 		{name: "list cap lowered", oldIn: in(`"l":{"type":"array","items":{"type":"string"},"maxItems":100}`, ``), newIn: in(`"l":{"type":"array","items":{"type":"string","maxLength":5},"maxItems":10}`, ``),
 			want: []string{"breaking: t inputs.l: the maximum number of items fell from 100 to 10", "breaking: t inputs.l[]: the maximum number of characters fell from none to 5"}},
+		{name: "a minimum length of 0 is none", oldIn: in(`"s":{"type":"string"}`, ``), newIn: in(`"s":{"type":"string","minLength":0,"maxLength":9}`, ``),
+			want: []string{"breaking: t inputs.s: the maximum number of characters fell from none to 9"}},
 		{name: "pattern added", oldIn: in(`"s":{"type":"string"}`, ``), newIn: in(`"s":{"type":"string","pattern":"^a"}`, ``),
 			want: []string{`breaking: t inputs.s: the pattern "^a" was added`}},
 		{name: "nested map property required", oldIn: in(`"m":{"type":"object","properties":{"x":{"type":"string"}},"additionalProperties":false}`, ``),
