@@ -96,6 +96,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolapi/toolapi/audit"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -198,6 +199,14 @@ type Options struct {
 	// takes it as its only required input (album.summarize for an album),
 	// filled in, and shows it as plain text when there is no such tool.
 	EntityURL func(ref tool.EntityRef) string
+
+	// Audit, when set, is the audit trail the page /audit lists for the
+	// accounts that hold AuditPermission, with a link to it on the list of
+	// tools. Nil means no such page.
+	Audit audit.Store
+	// AuditPermission is the permission an account needs to see the audit
+	// trail. Empty means "view the audit trail".
+	AuditPermission string
 }
 
 // server is the explorer's HTTP handler.
@@ -289,6 +298,7 @@ func New(reg *tool.Registry, opts *Options) http.Handler {
 	mux.HandleFunc("POST /signin", e.postSignIn)
 	mux.HandleFunc("POST /signout", e.postSignOut)
 	mux.HandleFunc("GET /entities/{type}", e.serveEntities)
+	mux.HandleFunc("GET /audit", e.serveAudit)
 	mux.HandleFunc("GET /assets/{file}", serveAsset)
 	mux.HandleFunc("/", e.serveNotFound)
 	e.mux = mux

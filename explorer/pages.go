@@ -36,7 +36,7 @@ var (
 )
 
 func init() {
-	for _, name := range []string{"list", "tool", "signin", "message"} {
+	for _, name := range []string{"list", "tool", "signin", "message", "audit"} {
 		pages[name] = template.Must(template.New(name).Funcs(template.FuncMap{
 			"inc": func(i int) int { return i + 1 },
 		}).ParseFS(templateFS,
@@ -67,6 +67,7 @@ type page struct {
 	Message string
 
 	List   *listView
+	Audit  *auditView
 	Tool   *toolView
 	Form   *formView
 	Result *resultView
@@ -88,6 +89,7 @@ type listView struct {
 	Operations []string
 	Tools      []listRow
 	Total      int
+	AuditURL   string // the audit trail's page, for an account that may see it
 }
 
 // A listRow is one tool of the list.
@@ -207,6 +209,9 @@ func (e *server) serveList(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	lv.Total = len(tools)
+	if e.mayAudit(v) {
+		lv.AuditURL = e.path("/audit")
+	}
 	e.renderStatus(w, r, http.StatusOK, "list", &page{Title: "Tools", List: lv}, v)
 }
 

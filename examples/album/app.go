@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 
+	"github.com/toolapi/toolapi/audit"
 	"github.com/toolapi/toolapi/entity"
 	"github.com/toolapi/toolapi/tool"
 )
@@ -29,6 +30,10 @@ type App struct {
 	// stands alone, so several serve processes sharing one PostgreSQL
 	// database can answer the same clients behind any load balancer.
 	Stateless bool
+
+	// Trail is the audit trail [App.UseAuditTrail] installed, nil before:
+	// admins see it in the explorer.
+	Trail *audit.SQLStore
 }
 
 // NewApp builds the application over store, writing translation exports

@@ -56,6 +56,7 @@ func (a *App) UseAuditTrail(ctx context.Context) error {
 		return fmt.Errorf("opening the audit trail: %w", err)
 	}
 	a.Registry.Use(audit.Middleware(trail, &audit.Options{Logger: a.Logger}))
+	a.Trail = trail
 	return nil
 }
 

@@ -61,3 +61,42 @@ func TestExplorerOnePass(t *testing.T) {
 		t.Errorf("Blue Hours has %d tracks (%v), want the 3 seeded", len(tracks), err)
 	}
 }
+
+// TestExplorerAuditTrail checks that admins see the album's audit trail
+// in the explorer, with a run made there, and editors do not.
+func TestExplorerAuditTrail(t *testing.T) {
+	s := newSQLiteStore(t)
+	app, err := NewApp(s, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := app.UseAuditTrail(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	base := serveApp(t, app)
+	editor := newPerson(t)
+	token, err := s.IssueToken(context.Background(), "editor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	editor.signIn(base, "editor", token)
+	editor.get(base + "/tools/album.add_track")
+	if status, body := editor.post(base+"/tools/album.add_track", url.Values{"action": {"run"}, "once": {editor.once},
+		"in:album": {"Blue Hours"}, "in:title": {"Audited"}}); status != http.StatusOK {
+		t.Fatalf("adding a track: %d\n%s", status, body)
+	}
+	if status, _ := editor.get(base + "/audit"); status != http.StatusNotFound {
+		t.Errorf("GET /audit as editor: %d, want 404", status)
+	}
+
+	admin := newPerson(t)
+	token, err = s.IssueToken(context.Background(), "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin.signIn(base, "admin", token)
+	status, body := admin.get(base + "/audit")
+	if status != http.StatusOK || !regexp.MustCompile(`<td data-label="Account">editor</td>\s*<td data-label="Tool"><code>album.add_track</code></td>\s*<td data-label="Outcome">✓ succeeded</td>`).MatchString(body) {
+		t.Errorf("GET /audit as admin: %d, no successful album.add_track by editor:\n%s", status, body)
+	}
+}

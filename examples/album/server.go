@@ -9,13 +9,14 @@ import (
 // Service returns what the standard commands serve (see package toolapp):
 // the registry, the users of the store as accounts, a health check that
 // pings the database, and the explorer's sessions, presets and runs, kept
-// in the database so that every serve process on it shares them.
+// in the database so that every serve process on it shares them, and the
+// audit trail for admins once [App.UseAuditTrail] installed it.
 // MCP over HTTP authenticates with a bearer token (see the tokens
 // command); a request without one runs as the seeded user anonymous.
 // People sign in to the explorer with a user's name and API token. Closing
 // the service closes the store.
 func (a *App) Service() *toolapp.App {
-	return &toolapp.App{
+	service := &toolapp.App{
 		Registry: a.Registry,
 		Accounts: a.Store,
 		Health:   a.Store.DB().PingContext,
@@ -32,4 +33,9 @@ func (a *App) Service() *toolapp.App {
 		},
 		Close: a.Store.Close,
 	}
+	if a.Trail != nil {
+		// Admins (who hold every permission) see the audit trail.
+		service.Explorer.Audit = a.Trail
+	}
+	return service
 }
