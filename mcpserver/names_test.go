@@ -84,37 +84,37 @@ func TestNames(t *testing.T) {
 
 // A tool added while a client is connected is listed under a name that
 // renames no other tool, even when its ID is the name an existing tool was
-// given: "has_space" comes after "has space", listed as "has_space".
+// given: "Site-Info__v2" comes after "Site-Info.v2", listed as "Site-Info__v2".
 func TestNamesStableWhenAdded(t *testing.T) {
 	reg := awkwardRegistry(t)
 	srv := mcpserver.New(reg, nil)
 	cs := connect(t, srv, tool.Anonymous, nil)
 	before := toolNames(t, cs)
-	if !slices.Contains(before, "has_space") {
-		t.Fatalf("before Add, tools/list = %v, want %q listed for %q", before, "has_space", "has space")
+	if !slices.Contains(before, "Site-Info__v2") {
+		t.Fatalf("before Add, tools/list = %v, want %q listed for %q", before, "Site-Info__v2", "Site-Info.v2")
 	}
 	err := reg.Add(&tool.Tool{
-		ID: "has_space", Label: "Late", Description: "Comes late.", Operation: tool.OpRead,
+		ID: "Site-Info__v2", Label: "Late", Description: "Comes late.", Operation: tool.OpRead,
 		Access:  func(context.Context, *tool.Values) (bool, error) { return true, nil },
 		Outputs: []*tool.Definition{{Name: "result", Type: "string", Required: true}},
 		Handler: func(context.Context, *tool.Values) (*tool.Result, error) {
-			return tool.Succeeded("", map[string]any{"result": "has_space"}), nil
+			return tool.Succeeded("", map[string]any{"result": "Site-Info__v2"}), nil
 		},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	after := toolNames(t, cs)
-	late := reg.Name("has_space")
-	if late == "has_space" || !modelName.MatchString(late) || slices.Contains(before, late) {
-		t.Errorf("the late tool is named %q, want a new model name other than %q", late, "has_space")
+	late := reg.Name("Site-Info__v2")
+	if late == "Site-Info__v2" || !modelName.MatchString(late) || slices.Contains(before, late) {
+		t.Errorf("the late tool is named %q, want a new model name other than %q", late, "Site-Info__v2")
 	}
 	if diff := cmp.Diff(slices.Sorted(slices.Values(append(slices.Clone(before), late))), after); diff != "" {
 		t.Errorf("after Add, tools/list (-want +got):\n%s", diff)
 	}
 	// The name still calls the tool that had it (a name wins over an ID),
 	// and the late tool answers to its own name.
-	for name, want := range map[string]string{"has_space": "has space", late: "has_space"} {
+	for name, want := range map[string]string{"Site-Info__v2": "Site-Info.v2", late: "Site-Info__v2"} {
 		res := callTool(t, cs, name, map[string]any{})
 		if got := string(mustJSON(t, res.StructuredContent)); res.IsError || got != string(mustJSON(t, map[string]any{"result": want})) {
 			t.Errorf("calling %q ran %s, want %q", name, mustJSON(t, res), want)

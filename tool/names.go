@@ -36,11 +36,11 @@ const maxNameLength = 64
 // renames nothing, and a tool removed and added again gets its name back.
 //
 // Names are not kept across processes. A later version of an application
-// that adds a tool whose ID is another tool's name ("has_space" beside "has
-// space", named "has_space"), or spells to it ("a.b" beside "a__b"), can
-// name that other tool differently after a restart, since the IDs that are
-// already names are named first: "has_space" then takes its own name and
-// "has space" gets a hashed one, and agents that kept the old name call
+// that adds a tool whose ID is another tool's name ("a__b" beside "a.b",
+// named "a__b") can name that other tool differently after a restart,
+// since the IDs that are already names are named first: "a__b" then takes
+// its own name and "a.b" gets a hashed one, and agents that kept the old
+// name call
 // the wrong tool. To keep names across versions, give a new tool no ID
 // whose name an existing tool has (compare it with Name of each existing
 // tool before adding it).
