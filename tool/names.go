@@ -40,10 +40,9 @@ const maxNameLength = 64
 // named "a__b") can name that other tool differently after a restart,
 // since the IDs that are already names are named first: "a__b" then takes
 // its own name and "a.b" gets a hashed one, and agents that kept the old
-// name call
-// the wrong tool. To keep names across versions, give a new tool no ID
-// whose name an existing tool has (compare it with Name of each existing
-// tool before adding it).
+// name call the wrong tool. To keep names across versions, give a new tool
+// no ID whose name an existing tool has (compare it with Name of each
+// existing tool before adding it).
 func (r *Registry) Name(id string) string {
 	if _, ok := r.Tool(id); !ok {
 		return ""
