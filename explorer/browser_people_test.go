@@ -309,6 +309,32 @@ func walkExplorer(t *testing.T, p *people) {
 		t.Errorf("the page's background in dark mode = %q (%v)", bg, err)
 	}
 	p.check("dark")
+
+	// An admin sees the audit trail, with the editor's runs in it.
+	p.do("signing in as admin",
+		emulateLight(),
+		chromedp.Click(css("form[action$='signout'] button")),
+		chromedp.WaitVisible(css("table.tools")),
+		chromedp.Navigate(base+"/signin"), chromedp.WaitVisible(css("#name")),
+		chromedp.SendKeys(css("#name"), "admin"),
+		chromedp.SendKeys(css("#password"), p.album.admin),
+		chromedp.Click(css("form.signin button[type=submit]")),
+		chromedp.WaitVisible(css("table.tools")),
+		chromedp.Click(css(`a[href$="/audit"]`)),
+		chromedp.WaitVisible(css("h1")),
+	)
+	if got := p.text("main"); !strings.Contains(got, "album.add_track") || !strings.Contains(got, "editor") {
+		t.Errorf("the audit trail at %s shows no run of album.add_track by editor:\n%s", p.vp.name, got)
+	}
+	p.check("audit")
+}
+
+// emulateLight undoes emulateDark.
+func emulateLight() chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, _ *chromedp.Target) (chromedp.Void, error) {
+		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{})
+		return chromedp.Void{}, err
+	}
 }
 
 // emulateDark makes the page see a system that prefers dark colours.

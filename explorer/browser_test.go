@@ -56,6 +56,7 @@ type albumServer struct {
 	base  string
 	db    string
 	token string // editor's API token
+	admin string // admin's API token
 }
 
 // startAlbum builds the album binary, seeds a database (plus an image
@@ -73,16 +74,18 @@ func startAlbum(t *testing.T) *albumServer {
 		t.Fatalf("building the album demo: %v\n%s", err, out)
 	}
 	a := &albumServer{db: filepath.Join(dir, "album.db")}
-	out, err := exec.Command(bin, "--db", a.db, "tokens", "editor").CombinedOutput()
+	out, err := exec.Command(bin, "--db", a.db, "tokens", "editor", "admin").CombinedOutput()
 	if err != nil {
 		t.Fatalf("album tokens: %v\n%s", err, out)
 	}
 	for _, line := range strings.Split(string(out), "\n") {
 		if f := strings.Fields(line); len(f) == 2 && f[0] == "editor" {
 			a.token = f[1]
+		} else if len(f) == 2 && f[0] == "admin" {
+			a.admin = f[1]
 		}
 	}
-	if a.token == "" {
+	if a.token == "" || a.admin == "" {
 		t.Fatalf("album tokens printed no token:\n%s", out)
 	}
 
