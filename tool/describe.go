@@ -26,7 +26,7 @@ type Info struct {
 // describes a tool as a registry holds it.
 func (t *Tool) Describe() *Info {
 	e, _ := compileTool(nil, t)
-	return e.info(t)
+	return e.withSchemas().info(t)
 }
 
 // Describe returns the Info of the tool with the given ID as r holds it

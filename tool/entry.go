@@ -30,7 +30,7 @@ type entry struct {
 
 // compileTool compiles t's definitions for r; a nil r knows the built-in
 // data types only and checks no entity type. It reports every problem, each
-// a *DefinitionError.
+// a *DefinitionError. The entry's schemas are set by [entry.withSchemas].
 func compileTool(r *Registry, t *Tool) (*entry, error) {
 	var errs definitionErrors
 	switch {
@@ -131,9 +131,18 @@ func compileTool(r *Registry, t *Tool) (*entry, error) {
 		return nil, errs.err()
 	}
 	e.searchText = strings.ToLower(t.ID + "\n" + t.Label + "\n" + t.Description)
-	e.inSchema = objectSchema(e.inputs, false)
-	e.outSchema = objectSchema(e.outputs, true)
 	return e, nil
+}
+
+// withSchemas sets e's input and output JSON Schemas, which [compileTool]
+// leaves to the callers that need them ([Tool.Check] does not); it
+// returns e.
+func (e *entry) withSchemas() *entry {
+	if e != nil {
+		e.inSchema = objectSchema(e.inputs, false)
+		e.outSchema = objectSchema(e.outputs, true)
+	}
+	return e
 }
 
 // validID is the syntax of a tool ID, which MCP also accepts as a tool name.

@@ -120,6 +120,7 @@ func (r *Registry) add(t *Tool) error {
 		errs.add("", "handler", "a tool needs a handler (is its service missing?)")
 	}
 	e, err := compileTool(r, t)
+	e = e.withSchemas()
 	if err != nil || len(errs) > 0 {
 		return errors.Join(errs.err(), err)
 	}

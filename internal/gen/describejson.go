@@ -1,10 +1,10 @@
 package gen
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/toolapi/toolapi/internal/schemajson"
-	"github.com/toolapi/toolapi/tool"
 )
 
 // MarshalIndented returns d as indented JSON ending in a newline: the bytes
@@ -14,37 +14,90 @@ import (
 // [jsonschema.Schema.MarshalJSON], which encodes every level with
 // reflection and has its bytes compacted again by the level above; the
 // schemas are encoded instead by the tool package's encoder
-// ([schemajson.Append]), and the document is indented once.
+// ([schemajson.Append]) and indented in place, and the rest of the
+// document is written as it goes.
 func (d *Description) MarshalIndented() ([]byte, error) {
-	type toolJSON struct {
-		ID           string          `json:"id"`
-		Label        string          `json:"label"`
-		Description  string          `json:"description"`
-		Operation    tool.Operation  `json:"operation"`
-		Destructive  bool            `json:"destructive"`
-		Permission   string          `json:"permission"`
-		Deprecated   string          `json:"deprecated,omitempty"`
-		InputSchema  json.RawMessage `json:"input_schema"`
-		OutputSchema json.RawMessage `json:"output_schema"`
-		Undescribed  []string        `json:"undescribed,omitempty"`
-	}
-	doc := struct {
-		Tools       []toolJSON       `json:"tools"`
-		Diagnostics []DiagnosticJSON `json:"diagnostics"`
-	}{Tools: make([]toolJSON, len(d.Tools)), Diagnostics: d.Diagnostics}
+	var b bytes.Buffer
+	b.WriteString("{\n  \"tools\": [")
 	for i, t := range d.Tools {
-		doc.Tools[i] = toolJSON{
-			ID: t.ID, Label: t.Label, Description: t.Info.Description, Operation: t.Operation,
-			Destructive: t.Destructive, Permission: t.Permission,
-			Deprecated:   t.Deprecated,
-			InputSchema:  schemajson.Append(nil, t.InputSchema),
-			OutputSchema: schemajson.Append(nil, t.OutputSchema),
-			Undescribed:  t.Undescribed,
+		if i > 0 {
+			b.WriteByte(',')
 		}
+		b.WriteString("\n    {")
+		w := objectWriter{b: &b, indent: "\n      "}
+		w.str("id", t.ID)
+		w.str("label", t.Label)
+		w.str("description", t.Info.Description)
+		w.str("operation", string(t.Operation))
+		w.raw("destructive", []byte(map[bool]string{true: "true", false: "false"}[t.Destructive]))
+		w.str("permission", t.Permission)
+		if t.Deprecated != "" {
+			w.str("deprecated", t.Deprecated)
+		}
+		w.schema("input_schema", schemajson.Append(nil, t.InputSchema))
+		w.schema("output_schema", schemajson.Append(nil, t.OutputSchema))
+		if len(t.Undescribed) > 0 {
+			b.WriteString(",\n      \"undescribed\": [")
+			for j, u := range t.Undescribed {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString("\n        ")
+				b.Write(quote(u))
+			}
+			b.WriteString("\n      ]")
+		}
+		b.WriteString("\n    }")
 	}
-	data, err := json.MarshalIndent(doc, "", "  ")
+	if len(d.Tools) > 0 {
+		b.WriteString("\n  ")
+	}
+	b.WriteString("],\n  \"diagnostics\": ")
+	diags, err := json.MarshalIndent(d.Diagnostics, "  ", "  ")
 	if err != nil {
 		return nil, err
 	}
-	return append(data, '\n'), nil
+	b.Write(diags)
+	b.WriteString("\n}\n")
+	return b.Bytes(), nil
+}
+
+// An objectWriter writes the members of a JSON object, one a line.
+type objectWriter struct {
+	b      *bytes.Buffer
+	indent string
+	n      int
+}
+
+func (w *objectWriter) key(name string) {
+	if w.n > 0 {
+		w.b.WriteByte(',')
+	}
+	w.n++
+	w.b.WriteString(w.indent)
+	w.b.Write(quote(name))
+	w.b.WriteString(": ")
+}
+
+func (w *objectWriter) str(name, v string) { w.raw(name, quote(v)) }
+
+func (w *objectWriter) raw(name string, v []byte) {
+	w.key(name)
+	w.b.Write(v)
+}
+
+// schema writes a schema's compact JSON indented to its place, with <, >,
+// & and the line and paragraph separators escaped inside strings, as
+// encoding/json escapes them.
+func (w *objectWriter) schema(name string, v []byte) {
+	w.key(name)
+	var escaped bytes.Buffer
+	json.HTMLEscape(&escaped, v)
+	json.Indent(w.b, escaped.Bytes(), w.indent[1:], "  ")
+}
+
+// quote returns s as a JSON string, escaped as encoding/json escapes it.
+func quote(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
 }

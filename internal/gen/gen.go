@@ -163,7 +163,7 @@ func (r *Result) Describe(dir string) *Description {
 }
 
 func describeTool(t *Tool) *ToolDescription {
-	return &ToolDescription{Info: *t.check.Describe(), Undescribed: t.describeOnly}
+	return &ToolDescription{Info: *t.info(), Undescribed: t.describeOnly}
 }
 
 // Options configure [Run].

@@ -84,7 +84,7 @@ func (r *Result) locks() ([]*lockState, error) {
 		}
 		lock := &contract.Lock{Tools: make([]contract.Tool, 0, len(tools))}
 		for _, t := range tools {
-			info := t.check.Describe()
+			info := t.info()
 			lock.Tools = append(lock.Tools, contract.Tool{ID: info.ID, Deprecated: info.Deprecated, InputSchema: info.InputSchema, OutputSchema: info.OutputSchema})
 		}
 		s.tools = len(tools)

@@ -98,6 +98,8 @@ type Tool struct {
 	// check is the tool as toolgen checks and describes it (see
 	// [standIn]).
 	check *tool.Tool
+	// described is check's Info, once [Tool.info] made it.
+	described *tool.Info
 	// describeOnly names the inputs and outputs whose schemas -describe
 	// cannot know: given by definition=, or typed by an application data
 	// type.
@@ -106,6 +108,15 @@ type Tool struct {
 	// the tool's ("inputs.limit", "outputs.result.items.title") and rule
 	// (a directive key), as a diagnostic points there.
 	position func(path, rule string) token.Position
+}
+
+// info returns the Info of the tool as toolgen describes it (and locks
+// it), made once.
+func (t *Tool) info() *tool.Info {
+	if t.described == nil {
+		t.described = t.check.Describe()
+	}
+	return t.described
 }
 
 // MethodName returns "Type.Method".
