@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
 )
 
 // axeVersion is the axe-core release the accessibility checks use,
@@ -219,6 +221,13 @@ func walkExplorer(t *testing.T, p *people) {
 	if got := p.tracks("Blue Hours"); got != before+1 {
 		t.Errorf("reloading the result added %d tracks", got-before-1)
 	}
+	title, album := "Coda "+p.vp.name, p.value("#f-album")
+	checkCopies(t, p, title)
+	p.check("copies")
+	checkShared(t, p, title, album)
+	p.check("shared")
+	rerunFromHistory(t, p, title, album)
+	p.check("rerun")
 
 	// A failed run focuses the error summary, which links to the field.
 	p.do("running album.list with a year out of range",
@@ -298,6 +307,30 @@ func walkExplorer(t *testing.T, p *people) {
 		t.Errorf("the summary of broken JSON = %q", got)
 	}
 	p.check("json-broken")
+	// Valid JSON runs, and its result is in view like any other.
+	p.do("giving the inputs as JSON",
+		chromedp.Navigate(base+"/tools/album.search"), chromedp.WaitVisible(css("#f-word")),
+		chromedp.Click(css("details.json-mode summary")),
+		chromedp.SendKeys(css("#json-inputs"), `{"word": "rain"}`),
+		chromedp.Click(css(`button[value="run-json"]`)),
+		chromedp.WaitVisible(css("#result")),
+	)
+	if got := p.text("#result"); !strings.Contains(got, "Search completed.") || !strings.Contains(got, "Wet street") {
+		t.Errorf("the result of the JSON inputs:\n%s", got)
+	}
+	if !p.inView("#result .message") {
+		t.Error("the result of the JSON inputs is not in view")
+	}
+	if got := p.focused(); got != "result" {
+		t.Errorf("focus after the JSON run is on %q, want the result", got)
+	}
+	if got := p.value("#f-word"); got != "rain" {
+		t.Errorf("the form after the JSON run holds the word %q, want rain", got)
+	}
+	p.check("json-result")
+
+	checkListRows(t, p)
+	p.check("list-rows")
 
 	// Dark mode follows the system setting.
 	p.do("asking for dark mode",
@@ -327,6 +360,125 @@ func walkExplorer(t *testing.T, p *people) {
 		t.Errorf("the audit trail at %s shows no run of album.add_track by editor:\n%s", p.vp.name, got)
 	}
 	p.check("audit")
+}
+
+// checkCopies opens the copies of the run shown, of album.add_track with
+// the title given, and checks that the command line, curl and the MCP
+// request all make that call.
+func checkCopies(t *testing.T, p *people, title string) {
+	t.Helper()
+	p.do("opening the copies of the run", chromedp.Click(css("details.copy summary")), chromedp.WaitVisible(css("#copy-mcp")))
+	if cli := p.text("#copy-cli"); !strings.HasPrefix(cli, "album tool run album.add_track --input ") || !strings.Contains(cli, `"title":"`+title+`"`) {
+		t.Errorf("the command line to run it again = %q", cli)
+	}
+	var req struct {
+		Method string
+		Params struct {
+			Name      string
+			Arguments map[string]any
+		}
+	}
+	mcp := p.text("#copy-mcp")
+	if err := json.Unmarshal([]byte(mcp), &req); err != nil || req.Method != "tools/call" || req.Params.Name == "" || req.Params.Arguments["title"] != title {
+		t.Errorf("the MCP request to run it again (%v):\n%s", err, mcp)
+	}
+	curl := p.text("#copy-curl")
+	_, body, _ := strings.Cut(curl, "-d '")
+	var sent, shown any
+	json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimSpace(body), "'")), &sent)
+	json.Unmarshal([]byte(mcp), &shown)
+	if !strings.HasPrefix(curl, "curl -sS "+p.album.base+"/mcp ") || sent == nil || !cmp.Equal(sent, shown) {
+		t.Errorf("curl to run it again does not post the MCP request to %s/mcp:\n%s", p.album.base, curl)
+	}
+}
+
+// checkShared follows the page's link to the form as it is, and checks that
+// the form it opens holds the title and album of the run, without running.
+func checkShared(t *testing.T, p *people, title, album string) {
+	t.Helper()
+	before := p.tracks("Blue Hours")
+	link, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`document.querySelector("p.share a").href`))
+	if err != nil {
+		t.Fatalf("reading the link to the form: %v", err)
+	}
+	p.do("following the link to the form", chromedp.Navigate(link), chromedp.WaitVisible(css("#f-title")))
+	if got, want := [2]string{p.value("#f-title"), p.value("#f-album")}, [2]string{title, album}; got != want {
+		t.Errorf("the form of the link %s holds the title and album %q, want %q", link, got, want)
+	}
+	if p.count("#result") != 0 || p.tracks("Blue Hours") != before {
+		t.Error("following the link to the form ran the tool")
+	}
+}
+
+// rerunFromHistory opens the latest run of the tool's history, checks
+// that its form holds the run's inputs, that submitting disables the Run
+// button, and that running it again adds one track.
+func rerunFromHistory(t *testing.T, p *people, title, album string) {
+	t.Helper()
+	p.do("opening the latest run from the history",
+		chromedp.Click(css("section.history li:first-child a")),
+		chromedp.WaitVisible(css("#result")),
+	)
+	if got, want := [2]string{p.value("#f-title"), p.value("#f-album")}, [2]string{title, album}; got != want {
+		t.Errorf("the form of the run from the history holds the title and album %q, want %q", got, want)
+	}
+	// The submission is cancelled after the page's own handler has seen
+	// it, so that the disabled button is read with nothing racing it.
+	busy, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`new Promise(done => {
+		const form = document.getElementById("run-form"), run = document.getElementById("run");
+		form.addEventListener("submit", ev => ev.preventDefault(), {once: true});
+		form.requestSubmit(run);
+		setTimeout(() => done(run.disabled + " " + run.textContent + " " + form.getAttribute("aria-busy")), 0);
+	})`, chromedp.EvalAwaitPromise))
+	if err != nil || busy != "true Running… true" {
+		t.Errorf("the Run button while the run is under way: disabled, text, aria-busy = %q (%v), want disabled and Running…", busy, err)
+	}
+	before := p.tracks("Blue Hours")
+	p.do("running it again from the history",
+		chromedp.Reload(), chromedp.WaitVisible(css("#f-title")),
+		// The run's page shows a result already: the new one is the one
+		// without the mark.
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("result").dataset.before = ""`),
+		chromedp.Click(css("#run")),
+		chromedp.WaitNotPresent(css("#result[data-before]")),
+		chromedp.WaitVisible(css("#result")),
+	)
+	if got := p.tracks("Blue Hours"); got != before+1 {
+		t.Errorf("running again from the history added %d tracks, want 1", got-before)
+	}
+	if got := p.text("#result .message"); !strings.HasPrefix(got, "✓") {
+		t.Errorf("running again from the history: %q", got)
+	}
+}
+
+// checkListRows adds two rows to the list of albums of translation.export,
+// removes the first added, and checks that the other is left in its place.
+func checkListRows(t *testing.T, p *people) {
+	t.Helper()
+	// row is the selector of the list's row i, counted from 1, or of what
+	// is inside it.
+	row := func(i int, inside string) string {
+		return strings.TrimSpace(fmt.Sprintf("#f-albums ol.rows > li:nth-child(%d) %s", i, inside))
+	}
+	p.do("opening translation.export", chromedp.Navigate(p.album.base+"/tools/translation.export"), chromedp.WaitVisible(css("#f-albums-add")))
+	n := p.count("#f-albums ol.rows > li")
+	p.do("adding two rows, and removing the first of them",
+		chromedp.Click(css("#f-albums-add")), chromedp.WaitVisible(css(row(n+1, "input"))),
+		chromedp.Click(css("#f-albums-add")), chromedp.WaitVisible(css(row(n+2, "input"))),
+		chromedp.SendKeys(css(row(n+1, "input")), "Night Studies"),
+		chromedp.SendKeys(css(row(n+2, "input")), "Blue Hours"),
+		chromedp.Click(css(row(n+1, "button.row-remove"))),
+		chromedp.WaitNotPresent(css(row(n+2, ""))),
+	)
+	if got := p.count("#f-albums ol.rows > li"); got != n+1 {
+		t.Fatalf("after adding two rows and removing one, the list has %d rows, want %d", got, n+1)
+	}
+	if got := p.value(row(n+1, "input")); got != "Blue Hours" {
+		t.Errorf("the row left after removing the other holds %q, want Blue Hours", got)
+	}
+	if p.count("#result") != 0 {
+		t.Error("changing the rows ran the tool")
+	}
 }
 
 // emulateLight undoes emulateDark.
