@@ -167,16 +167,24 @@ func TestBrowserForPeople(t *testing.T) {
 	album := startAlbum(t)
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
-			c := newChrome(t)
-			p := &people{chrome: c, vp: vp, axe: axe, shots: screenshotDir(t), album: album}
-			var opts []chromedp.EmulateViewportOption
-			if vp.mobile {
-				opts = append(opts, chromedp.EmulateMobile)
-			}
-			c.do("sizing the window", chromedp.EmulateViewport(vp.width, vp.height, opts...))
+			p := newPeople(t, vp, axe)
+			p.album = album
 			walkExplorer(t, p)
 		})
 	}
+}
+
+// newPeople starts chromium with its window at the viewport vp, checking
+// pages with the axe-core source axe.
+func newPeople(t *testing.T, vp viewport, axe string) *people {
+	t.Helper()
+	c := newChrome(t)
+	var opts []chromedp.EmulateViewportOption
+	if vp.mobile {
+		opts = append(opts, chromedp.EmulateMobile)
+	}
+	c.do("sizing the window", chromedp.EmulateViewport(vp.width, vp.height, opts...))
+	return &people{chrome: c, vp: vp, axe: axe, shots: screenshotDir(t)}
 }
 
 func walkExplorer(t *testing.T, p *people) {
