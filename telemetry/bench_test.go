@@ -2,10 +2,12 @@ package telemetry_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,8 +28,14 @@ func (discard) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { ret
 func (discard) Shutdown(context.Context) error                             { return nil }
 
 // searchServer serves a registry with one read tool over loopback HTTP,
-// with telemetry when tel is not nil.
+// with telemetry when tel is not nil, and returns a client session on it.
 func searchServer(b *testing.B, tel *telemetry.Telemetry) *mcp.ClientSession {
+	return searchSessions(b, tel, 1)[0]
+}
+
+// searchSessions serves the registry of [searchServer] and returns n
+// client sessions on it.
+func searchSessions(b *testing.B, tel *telemetry.Telemetry, n int) []*mcp.ClientSession {
 	reg := tool.NewRegistry(&tool.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	err := reg.Add(&tool.Tool{
 		ID: "album.search", Label: "Search", Description: "Finds titles containing a word.", Operation: tool.OpRead, Permission: "echo",
@@ -48,19 +56,24 @@ func searchServer(b *testing.B, tel *telemetry.Telemetry) *mcp.ClientSession {
 	ts := httptest.NewServer(srv.Handler())
 	b.Cleanup(ts.Close)
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, MaxRetries: -1}, nil)
-	if err != nil {
-		b.Fatal(err)
+	var sessions []*mcp.ClientSession
+	for range n {
+		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, MaxRetries: -1}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { cs.Close() })
+		sessions = append(sessions, cs)
 	}
-	b.Cleanup(func() { cs.Close() })
-	return cs
+	return sessions
 }
 
 // BenchmarkToolsCallTracing measures tools/call throughput over loopback
 // HTTP with telemetry on (every span sampled and batched to an exporter
 // that drops it, metrics to a reader) against the same server with it
-// off, calls interleaved in one run. It reports both rates and their ratio
-// (on over off; 1 means no cost).
+// off, calls interleaved in one run, one at a time: the latency one client
+// sees. It reports both rates and their ratio (on over off; 1 means no
+// cost).
 func BenchmarkToolsCallTracing(b *testing.B) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}), sdktrace.WithSampler(sdktrace.AlwaysSample()))
 	b.Cleanup(func() { tp.Shutdown(context.Background()) })
@@ -98,6 +111,72 @@ func BenchmarkToolsCallTracing(b *testing.B) {
 		}
 	}
 	onRate, offRate := float64(b.N)/onTime.Seconds(), float64(b.N)/offTime.Seconds()
+	b.ReportMetric(onRate, "traced-calls/s")
+	b.ReportMetric(offRate, "plain-calls/s")
+	b.ReportMetric(onRate/offRate, "ratio")
+}
+
+// BenchmarkToolsCallTracingThroughput measures tools/call throughput
+// under load, as a server sees it: 16 clients call at once, in rounds that
+// alternate between the server with telemetry on (every span sampled and
+// batched to an exporter that drops it, metrics to a reader) and the same
+// server with it off. It reports both rates and their ratio (on over off;
+// 1 means no cost). [BenchmarkToolsCallTracing] measures the latency one
+// client sees instead.
+func BenchmarkToolsCallTracingThroughput(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}), sdktrace.WithSampler(sdktrace.AlwaysSample()))
+	b.Cleanup(func() { tp.Shutdown(context.Background()) })
+	tel, err := telemetry.New(&telemetry.Options{
+		TracerProvider: tp,
+		MeterProvider:  sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const clients, perRound = 16, 50
+	on, off := searchSessions(b, tel, clients), searchSessions(b, nil, clients)
+	args := map[string]any{"word": "green"}
+	round := func(sessions []*mcp.ClientSession) time.Duration {
+		var wg sync.WaitGroup
+		errs := make(chan error, len(sessions))
+		t0 := time.Now()
+		for _, cs := range sessions {
+			wg.Go(func() {
+				for range perRound {
+					res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "album.search", Arguments: args})
+					if err == nil && res.IsError {
+						err = errors.New("the call failed")
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		d := time.Since(t0)
+		close(errs)
+		if err := <-errs; err != nil {
+			b.Fatal(err)
+		}
+		return d
+	}
+	round(on)
+	round(off)
+	var onTime, offTime time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		if i%2 == 0 {
+			onTime += round(on)
+			offTime += round(off)
+		} else {
+			offTime += round(off)
+			onTime += round(on)
+		}
+	}
+	calls := float64(b.N * clients * perRound)
+	onRate, offRate := calls/onTime.Seconds(), calls/offTime.Seconds()
 	b.ReportMetric(onRate, "traced-calls/s")
 	b.ReportMetric(offRate, "plain-calls/s")
 	b.ReportMetric(onRate/offRate, "ratio")

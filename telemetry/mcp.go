@@ -36,7 +36,6 @@ func (tel *Telemetry) MCPMiddleware() mcp.Middleware {
 				name = method + " " + p.Name
 				attrs = append(attrs, keyToolName.String(p.Name), keyOperation.String(executeTool))
 			}
-			metricAttrs := []attribute.KeyValue{keyMethod.String(method)}
 			// The trace context the client sent: in params._meta, else in
 			// the headers of the HTTP request that carried the message.
 			if meta := metaOf(req); meta != nil && meta["traceparent"] != nil {
@@ -68,21 +67,48 @@ func (tel *Telemetry) MCPMiddleware() mcp.Middleware {
 			// The tool's name comes from the client: it names the span and
 			// the metrics only when the server knew the tool (no protocol
 			// error), so that made-up names multiply neither.
+			metricTool := ""
 			if toolName != "" && err == nil {
-				metricAttrs = append(metricAttrs, keyToolName.String(toolName), keyOperation.String(executeTool))
+				metricTool = toolName
 			} else if toolName != "" {
 				span.SetName(method)
 			}
 			if errType != "" {
 				span.SetAttributes(keyErrorType.String(errType))
 				span.SetStatus(codes.Error, errType)
-				metricAttrs = append(metricAttrs, keyErrorType.String(errType))
 			}
 			span.End()
-			tel.mcpDur.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(metricAttrs...))
+			tel.mcpDur.Record(ctx, time.Since(start).Seconds(), metric.WithAttributeSet(tel.mcpAttrs(method, metricTool, errType)))
 			return res, err
 		}
 	}
+}
+
+// mcpKey identifies the attribute set of a request's metrics.
+type mcpKey struct{ method, tool, errType string }
+
+// mcpAttrs returns the attribute set of the metrics of a request, made
+// once per method, tool and error type. The table is bounded: past
+// maxSets, sets are made afresh each time (tool names reach it only for
+// tools the server knows).
+func (tel *Telemetry) mcpAttrs(method, toolName, errType string) attribute.Set {
+	k := mcpKey{method, toolName, errType}
+	if s, ok := tel.mcpSets.Load(k); ok {
+		return s.(attribute.Set)
+	}
+	attrs := []attribute.KeyValue{keyMethod.String(method)}
+	if toolName != "" {
+		attrs = append(attrs, keyToolName.String(toolName), keyOperation.String(executeTool))
+	}
+	if errType != "" {
+		attrs = append(attrs, keyErrorType.String(errType))
+	}
+	set := attribute.NewSet(attrs...)
+	if tel.mcpSetCount.Load() < maxSets {
+		tel.mcpSetCount.Add(1)
+		tel.mcpSets.Store(k, set)
+	}
+	return set
 }
 
 // isToolError reports whether res is a tools/call result with isError.

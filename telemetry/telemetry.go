@@ -40,6 +40,7 @@ package telemetry
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -84,12 +85,15 @@ type Options struct {
 // Telemetry records runs and MCP requests to a tracer and a meter. Create
 // one with [New] or [FromEnv]; it is safe for concurrent use.
 type Telemetry struct {
-	off      bool     // neither provider given: the middleware is a pass-through
-	sets     sync.Map // attribute sets of runs' metrics, by runKey
-	tracer   trace.Tracer
-	duration metric.Float64Histogram
-	runs     metric.Int64Counter
-	mcpDur   metric.Float64Histogram
+	off  bool     // neither provider given: the middleware is a pass-through
+	sets sync.Map // attribute sets of runs' metrics, by runKey
+
+	mcpSets     sync.Map     // attribute sets of MCP requests' metrics, by mcpKey
+	mcpSetCount atomic.Int64 // sets in mcpSets
+	tracer      trace.Tracer
+	duration    metric.Float64Histogram
+	runs        metric.Int64Counter
+	mcpDur      metric.Float64Histogram
 }
 
 // Enabled reports whether tel records anything: whether it was given a
@@ -180,6 +184,9 @@ func (tel *Telemetry) Middleware() tool.Middleware {
 		}
 	}
 }
+
+// maxSets bounds the attribute sets kept for MCP requests' metrics.
+const maxSets = 10_000
 
 // runKey identifies the attribute set of a run's metrics.
 type runKey struct{ tool, outcome, errType string }
