@@ -27,6 +27,37 @@ type discard struct{}
 func (discard) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
 func (discard) Shutdown(context.Context) error                             { return nil }
 
+// benchTelemetry returns telemetry that samples every span and batches it
+// to an exporter that drops it, with metrics to a reader.
+func benchTelemetry(b *testing.B) *telemetry.Telemetry {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}), sdktrace.WithSampler(sdktrace.AlwaysSample()))
+	b.Cleanup(func() { tp.Shutdown(context.Background()) })
+	tel, err := telemetry.New(&telemetry.Options{
+		TracerProvider: tp,
+		MeterProvider:  sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return tel
+}
+
+// alternate runs on and off b.N times each, taking turns (each first
+// every other time), and returns the total time of each.
+func alternate(b *testing.B, on, off func() time.Duration) (onTime, offTime time.Duration) {
+	b.ResetTimer()
+	for i := range b.N {
+		if i%2 == 0 {
+			onTime += on()
+			offTime += off()
+		} else {
+			offTime += off()
+			onTime += on()
+		}
+	}
+	return onTime, offTime
+}
+
 // searchServer serves a registry with one read tool over loopback HTTP,
 // with telemetry when tel is not nil, and returns a client session on it.
 func searchServer(b *testing.B, tel *telemetry.Telemetry) *mcp.ClientSession {
@@ -75,15 +106,7 @@ func searchSessions(b *testing.B, tel *telemetry.Telemetry, n int) []*mcp.Client
 // sees. It reports both rates and their ratio (on over off; 1 means no
 // cost).
 func BenchmarkToolsCallTracing(b *testing.B) {
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}), sdktrace.WithSampler(sdktrace.AlwaysSample()))
-	b.Cleanup(func() { tp.Shutdown(context.Background()) })
-	tel, err := telemetry.New(&telemetry.Options{
-		TracerProvider: tp,
-		MeterProvider:  sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())),
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	tel := benchTelemetry(b)
 	on, off := searchServer(b, tel), searchServer(b, nil)
 	args := map[string]any{"word": "green"}
 	call := func(cs *mcp.ClientSession) time.Duration {
@@ -99,17 +122,7 @@ func BenchmarkToolsCallTracing(b *testing.B) {
 		call(on)
 		call(off)
 	}
-	var onTime, offTime time.Duration
-	b.ResetTimer()
-	for i := range b.N {
-		if i%2 == 0 {
-			onTime += call(on)
-			offTime += call(off)
-		} else {
-			offTime += call(off)
-			onTime += call(on)
-		}
-	}
+	onTime, offTime := alternate(b, func() time.Duration { return call(on) }, func() time.Duration { return call(off) })
 	onRate, offRate := float64(b.N)/onTime.Seconds(), float64(b.N)/offTime.Seconds()
 	b.ReportMetric(onRate, "traced-calls/s")
 	b.ReportMetric(offRate, "plain-calls/s")
@@ -124,15 +137,7 @@ func BenchmarkToolsCallTracing(b *testing.B) {
 // 1 means no cost). [BenchmarkToolsCallTracing] measures the latency one
 // client sees instead.
 func BenchmarkToolsCallTracingThroughput(b *testing.B) {
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}), sdktrace.WithSampler(sdktrace.AlwaysSample()))
-	b.Cleanup(func() { tp.Shutdown(context.Background()) })
-	tel, err := telemetry.New(&telemetry.Options{
-		TracerProvider: tp,
-		MeterProvider:  sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())),
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	tel := benchTelemetry(b)
 	const clients, perRound = 16, 50
 	on, off := searchSessions(b, tel, clients), searchSessions(b, nil, clients)
 	args := map[string]any{"word": "green"}
@@ -164,17 +169,7 @@ func BenchmarkToolsCallTracingThroughput(b *testing.B) {
 	}
 	round(on)
 	round(off)
-	var onTime, offTime time.Duration
-	b.ResetTimer()
-	for i := range b.N {
-		if i%2 == 0 {
-			onTime += round(on)
-			offTime += round(off)
-		} else {
-			offTime += round(off)
-			onTime += round(on)
-		}
-	}
+	onTime, offTime := alternate(b, func() time.Duration { return round(on) }, func() time.Duration { return round(off) })
 	calls := float64(b.N * clients * perRound)
 	onRate, offRate := calls/onTime.Seconds(), calls/offTime.Seconds()
 	b.ReportMetric(onRate, "traced-calls/s")
@@ -187,15 +182,7 @@ func BenchmarkToolsCallTracingThroughput(b *testing.B) {
 // telemetry on and off, runs interleaved. It reports the time of a run of
 // each and their difference.
 func BenchmarkRunTracing(b *testing.B) {
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}), sdktrace.WithSampler(sdktrace.AlwaysSample()))
-	b.Cleanup(func() { tp.Shutdown(context.Background()) })
-	tel, err := telemetry.New(&telemetry.Options{
-		TracerProvider: tp,
-		MeterProvider:  sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())),
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	tel := benchTelemetry(b)
 	registry := func(tel *telemetry.Telemetry) *tool.Registry {
 		reg := tool.NewRegistry(&tool.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err := reg.Add(&tool.Tool{
@@ -225,17 +212,7 @@ func BenchmarkRunTracing(b *testing.B) {
 		}
 		return d
 	}
-	var onTime, offTime time.Duration
-	b.ResetTimer()
-	for i := range b.N {
-		if i%2 == 0 {
-			onTime += run(on)
-			offTime += run(off)
-		} else {
-			offTime += run(off)
-			onTime += run(on)
-		}
-	}
+	onTime, offTime := alternate(b, func() time.Duration { return run(on) }, func() time.Duration { return run(off) })
 	b.ReportMetric(float64(onTime.Nanoseconds())/float64(b.N), "traced-ns/run")
 	b.ReportMetric(float64(offTime.Nanoseconds())/float64(b.N), "plain-ns/run")
 	b.ReportMetric(float64((onTime-offTime).Nanoseconds())/float64(b.N), "added-ns/run")
