@@ -61,6 +61,10 @@ type Change struct {
 	// Path names what changed inside it: "inputs.limit",
 	// "outputs.result[].title"; empty for the tool itself.
 	Path string
+	// Keyword is the JSON Schema keyword the change is about ("enum",
+	// "maxLength", "required", "properties"...); empty for a tool added,
+	// removed or deprecated.
+	Keyword string
 	// Message says what changed.
 	Message string
 	// Breaking marks a change that can make a caller fail.
@@ -91,19 +95,19 @@ func Compare(old, new []Tool) []Change {
 		seen[o.ID] = true
 		n, ok := byID[o.ID]
 		if !ok {
-			c.add(o.ID, "", true, "the tool was removed")
+			c.add(o.ID, "", "", true, "the tool was removed")
 			continue
 		}
 		c.tool = o.ID
 		if o.Deprecated == "" && n.Deprecated != "" {
-			c.add(o.ID, "", false, "the tool is deprecated: %s", n.Deprecated)
+			c.add(o.ID, "", "", false, "the tool is deprecated: %s", n.Deprecated)
 		}
 		c.object("inputs", o.InputSchema, n.InputSchema, input)
 		c.object("outputs", o.OutputSchema, n.OutputSchema, output)
 	}
 	for _, n := range new {
 		if !seen[n.ID] {
-			c.add(n.ID, "", false, "the tool was added")
+			c.add(n.ID, "", "", false, "the tool was added")
 		}
 	}
 	slices.SortStableFunc(c.changes, func(a, b Change) int {
@@ -132,8 +136,8 @@ type comparer struct {
 	changes []Change
 }
 
-func (c *comparer) add(toolID, path string, breaking bool, format string, args ...any) {
-	c.changes = append(c.changes, Change{Tool: toolID, Path: path, Message: fmt.Sprintf(format, args...), Breaking: breaking})
+func (c *comparer) add(toolID, path, keyword string, breaking bool, format string, args ...any) {
+	c.changes = append(c.changes, Change{Tool: toolID, Path: path, Keyword: keyword, Message: fmt.Sprintf(format, args...), Breaking: breaking})
 }
 
 // narrows reports whether a change that makes a schema accept less breaks
@@ -145,7 +149,7 @@ func (d direction) narrows() bool { return d == input }
 func (c *comparer) object(path string, a, b *jsonschema.Schema, d direction) {
 	if a == nil || b == nil {
 		if (a == nil) != (b == nil) {
-			c.add(c.tool, path, true, "the schema was %s", map[bool]string{true: "added", false: "removed"}[a == nil])
+			c.add(c.tool, path, "", true, "the schema was %s", map[bool]string{true: "added", false: "removed"}[a == nil])
 		}
 		return
 	}
@@ -161,19 +165,19 @@ func (c *comparer) object(path string, a, b *jsonschema.Schema, d direction) {
 			if path != "inputs" && path != "outputs" {
 				what = "property"
 			}
-			c.add(c.tool, join(name), true, "the %s was removed", what)
+			c.add(c.tool, join(name), "properties", true, "the %s was removed", what)
 			continue
 		}
 		isRequired := slices.Contains(b.Required, name)
 		switch {
 		case d == input && !wasRequired && isRequired:
-			c.add(c.tool, join(name), true, "it is now required")
+			c.add(c.tool, join(name), "required", true, "it is now required")
 		case d == input && wasRequired && !isRequired:
-			c.add(c.tool, join(name), false, "it is now optional")
+			c.add(c.tool, join(name), "required", false, "it is now optional")
 		case d == output && wasRequired && !isRequired:
-			c.add(c.tool, join(name), true, "it may now be missing")
+			c.add(c.tool, join(name), "required", true, "it may now be missing")
 		case d == output && !wasRequired && isRequired:
-			c.add(c.tool, join(name), false, "it is now always present")
+			c.add(c.tool, join(name), "required", false, "it is now always present")
 		}
 		c.schema(join(name), a.Properties[name], bp, d)
 	}
@@ -184,14 +188,14 @@ func (c *comparer) object(path string, a, b *jsonschema.Schema, d direction) {
 		required := slices.Contains(b.Required, name)
 		switch {
 		case d == input && required:
-			c.add(c.tool, join(name), true, "a new required input")
+			c.add(c.tool, join(name), "properties", true, "a new required input")
 		case d == input:
-			c.add(c.tool, join(name), false, "a new optional input")
+			c.add(c.tool, join(name), "properties", false, "a new optional input")
 		default:
-			c.add(c.tool, join(name), false, "a new output")
+			c.add(c.tool, join(name), "properties", false, "a new output")
 		}
 	}
-	c.bounds(path, "properties", a.MinProperties, a.MaxProperties, b.MinProperties, b.MaxProperties, d)
+	c.bounds(path, "properties", "Properties", a.MinProperties, a.MaxProperties, b.MinProperties, b.MaxProperties, d)
 	if a.AdditionalProperties != nil || b.AdditionalProperties != nil {
 		ap, bp := a.AdditionalProperties, b.AdditionalProperties
 		switch {
@@ -209,7 +213,7 @@ func (c *comparer) object(path string, a, b *jsonschema.Schema, d direction) {
 		} else if isFalse(ap) != isFalse(bp) {
 			// Keys a map took that it no longer takes, or the reverse.
 			narrowed := isFalse(bp)
-			c.add(c.tool, path, narrowed == d.narrows(), "undeclared keys are %s", map[bool]string{true: "no longer accepted", false: "now accepted"}[narrowed])
+			c.add(c.tool, path, "additionalProperties", narrowed == d.narrows(), "undeclared keys are %s", map[bool]string{true: "no longer accepted", false: "now accepted"}[narrowed])
 		}
 	}
 }
@@ -228,12 +232,12 @@ func (c *comparer) schema(path string, a, b *jsonschema.Schema, d direction) {
 	}
 	c.types(path, a, b, d)
 	c.enum(path, a, b, d)
-	c.numbers(path, "", a.Minimum, a.Maximum, b.Minimum, b.Maximum, d)
-	c.bounds(path, "characters", a.MinLength, a.MaxLength, b.MinLength, b.MaxLength, d)
-	c.bounds(path, "items", a.MinItems, a.MaxItems, b.MinItems, b.MaxItems, d)
-	c.text(path, "pattern", a.Pattern, b.Pattern, d)
-	c.text(path, "format", a.Format, b.Format, d)
-	c.text(path, "content encoding", a.ContentEncoding, b.ContentEncoding, d)
+	c.numbers(path, "", "minimum", "maximum", a.Minimum, a.Maximum, b.Minimum, b.Maximum, d)
+	c.bounds(path, "characters", "Length", a.MinLength, a.MaxLength, b.MinLength, b.MaxLength, d)
+	c.bounds(path, "items", "Items", a.MinItems, a.MaxItems, b.MinItems, b.MaxItems, d)
+	c.text(path, "pattern", "pattern", a.Pattern, b.Pattern, d)
+	c.text(path, "format", "format", a.Format, b.Format, d)
+	c.text(path, "content encoding", "contentEncoding", a.ContentEncoding, b.ContentEncoding, d)
 	if a.Items != nil || b.Items != nil {
 		c.schema(path+"[]", a.Items, b.Items, d)
 	}
@@ -273,10 +277,10 @@ func (c *comparer) types(path string, a, b *jsonschema.Schema, d direction) {
 		return out
 	}
 	if l := lost(at, bt); len(l) > 0 {
-		c.add(c.tool, path, d.narrows(), "no longer allows %s (type %s, was %s)", strings.Join(l, ", "), typeString(bt), typeString(at))
+		c.add(c.tool, path, "type", d.narrows(), "no longer allows %s (type %s, was %s)", strings.Join(l, ", "), typeString(bt), typeString(at))
 	}
 	if g := lost(bt, at); len(g) > 0 {
-		c.add(c.tool, path, !d.narrows(), "now allows %s (type %s, was %s)", strings.Join(g, ", "), typeString(bt), typeString(at))
+		c.add(c.tool, path, "type", !d.narrows(), "now allows %s (type %s, was %s)", strings.Join(g, ", "), typeString(bt), typeString(at))
 	}
 }
 
@@ -295,18 +299,18 @@ func (c *comparer) enum(path string, a, b *jsonschema.Schema, d direction) {
 	switch {
 	case a.Enum == nil && b.Enum == nil:
 	case a.Enum == nil:
-		c.add(c.tool, path, d.narrows(), "now limited to the choices %s", choices(b.Enum))
+		c.add(c.tool, path, "enum", d.narrows(), "now limited to the choices %s", choices(b.Enum))
 	case b.Enum == nil:
-		c.add(c.tool, path, !d.narrows(), "no longer limited to the choices %s", choices(a.Enum))
+		c.add(c.tool, path, "enum", !d.narrows(), "no longer limited to the choices %s", choices(a.Enum))
 	default:
 		for _, v := range a.Enum {
 			if !in(b.Enum, v) {
-				c.add(c.tool, path, d.narrows(), "the choice %s was removed", key(v))
+				c.add(c.tool, path, "enum", d.narrows(), "the choice %s was removed", key(v))
 			}
 		}
 		for _, v := range b.Enum {
 			if !in(a.Enum, v) {
-				c.add(c.tool, path, !d.narrows(), "the choice %s was added", key(v))
+				c.add(c.tool, path, "enum", !d.narrows(), "the choice %s was added", key(v))
 			}
 		}
 	}
@@ -317,9 +321,10 @@ func choices(vs []any) string {
 	return string(b)
 }
 
-// numbers compares numeric bounds; nil is open. what qualifies the bound
-// (" number of items"), empty for a number's own value.
-func (c *comparer) numbers(path, what string, amin, amax, bmin, bmax *float64, d direction) {
+// numbers compares numeric bounds, the keywords minKeyword and maxKeyword;
+// nil is open. what qualifies the bound (" number of items"), empty for a
+// number's own value.
+func (c *comparer) numbers(path, what, minKeyword, maxKeyword string, amin, amax, bmin, bmax *float64, d direction) {
 	f := func(p *float64) string {
 		if p == nil {
 			return "none"
@@ -327,20 +332,21 @@ func (c *comparer) numbers(path, what string, amin, amax, bmin, bmax *float64, d
 		return fmt.Sprint(*p)
 	}
 	if tighter(amin, bmin, func(x, y float64) bool { return y > x }) {
-		c.add(c.tool, path, d.narrows(), "the minimum%s rose from %s to %s", what, f(amin), f(bmin))
+		c.add(c.tool, path, minKeyword, d.narrows(), "the minimum%s rose from %s to %s", what, f(amin), f(bmin))
 	} else if tighter(bmin, amin, func(x, y float64) bool { return y > x }) {
-		c.add(c.tool, path, !d.narrows(), "the minimum%s fell from %s to %s", what, f(amin), f(bmin))
+		c.add(c.tool, path, minKeyword, !d.narrows(), "the minimum%s fell from %s to %s", what, f(amin), f(bmin))
 	}
 	if tighter(amax, bmax, func(x, y float64) bool { return y < x }) {
-		c.add(c.tool, path, d.narrows(), "the maximum%s fell from %s to %s", what, f(amax), f(bmax))
+		c.add(c.tool, path, maxKeyword, d.narrows(), "the maximum%s fell from %s to %s", what, f(amax), f(bmax))
 	} else if tighter(bmax, amax, func(x, y float64) bool { return y < x }) {
-		c.add(c.tool, path, !d.narrows(), "the maximum%s rose from %s to %s", what, f(amax), f(bmax))
+		c.add(c.tool, path, maxKeyword, !d.narrows(), "the maximum%s rose from %s to %s", what, f(amax), f(bmax))
 	}
 }
 
 // bounds compares inclusive count bounds (of characters, items or
-// properties); nil is open, and so is a minimum of 0 (no count is less).
-func (c *comparer) bounds(path, what string, amin, amax, bmin, bmax *int, d direction) {
+// properties: the keywords "min"+suffix and "max"+suffix); nil is open, and
+// so is a minimum of 0 (no count is less).
+func (c *comparer) bounds(path, what, suffix string, amin, amax, bmin, bmax *int, d direction) {
 	fl := func(p *int, min bool) *float64 {
 		if p == nil || min && *p <= 0 {
 			return nil
@@ -348,7 +354,7 @@ func (c *comparer) bounds(path, what string, amin, amax, bmin, bmax *int, d dire
 		v := float64(*p)
 		return &v
 	}
-	c.numbers(path, " number of "+what, fl(amin, true), fl(amax, false), fl(bmin, true), fl(bmax, false), d)
+	c.numbers(path, " number of "+what, "min"+suffix, "max"+suffix, fl(amin, true), fl(amax, false), fl(bmin, true), fl(bmax, false), d)
 }
 
 // tighter reports whether the bound b is tighter than a: set where a is
@@ -360,17 +366,18 @@ func tighter(a, b *float64, more func(x, y float64) bool) bool {
 	return a == nil || more(*a, *b)
 }
 
-// text compares a keyword that restricts a string (pattern, format): any
-// new or changed one narrows, a removed one widens.
-func (c *comparer) text(path, what, a, b string, d direction) {
+// text compares keyword, one that restricts a string (pattern, format),
+// named what in messages: any new or changed one narrows, a removed one
+// widens.
+func (c *comparer) text(path, what, keyword, a, b string, d direction) {
 	switch {
 	case a == b:
 	case b == "":
-		c.add(c.tool, path, !d.narrows(), "the %s %q was removed", what, a)
+		c.add(c.tool, path, keyword, !d.narrows(), "the %s %q was removed", what, a)
 	case a == "":
-		c.add(c.tool, path, d.narrows(), "the %s %q was added", what, b)
+		c.add(c.tool, path, keyword, d.narrows(), "the %s %q was added", what, b)
 	default:
-		c.add(c.tool, path, true, "the %s changed from %q to %q", what, a, b)
+		c.add(c.tool, path, keyword, true, "the %s changed from %q to %q", what, a, b)
 	}
 }
 

@@ -140,3 +140,40 @@ func TestLockRoundTrip(t *testing.T) {
 		t.Errorf("a lock read back differs: %v", c)
 	}
 }
+
+// Each change names the JSON Schema keyword it is about, so that callers
+// can place it (toolgen at the directive key that set it).
+func TestChangeKeywords(t *testing.T) {
+	old := schema(t, `{"type":"object","properties":{
+		"c":{"type":"string","enum":["a","b"]},
+		"n":{"type":"integer","maximum":10},
+		"s":{"type":"string","maxLength":9,"pattern":"^a"},
+		"l":{"type":"array","items":{"type":"string"},"maxItems":5},
+		"m":{"type":"object","additionalProperties":{"type":"string"},"maxProperties":4},
+		"r":{"type":"string"},
+		"gone":{"type":"string"}},"additionalProperties":false}`)
+	new := schema(t, `{"type":"object","properties":{
+		"c":{"type":"string","enum":["a"]},
+		"n":{"type":"integer","maximum":5},
+		"s":{"type":"string","maxLength":3,"pattern":"^b"},
+		"l":{"type":"array","items":{"type":"string"},"maxItems":2},
+		"m":{"type":"object","additionalProperties":{"type":"string"},"maxProperties":2},
+		"r":{"type":"string"}},"required":["r"],"additionalProperties":false}`)
+	out := schema(t, noOutputs)
+	got := map[string][]string{}
+	for _, c := range Compare([]Tool{{ID: "t", InputSchema: old, OutputSchema: out}}, []Tool{{ID: "t", InputSchema: new, OutputSchema: out}}) {
+		got[c.Path] = append(got[c.Path], c.Keyword)
+	}
+	want := map[string][]string{
+		"inputs.c":    {"enum"},
+		"inputs.n":    {"maximum"},
+		"inputs.s":    {"maxLength", "pattern"},
+		"inputs.l":    {"maxItems"},
+		"inputs.m":    {"maxProperties"},
+		"inputs.r":    {"required"},
+		"inputs.gone": {"properties"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("keywords by path (-want +got):\n%s", diff)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolapi/toolapi/internal/contract"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -342,7 +341,7 @@ func writeLocks(locks []*lockState, accept bool) ([]*lockState, error) {
 		case accept:
 		case s.old == nil:
 			continue
-		case contract.Breaking(changesOf(s)):
+		case s.breaking():
 			kept = append(kept, s)
 			continue
 		}

@@ -132,33 +132,31 @@ func changePos(c contract.Change, tools []*Tool, lockPath string, lock []byte) t
 }
 
 // changeRule returns the directive key a change is about, for its
-// position: "choice" for a choice added or removed, "range" for a bound.
+// position: "deprecated" for the tool itself, "choice" for a choice added
+// or removed, "range" for a number's bound, and so on.
 func changeRule(c contract.Change) string {
-	m := c.Message
-	switch {
-	case c.Path == "":
+	if c.Path == "" {
 		return "deprecated"
-	case strings.Contains(m, "choice"):
-		return "choice"
-	case strings.Contains(m, "number of characters"):
-		return "length"
-	case strings.Contains(m, "number of items"):
-		return "count"
-	case strings.Contains(m, "minimum"), strings.Contains(m, "maximum"):
-		return "range"
-	case strings.Contains(m, "pattern"):
-		return "pattern"
-	case strings.Contains(m, "type"):
-		return "type"
+	}
+	if rule, ok := keywordRules[c.Keyword]; ok {
+		return rule
 	}
 	return "-" // no key: the directive, or the parameter
 }
 
-// changesOf returns the changes of s without their positions.
-func changesOf(s *lockState) []contract.Change {
-	out := make([]contract.Change, len(s.changes))
-	for i, c := range s.changes {
-		out[i] = c.Change
-	}
-	return out
+// keywordRules maps the JSON Schema keywords a change can be about to the
+// directive keys that set them.
+var keywordRules = map[string]string{
+	"enum":    "choice",
+	"minimum": "range", "maximum": "range",
+	"minLength": "length", "maxLength": "length",
+	"minItems": "count", "maxItems": "count",
+	"minProperties": "count", "maxProperties": "count",
+	"pattern": "pattern",
+	"type":    "type",
+}
+
+// breaking reports whether any change of s is breaking.
+func (s *lockState) breaking() bool {
+	return slices.ContainsFunc(s.changes, func(c LockChange) bool { return c.Breaking })
 }
