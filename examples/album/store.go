@@ -266,19 +266,14 @@ func (s *Store) migrate(ctx context.Context) error {
 				return err
 			}
 		}
-		if s.postgres {
-			// Still under the lock: the explorer creates its tables on
-			// connections of its own, while other processes wait.
-			return s.openExplorer(ctx)
-		}
 		return nil
 	})
-	if err == nil && !s.postgres {
-		// After the transaction: SQLite's writer holds the whole file,
-		// and SQLite creates tables one process at a time anyway.
-		err = s.openExplorer(ctx)
+	if err != nil {
+		return err
 	}
-	return err
+	// The explorer creates its tables on connections of its own, under the
+	// same lock.
+	return s.schemaLocked(ctx, s.openExplorer)
 }
 
 // openExplorer opens the tool explorer's store in the database. Its
