@@ -83,7 +83,6 @@ type introspector struct {
 	opts Introspection
 
 	mu     sync.Mutex
-	url    string // the endpoint, once known
 	cached map[[sha256.Size]byte]cachedToken
 }
 
@@ -101,7 +100,7 @@ func newIntrospector(rs *ResourceServer, o *Introspection) (*introspector, error
 			return nil, fmt.Errorf("oauth: Options.Introspection.URL %q: must be an absolute http(s) URL", o.URL)
 		}
 	}
-	in := &introspector{rs: rs, opts: *o, url: o.URL, cached: map[[sha256.Size]byte]cachedToken{}}
+	in := &introspector{rs: rs, opts: *o, cached: map[[sha256.Size]byte]cachedToken{}}
 	if in.opts.CacheFor == 0 {
 		in.opts.CacheFor = time.Minute
 	}
@@ -222,24 +221,18 @@ func (in *introspector) ask(ctx context.Context, raw string) (*introspection, er
 	return &ans, nil
 }
 
-// endpoint returns the introspection endpoint, read from the issuer's
-// metadata the first time when Introspection.URL is empty.
+// endpoint returns the introspection endpoint: Introspection.URL, else
+// that of the issuer's metadata.
 func (in *introspector) endpoint(ctx context.Context) (string, error) {
-	in.mu.Lock()
-	u := in.url
-	in.mu.Unlock()
-	if u != "" {
-		return u, nil
+	if in.opts.URL != "" {
+		return in.opts.URL, nil
 	}
-	meta, err := in.rs.discover(ctx)
+	meta, err := in.rs.issuerMetadata(ctx)
 	if err != nil {
 		return "", err
 	}
 	if meta.IntrospectionEndpoint == "" {
-		return "", fmt.Errorf("the issuer's metadata names no introspection_endpoint")
+		return "", errors.New("the issuer's metadata names no introspection_endpoint")
 	}
-	in.mu.Lock()
-	in.url = meta.IntrospectionEndpoint
-	in.mu.Unlock()
 	return meta.IntrospectionEndpoint, nil
 }

@@ -1,7 +1,9 @@
 package oauth_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -154,5 +156,55 @@ func TestIntrospectionOptions(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "Options.Introspection") {
 			t.Errorf("New with %+v: %v, want an error naming Options.Introspection", in, err)
 		}
+	}
+}
+
+// The issuer's metadata is read once for the key set and the
+// introspection endpoint both, and a read that fails is not tried again
+// before KeysMinInterval.
+func TestIssuerMetadataReadOnce(t *testing.T) {
+	iss := newIssuer(t)
+	ep := newIntrospectionEndpoint(t, iss.URL)
+	var reads atomic.Int32
+	var down atomic.Bool
+	down.Store(true)
+	var meta *httptest.Server
+	meta = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reads.Add(1)
+		if down.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]string{"issuer": meta.URL, "jwks_uri": iss.URL + "/keys", "introspection_endpoint": ep.URL})
+	}))
+	defer meta.Close()
+	rs := newResourceServer(t, meta.URL, func(o *oauth.Options) {
+		o.Introspection = &oauth.Introspection{ClientID: "rs", ClientSecret: "s3cret"}
+	})
+	now := time.Now()
+	oauth.SetClock(rs, func() time.Time { return now })
+	ctx := context.Background()
+	jwt := iss.sign(t, iss.claims(map[string]any{"iss": meta.URL}))
+
+	for range 3 {
+		if _, err := rs.Verify(ctx, ep.issue("while-down", nil)); !errors.Is(err, oauth.ErrIntrospectionUnusable) {
+			t.Fatalf("with the metadata down: %v, want ErrIntrospectionUnusable", err)
+		}
+	}
+	// Both paths of the two tries (openid-configuration, then
+	// oauth-authorization-server) are read once, then not for a while.
+	if n := reads.Load(); n != 2 {
+		t.Errorf("the metadata was asked for %d times while down, want 2 (one read of both paths)", n)
+	}
+	down.Store(false)
+	now = now.Add(time.Hour)
+	if _, err := rs.Verify(ctx, ep.issue("up", nil)); err != nil {
+		t.Fatalf("an opaque token once the metadata is up: %v", err)
+	}
+	if _, err := rs.Verify(ctx, jwt); err != nil {
+		t.Fatalf("a JWT once the metadata is up: %v", err)
+	}
+	if n := reads.Load(); n != 3 {
+		t.Errorf("the metadata was asked for %d times in all, want 3: once more for the key set and the endpoint both", n)
 	}
 }

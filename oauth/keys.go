@@ -25,7 +25,6 @@ type keySet struct {
 	fetching sync.Mutex // held by the one fetch running
 
 	mu         sync.Mutex
-	jwksURL    string // discovered when Options.JWKSURL is empty
 	set        *jose.JSONWebKeySet
 	fetched    time.Time // when set was fetched
 	tried      time.Time // when a fetch was last started
@@ -112,14 +111,9 @@ func (k *keySet) find(kid, alg string) *jose.JSONWebKey {
 func (k *keySet) fetch(ctx context.Context) error {
 	k.fetching.Lock()
 	defer k.fetching.Unlock()
-	k.mu.Lock()
-	u := k.jwksURL
-	k.mu.Unlock()
+	u := k.rs.opts.JWKSURL
 	if u == "" {
-		u = k.rs.opts.JWKSURL
-	}
-	if u == "" {
-		meta, err := k.rs.discover(ctx)
+		meta, err := k.rs.issuerMetadata(ctx)
 		if err != nil {
 			return err
 		}
@@ -137,7 +131,6 @@ func (k *keySet) fetch(ctx context.Context) error {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.jwksURL = u
 	k.set = &set
 	k.fetched = k.rs.now()
 	return nil
@@ -148,6 +141,24 @@ type issuerMeta struct {
 	Issuer                string `json:"issuer"`
 	JWKSURI               string `json:"jwks_uri"`
 	IntrospectionEndpoint string `json:"introspection_endpoint"`
+}
+
+// issuerMetadata returns the issuer's metadata, read once for the key set
+// and the introspection endpoint both. A read that fails is tried again at
+// most every KeysMinInterval; meanwhile its error is returned.
+func (rs *ResourceServer) issuerMetadata(ctx context.Context) (*issuerMeta, error) {
+	rs.metaMu.Lock()
+	defer rs.metaMu.Unlock()
+	if rs.meta != nil {
+		return rs.meta, nil
+	}
+	now := rs.now()
+	if rs.metaErr != nil && now.Sub(rs.metaTried) < rs.opts.KeysMinInterval {
+		return nil, rs.metaErr
+	}
+	rs.metaTried = now
+	rs.meta, rs.metaErr = rs.discover(ctx)
+	return rs.meta, rs.metaErr
 }
 
 // discover reads the issuer's metadata: its OpenID configuration, else

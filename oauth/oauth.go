@@ -42,6 +42,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -139,14 +140,19 @@ const (
 // A ResourceServer checks the access tokens of an endpoint and publishes
 // its protected resource metadata. It is safe for concurrent use.
 type ResourceServer struct {
-	opts     Options
-	keys     *keySet
-	intro    *introspector // nil without Options.Introspection
-	metadata *oauthex.ProtectedResourceMetadata
-	metaURL  string
-	metaPath string
-	required string // RequiredScopes joined
-	now      func() time.Time
+	opts  Options
+	keys  *keySet
+	intro *introspector // nil without Options.Introspection
+
+	metaMu    sync.Mutex
+	meta      *issuerMeta // the issuer's metadata, once read
+	metaErr   error       // why the last read failed
+	metaTried time.Time   // when it was last read
+	metadata  *oauthex.ProtectedResourceMetadata
+	metaURL   string
+	metaPath  string
+	required  string // RequiredScopes joined
+	now       func() time.Time
 }
 
 // New returns a ResourceServer with opts. It fetches nothing yet: the
