@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/toolapi/toolapi/internal/testenv"
 )
 
 // TestBrowserConfirm walks through the form of a tool that changes data
@@ -15,6 +16,7 @@ import (
 // runs the tool once. Every state is checked with axe-core and for
 // sideways scrolling, and written as a screenshot.
 func TestBrowserConfirm(t *testing.T) {
+	testenv.NeedFull(t)
 	axe := axeScript(t)
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {

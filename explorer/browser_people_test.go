@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolapi/toolapi/internal/testenv"
 )
 
 // axeVersion is the axe-core release the accessibility checks use,
@@ -163,6 +164,7 @@ func (p *people) albumID(title string) string {
 // checked with axe-core (no serious or critical violation) and for
 // sideways scrolling, and written as a screenshot.
 func TestBrowserForPeople(t *testing.T) {
+	testenv.NeedFull(t)
 	axe := axeScript(t)
 	album := startAlbum(t)
 	for _, vp := range viewports {

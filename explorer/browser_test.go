@@ -20,6 +20,7 @@ import (
 
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/toolapi/toolapi/internal/testenv"
 	_ "modernc.org/sqlite" // the album's SQLite database, seeded by the test
 )
 
@@ -258,6 +259,7 @@ func css(sel string) chromedp.CSS { return chromedp.CSS(sel) }
 // refused and that a script in an output does not run, and saves and runs
 // a preset. It writes screenshots of the list, a tool page and results.
 func TestBrowser(t *testing.T) {
+	testenv.NeedFull(t)
 	c := newChrome(t)
 	album := startAlbum(t)
 	shots := screenshotDir(t)
@@ -463,6 +465,7 @@ func TestBrowser(t *testing.T) {
 // the input they depend on changes, and entity suggestions follow what is
 // typed.
 func TestBrowserScript(t *testing.T) {
+	testenv.NeedFull(t)
 	c := newChrome(t)
 	env := newTestEnv(t, nil)
 	c.do("signing in",

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolapi/toolapi/internal/testenv"
 	"github.com/toolapi/toolapi/mcpserver"
 )
 
@@ -20,6 +21,7 @@ import (
 // -short or -race it makes 2,000. It logs the latency percentiles and the
 // throughput.
 func TestLoad(t *testing.T) {
+	testenv.NeedFull(t)
 	const clients = 64
 	calls := 20000
 	if testing.Short() || raceEnabled {

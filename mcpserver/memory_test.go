@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolapi/toolapi/internal/testenv"
 	"github.com/toolapi/toolapi/mcpserver"
 	"github.com/toolapi/toolapi/tool"
 )
@@ -80,6 +81,7 @@ func memoryGrowth(f func()) (allocated, peak uint64) {
 // 1.77 GB; the target is under 50 MB of heap for one, and the bounds
 // asserted are generous multiples of what is measured today.
 func TestHugeFailureMemory(t *testing.T) {
+	testenv.NeedFull(t)
 	if raceEnabled {
 		t.Skip("the race detector's shadow memory distorts the measurement; run without -race")
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolapi/toolapi/funcall"
+	"github.com/toolapi/toolapi/internal/testenv"
 	"github.com/toolapi/toolapi/mcpserver"
 	"github.com/toolapi/toolapi/tool"
 )
@@ -20,6 +21,7 @@ func core(t *tool.Tool) bool { return t.ID == "tools.search" || t.ID == "crm.get
 // a core set and the search tool; an agent searches, then calls a tool it
 // was not shown by the name the search gave.
 func TestMCPListsCoreSet(t *testing.T) {
+	testenv.NeedFull(t)
 	reg, idx := newCatalog(t)
 	if err := reg.Add(idx.Tool()); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolapi/toolapi/internal/testenv"
 )
 
 // buildHello builds the hello binary and returns its path.
@@ -49,6 +50,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // printed token over MCP, and stops it with SIGTERM: it shuts down and
 // exits 0.
 func TestServe(t *testing.T) {
+	testenv.NeedFull(t)
 	bin := buildHello(t)
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--print-tokens")
 	var stderr bytes.Buffer
@@ -117,6 +119,7 @@ func TestServe(t *testing.T) {
 // TestBinary builds the hello binary and runs its tool command as a
 // person or a script would, checking the output and the exit status.
 func TestBinary(t *testing.T) {
+	testenv.NeedFull(t)
 	bin := buildHello(t)
 
 	type result struct {
