@@ -221,7 +221,11 @@ func (b *toolBuilder) params() (context bool, params []*param, outputDirs []*dir
 		case "input", "entity":
 			i := slices.IndexFunc(params, func(p *param) bool { return p.goName == d.Arg || p.name == d.Arg })
 			if i < 0 {
-				b.errs.add(d.ArgPos, "//tool:%s %s names no parameter (parameters: %s)", d.Name, d.Arg, paramNames(params))
+				var names []string
+				for _, p := range params {
+					names = append(names, p.name)
+				}
+				b.errs.add(d.ArgPos, "//tool:%s %s names no parameter%s (parameters: %s)", d.Name, d.Arg, directive.DidYouMean(snake(d.Arg), names), paramNames(params))
 				continue
 			}
 			if p := params[i]; p.dir != nil {
