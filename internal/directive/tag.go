@@ -41,6 +41,9 @@ var tagKeys = map[string]Key{
 // TagKeys returns the options a tool struct tag accepts, sorted.
 func TagKeys() []string { return sortedKeys(tagKeys) }
 
+// TagKind returns the kind of value the tag option key takes.
+func TagKind(key string) Kind { return tagKeys[key].Kind }
+
 // OutputOnly lists the tag options that only a published member takes:
 // a field carrying one belongs to a value object, which is an output only.
 var OutputOnly = []string{"omitnull"}
