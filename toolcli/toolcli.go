@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/toolapi/toolapi/tool"
@@ -88,9 +89,45 @@ func Run(ctx context.Context, reg *tool.Registry, args []string, stdout, stderr 
 		c.usage(stdout)
 		return 0
 	}
+	if strings.HasPrefix(args[0], "-") && len(args[0]) > 1 {
+		fmt.Fprintf(stderr, "%s: %s comes before the command word: %s\n", c.name(), args[0], c.flagFirstHint(args))
+		return 1
+	}
 	fmt.Fprintf(stderr, "%s: unknown command %q\n", c.name(), args[0])
 	c.usage(stderr)
 	return 1
+}
+
+// commands are the command words of Run.
+var commands = []string{"list", "search", "info", "run", "export"}
+
+// flagFirstHint says how to write a command line that starts with a flag
+// (args[0]): the command's flags follow its word, and the application's
+// own flags (--db, say) go before "tool".
+func (c *command) flagFirstHint(args []string) string {
+	name := strings.TrimLeft(args[0], "-")
+	name, _, _ = strings.Cut(name, "=")
+	word := ""
+	for _, a := range args[1:] {
+		if slices.Contains(commands, a) {
+			word = a
+			break
+		}
+	}
+	if word == "" {
+		word = "COMMAND"
+	}
+	return fmt.Sprintf("give the command's flags after its word (%s %s ... --%s ...); if --%s is a flag of the application, give it %s",
+		c.name(), word, name, name, c.beforeTool(name))
+}
+
+// beforeTool says where an application flag goes: before the word
+// "tool" of the command line.
+func (c *command) beforeTool(flagName string) string {
+	if app, ok := strings.CutSuffix(c.name(), " tool"); ok && app != "" {
+		return fmt.Sprintf("before \"tool\": %s --%s ... tool ...", app, flagName)
+	}
+	return "before the tool command"
 }
 
 // command holds what every subcommand needs.
@@ -176,9 +213,28 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		return nil, &optionError{msg: err.Error()}
+		return nil, &optionError{msg: err.Error() + undefinedFlagHint(fs, err)}
 	}
 	return append(fs.Args(), words...), nil
+}
+
+// undefinedFlagHint returns, for the error of a flag fs does not define,
+// the flags it does take and where a flag of the application goes (before
+// "tool"); "" for any other error.
+func undefinedFlagHint(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	name = strings.TrimLeft(name, "-")
+	var known []string
+	fs.VisitAll(func(f *flag.Flag) { known = append(known, "--"+f.Name) })
+	where := "before the tool command"
+	if app, _, ok := strings.Cut(fs.Name(), " tool "); ok && app != "" {
+		where = fmt.Sprintf("before \"tool\": %s --%s ... tool ...", app, name)
+	}
+	return fmt.Sprintf(" (%s takes %s; if --%s is a flag of the application, give it %s)",
+		fs.Name(), strings.Join(known, ", "), name, where)
 }
 
 func isBoolFlag(f *flag.Flag) bool {

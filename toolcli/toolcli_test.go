@@ -908,3 +908,35 @@ func TestPromptSaysWhatChanges(t *testing.T) {
 		})
 	}
 }
+
+// TestMisplacedFlagHint checks that a flag the command does not take, or
+// a flag before the command word, fails with a hint: the flags the
+// command takes, and that an application flag goes before "tool".
+func TestMisplacedFlagHint(t *testing.T) {
+	reg := newRegistry(t)
+	opts := &toolcli.Options{Name: "album tool", Accounts: lookUp}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "demo.echo", "--input", "word=x", "--db", "x.db"},
+			`album tool run: flag provided but not defined: -db (album tool run takes --input, --json, --preset, --user, --yes; if --db is a flag of the application, give it before "tool": album --db ... tool ...)`},
+		{[]string{"list", "--db=x.db"},
+			`flag provided but not defined: -db (album tool list takes --format, --operation, --user; if --db is a flag of the application, give it before "tool": album --db ... tool ...)`},
+		{[]string{"--user", "admin", "run", "demo.secret"},
+			`album tool: --user comes before the command word: give the command's flags after its word (album tool run ... --user ...); if --user is a flag of the application, give it before "tool": album --user ... tool ...`},
+		{[]string{"--db=x.db", "list"},
+			`album tool: --db=x.db comes before the command word: give the command's flags after its word (album tool list ... --db ...); if --db is a flag of the application, give it before "tool": album --db ... tool ...`},
+	}
+	for _, tt := range tests {
+		code, _, errOut := call(t, reg, opts, tt.args...)
+		if code != 1 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%q: exit status %d, stderr:\n%s\nwant it to hold:\n%s", tt.args, code, errOut, tt.want)
+		}
+	}
+	// With --json the hint is the failure's message.
+	got := runJSON(t, reg, opts, "demo.echo", "--db", "x.db")
+	if got.ErrorType != "invalid_option" || !strings.Contains(got.Message, `give it before "tool"`) {
+		t.Errorf("--json: %+v", got)
+	}
+}
