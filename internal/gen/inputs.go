@@ -158,7 +158,11 @@ func (pi *pkgInference) inputDef(t types.Type, inMap bool) (*tool.Definition, er
 		if inMap {
 			return nil, errors.New("an entity inside a map input cannot be access-checked")
 		}
-		return &tool.Definition{Type: entityDataType(ids)}, nil
+		d := &tool.Definition{Type: entityDataType(ids)}
+		if len(ids) > 1 {
+			d.EntityTypes = ids
+		}
+		return d, nil
 	}
 	switch {
 	case isTime(t):
