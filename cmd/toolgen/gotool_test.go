@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolapi/toolapi/internal/testenv"
 )
 
 const notesSrc = `package main
@@ -68,9 +70,7 @@ func main() {
 // go build, and a run of the tool through the command line. It works
 // offline, from the module cache CI fills with go mod download.
 func TestGoTool(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module")
-	}
+	testenv.NeedFull(t) // builds a module and a binary
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
