@@ -173,7 +173,7 @@ func readDoc(cg *ast.CommentGroup, name string, pkg *types.Package) docText {
 	for _, p := range paras {
 		all = append(all, joinLines(p))
 	}
-	d.Text = links.text(strings.Join(all, " "))
+	d.Text = strings.Join(strings.Fields(links.text(strings.Join(all, " "))), " ")
 	return d
 }
 
