@@ -474,7 +474,7 @@ func (pi *pkgInference) pickMembers(t types.Type, sel []directive.Member) ([]cho
 			for _, m := range all {
 				names = append(names, m.name)
 			}
-			return nil, fmt.Errorf("members=: %q is not a member of %s (members: %s)", s.Name, obj.Name(), strings.Join(names, ", "))
+			return nil, fmt.Errorf("members=: %q is not a member of %s%s (members: %s)", s.Name, obj.Name(), directive.DidYouMean(snake(s.Name), names), strings.Join(names, ", "))
 		}
 		picked = append(picked, chosenMember{m: all[i], sub: s.Members, ref: s.Refine})
 	}
