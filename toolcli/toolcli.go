@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/toolapi/toolapi/tool"
 )
@@ -321,9 +322,10 @@ const maxPromptValue = 200
 
 // runLines says what a run of t with args acts on, one "name: value" line
 // per input the caller set, in the order of t's inputs: an entity by its
-// label and reference ("Blue Train (album 12)") when the account may view
-// it, else by the reference alone; any other value as JSON. Sensitive
-// inputs are never shown.
+// label and reference ("Blue Train (album 12)") when the account may
+// perform the input's op on it, else by the reference alone; any other
+// value as JSON. Sensitive inputs are never shown, and control characters
+// are shown as "?" so that no value can drive the terminal.
 func (c *command) runLines(ctx context.Context, t *tool.Tool, args map[string]any) []string {
 	var lines []string
 	for _, d := range t.Inputs {
@@ -352,6 +354,12 @@ func (c *command) runLines(ctx context.Context, t *tool.Tool, args map[string]an
 		if r := []rune(shown); len(r) > maxPromptValue {
 			shown = string(r[:maxPromptValue]) + "..."
 		}
+		shown = strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) {
+				return '?'
+			}
+			return r
+		}, shown)
 		lines = append(lines, d.Name+": "+shown)
 	}
 	return lines

@@ -834,7 +834,7 @@ func TestDefaultAccount(t *testing.T) {
 // sensitive one nor a label the account may not see, for a destructive
 // tool and for one that asks for confirmation.
 func TestPromptSaysWhatChanges(t *testing.T) {
-	albums := map[string]string{"7": "Blue Train", "8": "Private Tapes"}
+	albums := map[string]string{"7": "Blue Train", "8": "Private Tapes", "9": "Red\x1b[2J Clay"}
 	reg := tool.NewRegistry(&tool.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	err := reg.AddEntityType(&tool.EntityType{
 		ID: "album", Label: "Album",
@@ -890,6 +890,9 @@ func TestPromptSaysWhatChanges(t *testing.T) {
 		{name: "an entity the account may not see", args: []string{"demo.retitle", "--input", "album=8", "--input", "title=x"},
 			want:    "Retitle will run with:\n  album: album 8\n  title: \"x\"\nRun Retitle? [y/N] ",
 			mustNot: []string{"Private Tapes"}},
+		{name: "control characters", args: []string{"demo.retitle", "--input", "album=9", "--input", "title=x"},
+			want:    "  album: Red?[2J Clay (album 9)\n",
+			mustNot: []string{"\x1b"}},
 		{name: "confirm", args: []string{"demo.merge", "--input", "albums=7", "--input", "albums=7"},
 			want: "Merge will run with:\n  albums: Blue Train (album 7), Blue Train (album 7)\nRun Merge? [y/N] "},
 	}
