@@ -47,6 +47,13 @@ type Definition struct {
 	// account on every run ("view", "update", "delete", ...). Every item
 	// of a list of entities is checked.
 	EntityOp string
+	// EntityTypes names, on an input of data type "entity", the entity
+	// types it is meant for, in order (toolgen fills it from the types a Go
+	// type is the class of); the input's description gives a reference of
+	// the first as its example ("such as customer:12"). It describes and
+	// does not restrict: the input takes a reference of any entity type the
+	// registry knows. Nil means none named.
+	EntityTypes []string
 	// Sensitive marks an input whose value is a secret: the run path never
 	// quotes it in a violation message, [Call.InputsJSON] leaves it out,
 	// and callers mask it, log it and audit it nowhere.

@@ -218,10 +218,15 @@ const noNULPattern = `^[^\x00]*$`
 
 // entityHint says what an entity input takes: "The ID of an album." or,
 // for an input of any entity type, "An entity reference TYPE:ID, such as
-// node:12.".
+// customer:12." with the first of its EntityTypes (node when it names
+// none).
 func (n *node) entityHint() string {
 	if n.entityType == "" {
-		return "An entity reference TYPE:ID, such as node:12."
+		example := "node"
+		if len(n.def.EntityTypes) > 0 && n.def.EntityTypes[0] != "" {
+			example = n.def.EntityTypes[0]
+		}
+		return "An entity reference TYPE:ID, such as " + example + ":12."
 	}
 	return "The ID of " + withArticle(n.entityTypeName()) + "."
 }

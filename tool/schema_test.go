@@ -36,6 +36,7 @@ func TestSchema(t *testing.T) {
 		{"entity:ID input with a description", &Definition{Name: "x", Type: "entity:album", EntityOp: "view", Description: "The album to publish"}, false, `{"type":"string","description":"The album to publish. The ID of an album.","minLength":1}`},
 		{"list of entities", &Definition{Name: "x", Type: "list", Description: "Albums to merge.", Items: &Definition{Type: "entity:image"}, EntityOp: "view"}, false, `{"type":"array","description":"Albums to merge. Each item is the ID of an image.","items":{"type":"string","minLength":1},"maxItems":1000}`},
 		{"entity input", &Definition{Name: "x", Type: "entity", EntityOp: "view"}, false, `{"type":"string","description":"An entity reference TYPE:ID, such as node:12.","minLength":1,"pattern":"^[^:\\n]+:[\\s\\S]+$"}`},
+		{"entity input of named types", &Definition{Name: "x", Type: "entity", EntityOp: "view", EntityTypes: []string{"customer", "supplier"}}, false, `{"type":"string","description":"An entity reference TYPE:ID, such as customer:12.","minLength":1,"pattern":"^[^:\\n]+:[\\s\\S]+$"}`},
 		{"entity output", &Definition{Name: "x", Type: "entity:album"}, true,
 			`{"type":"object","properties":{"entity_type":{"type":"string"},"id":{"type":"string"},"label":{"type":"string"}},"required":["entity_type","id","label"],"additionalProperties":false}`},
 		{"list", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}}, false, `{"type":"array","items":{"type":"string","pattern":"^[^\\x00]*$"},"maxItems":1000}`},

@@ -1,7 +1,6 @@
 package toolcli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -110,7 +109,7 @@ func (c *command) run(args []string) int {
 		// run at all, and inputs that are wrong, are left to the run path
 		// to refuse (before anything runs), without asking.
 		if _, vs, _ := c.reg.Validate(ctx, id, runArgs); len(vs) == 0 {
-			if o := c.confirmDestructive(t); o != nil {
+			if o := c.confirmDestructive(ctx, t, runArgs); o != nil {
 				return c.report(fs, *asJSON, o)
 			}
 			confirmed = true
@@ -119,7 +118,7 @@ func (c *command) run(args []string) int {
 	if confirmed {
 		ctx = tool.WithConfirmer(ctx, tool.Confirmed)
 	} else if in := c.prompter(); in != nil {
-		ctx = tool.WithConfirmer(ctx, &prompt{in: in, out: c.stderr})
+		ctx = tool.WithConfirmer(ctx, &prompt{c: c, in: in, args: runArgs})
 	}
 	res, err := c.reg.Run(ctx, id, runArgs)
 	if errors.Is(err, tool.ErrNotFound) {
@@ -303,15 +302,15 @@ func writeOutcome(w io.Writer, o *outcome) error {
 }
 
 // confirmDestructive asks a person to confirm a run of the destructive
-// tool t, and returns nil when they say yes, or the failure to report: no
-// one to ask (standard input is not a terminal), or no.
-func (c *command) confirmDestructive(t *tool.Tool) *outcome {
+// tool t with args, and returns nil when they say yes, or the failure to
+// report: no one to ask (standard input is not a terminal), or no.
+func (c *command) confirmDestructive(ctx context.Context, t *tool.Tool, args map[string]any) *outcome {
 	in := c.prompter()
 	if in == nil {
 		return failure(errAccessDenied, fmt.Sprintf(
 			"%s is destructive and nobody can confirm it here (standard input is not a terminal): run it again with --yes to confirm.", t.Label))
 	}
-	ok, _ := (&prompt{in: in, out: c.stderr}).Confirm(c.ctx, t, nil)
+	ok, _ := (&prompt{c: c, in: in, args: args}).Confirm(ctx, t, nil)
 	if !ok {
 		return failure(errAccessDenied, fmt.Sprintf("%s was not run: it is destructive and was not confirmed (--yes confirms it).", t.Label))
 	}
@@ -326,26 +325,6 @@ func (c *command) prompter() io.Reader {
 		return nil
 	}
 	return in
-}
-
-// prompt is a [tool.Confirmer] that asks a person on the command line.
-type prompt struct {
-	in  io.Reader
-	out io.Writer
-}
-
-func (p *prompt) Confirm(ctx context.Context, t *tool.Tool, _ *tool.Values) (bool, error) {
-	fmt.Fprintf(p.out, "Run %s? [y/N] ", t.Label)
-	line, err := bufio.NewReader(p.in).ReadString('\n')
-	if err != nil && line == "" {
-		fmt.Fprintln(p.out)
-		return false, nil
-	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return true, nil
-	}
-	return false, nil
 }
 
 // reporter prints the progress and log messages of a running tool.

@@ -1,6 +1,7 @@
 package toolcli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +10,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/toolapi/toolapi/tool"
 )
@@ -87,9 +90,45 @@ func Run(ctx context.Context, reg *tool.Registry, args []string, stdout, stderr 
 		c.usage(stdout)
 		return 0
 	}
+	if strings.HasPrefix(args[0], "-") && len(args[0]) > 1 {
+		fmt.Fprintf(stderr, "%s: %s comes before the command word: %s\n", c.name(), args[0], c.flagFirstHint(args))
+		return 1
+	}
 	fmt.Fprintf(stderr, "%s: unknown command %q\n", c.name(), args[0])
 	c.usage(stderr)
 	return 1
+}
+
+// commands are the command words of Run.
+var commands = []string{"list", "search", "info", "run", "export"}
+
+// flagFirstHint says how to write a command line that starts with a flag
+// (args[0]): the command's flags follow its word, and the application's
+// own flags (--db, say) go before "tool".
+func (c *command) flagFirstHint(args []string) string {
+	name := strings.TrimLeft(args[0], "-")
+	name, _, _ = strings.Cut(name, "=")
+	word := ""
+	for _, a := range args[1:] {
+		if slices.Contains(commands, a) {
+			word = a
+			break
+		}
+	}
+	if word == "" {
+		word = "COMMAND"
+	}
+	return fmt.Sprintf("give the command's flags after its word (%s %s ... --%s ...); if --%s is a flag of the application, give it %s",
+		c.name(), word, name, name, c.beforeTool(name))
+}
+
+// beforeTool says where an application flag goes: before the word
+// "tool" of the command line.
+func (c *command) beforeTool(flagName string) string {
+	if app, ok := strings.CutSuffix(c.name(), " tool"); ok && app != "" {
+		return fmt.Sprintf("before \"tool\": %s --%s ... tool ...", app, flagName)
+	}
+	return "before the tool command"
 }
 
 // command holds what every subcommand needs.
@@ -175,9 +214,28 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		return nil, &optionError{msg: err.Error()}
+		return nil, &optionError{msg: err.Error() + undefinedFlagHint(fs, err)}
 	}
 	return append(fs.Args(), words...), nil
+}
+
+// undefinedFlagHint returns, for the error of a flag fs does not define,
+// the flags it does take and where a flag of the application goes (before
+// "tool"); "" for any other error.
+func undefinedFlagHint(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	name = strings.TrimLeft(name, "-")
+	var known []string
+	fs.VisitAll(func(f *flag.Flag) { known = append(known, "--"+f.Name) })
+	where := "before the tool command"
+	if app, _, ok := strings.Cut(fs.Name(), " tool "); ok && app != "" {
+		where = fmt.Sprintf("before \"tool\": %s --%s ... tool ...", app, name)
+	}
+	return fmt.Sprintf(" (%s takes %s; if --%s is a flag of the application, give it %s)",
+		fs.Name(), strings.Join(known, ", "), name, where)
 }
 
 func isBoolFlag(f *flag.Flag) bool {
@@ -227,4 +285,120 @@ func (c *command) account(user string) (tool.Account, *userError) {
 		return nil, &userError{"user_blocked", fmt.Sprintf("user %q is blocked", acct.AccountID())}
 	}
 	return acct, nil
+}
+
+// prompt is a [tool.Confirmer] that asks a person on the command line,
+// saying what the run will act on.
+type prompt struct {
+	c    *command
+	in   io.Reader
+	args map[string]any // the inputs as the caller gave them
+}
+
+func (p *prompt) Confirm(ctx context.Context, t *tool.Tool, _ *tool.Values) (bool, error) {
+	out := p.c.stderr
+	if lines := p.c.runLines(ctx, t, p.args); len(lines) > 0 {
+		fmt.Fprintf(out, "%s will run with:\n", t.Label)
+		for _, l := range lines {
+			fmt.Fprintf(out, "  %s\n", l)
+		}
+	}
+	fmt.Fprintf(out, "Run %s? [y/N] ", t.Label)
+	line, err := bufio.NewReader(p.in).ReadString('\n')
+	if err != nil && line == "" {
+		fmt.Fprintln(out)
+		return false, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true, nil
+	}
+	return false, nil
+}
+
+// maxPromptValue is the most characters of a value a confirmation prompt
+// shows; a longer one is cut with "...".
+const maxPromptValue = 200
+
+// runLines says what a run of t with args acts on, one "name: value" line
+// per input the caller set, in the order of t's inputs: an entity by its
+// label and reference ("Blue Train (album 12)") when the account may
+// perform the input's op on it, else by the reference alone; any other
+// value as JSON. Sensitive inputs are never shown, and control characters
+// are shown as "?" so that no value can drive the terminal.
+func (c *command) runLines(ctx context.Context, t *tool.Tool, args map[string]any) []string {
+	var lines []string
+	for _, d := range t.Inputs {
+		v, ok := args[d.Name]
+		if !ok || d.Sensitive || d.Locked {
+			continue
+		}
+		var shown string
+		switch {
+		case isEntityType(d.Type):
+			shown = c.entityText(ctx, d, d.Type, v)
+		case d.Type == "list" && d.Items != nil && isEntityType(d.Items.Type):
+			items, _ := v.([]any)
+			var parts []string
+			for _, item := range items {
+				parts = append(parts, c.entityText(ctx, d, d.Items.Type, item))
+			}
+			shown = strings.Join(parts, ", ")
+		default:
+			data, err := json.Marshal(v)
+			if err != nil {
+				continue
+			}
+			shown = string(data)
+		}
+		if r := []rune(shown); len(r) > maxPromptValue {
+			shown = string(r[:maxPromptValue]) + "..."
+		}
+		shown = strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) {
+				return '?'
+			}
+			return r
+		}, shown)
+		lines = append(lines, d.Name+": "+shown)
+	}
+	return lines
+}
+
+func isEntityType(typ string) bool { return typ == "entity" || strings.HasPrefix(typ, "entity:") }
+
+// entityText returns how a prompt shows the entity v (an ID for data type
+// "entity:TYPE", "TYPE:ID" for "entity") that input d takes: its label
+// and reference when the account in ctx may perform d's op on it, else
+// the reference alone, so that a prompt shows nothing the account could
+// not see.
+func (c *command) entityText(ctx context.Context, d *tool.Definition, typ string, v any) string {
+	id := fmt.Sprint(v)
+	typeID, ok := strings.CutPrefix(typ, "entity:")
+	if !ok {
+		typeID, id, ok = strings.Cut(id, ":")
+		if !ok {
+			return fmt.Sprint(v)
+		}
+	}
+	ref := typeID + " " + id
+	et, ok := c.reg.EntityType(typeID)
+	if !ok {
+		return ref
+	}
+	entity, err := et.Load(ctx, id)
+	if err != nil {
+		return ref
+	}
+	op := d.EntityOp
+	if op == "" && d.Items != nil {
+		op = d.Items.EntityOp
+	}
+	if allowed, err := et.Access(ctx, tool.AccountFrom(ctx), entity, op); err != nil || !allowed {
+		return ref
+	}
+	if _, label, ok := et.Describe(entity); ok && label != "" {
+		return label + " (" + ref + ")"
+	}
+	return ref
 }

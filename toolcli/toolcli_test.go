@@ -828,3 +828,118 @@ func TestDefaultAccount(t *testing.T) {
 		t.Errorf("--user without Accounts: %+v", got)
 	}
 }
+
+// TestPromptSaysWhatChanges checks that the confirmation prompt lists the
+// entities a run acts on by label and the inputs the caller set, never a
+// sensitive one nor a label the account may not see, for a destructive
+// tool and for one that asks for confirmation.
+func TestPromptSaysWhatChanges(t *testing.T) {
+	albums := map[string]string{"7": "Blue Train", "8": "Private Tapes", "9": "Red\x1b[2J Clay"}
+	reg := tool.NewRegistry(&tool.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	err := reg.AddEntityType(&tool.EntityType{
+		ID: "album", Label: "Album",
+		Load: func(_ context.Context, id string) (any, error) {
+			if _, ok := albums[id]; !ok {
+				return nil, tool.ErrEntityNotFound
+			}
+			return id, nil
+		},
+		Access: func(_ context.Context, acct tool.Account, entity any, op string) (bool, error) {
+			return entity != "8", nil
+		},
+		Describe: func(entity any) (string, string, bool) {
+			id, ok := entity.(string)
+			return id, albums[id], ok
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		return tool.Succeeded("Done.", nil), nil
+	}
+	err = reg.Add(
+		&tool.Tool{ID: "demo.retitle", Label: "Retitle", Description: "Retitles an album.", Operation: tool.OpWrite,
+			Inputs: []*tool.Definition{
+				{Name: "album", Type: "entity:album", Required: true, EntityOp: "update"},
+				{Name: "title", Type: "string", Required: true},
+				{Name: "token", Type: "string", Sensitive: true},
+				{Name: "notify", Type: "boolean", Default: true},
+			},
+			Handler: done},
+		&tool.Tool{ID: "demo.merge", Label: "Merge", Description: "Merges albums.", Operation: tool.OpTransform, Confirm: true, Access: anyone,
+			Inputs: []*tool.Definition{
+				{Name: "albums", Type: "list", Required: true, Items: &tool.Definition{Type: "entity:album", EntityOp: "view"}},
+				{Name: "note", Type: "string"},
+			},
+			Handler: done},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		want     string
+		mustNot  []string
+		prompted bool
+	}{
+		{name: "destructive", args: []string{"demo.retitle", "--input", "album=7", "--input", "title=Kind of Blue", "--input", "token=hunter2"},
+			want:    "Retitle will run with:\n  album: Blue Train (album 7)\n  title: \"Kind of Blue\"\nRun Retitle? [y/N] ",
+			mustNot: []string{"hunter2", "token", "notify"}},
+		{name: "an entity the account may not see", args: []string{"demo.retitle", "--input", "album=8", "--input", "title=x"},
+			want:    "Retitle will run with:\n  album: album 8\n  title: \"x\"\nRun Retitle? [y/N] ",
+			mustNot: []string{"Private Tapes"}},
+		{name: "control characters", args: []string{"demo.retitle", "--input", "album=9", "--input", "title=x"},
+			want:    "  album: Red?[2J Clay (album 9)\n",
+			mustNot: []string{"\x1b"}},
+		{name: "confirm", args: []string{"demo.merge", "--input", "albums=7", "--input", "albums=7"},
+			want: "Merge will run with:\n  albums: Blue Train (album 7), Blue Train (album 7)\nRun Merge? [y/N] "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := &toolcli.Options{Name: "app tool", Stdin: strings.NewReader("n\n")}
+			_, _, errOut := call(t, reg, opts, append([]string{"run"}, tt.args...)...)
+			if !strings.Contains(errOut, tt.want) {
+				t.Errorf("stderr does not hold the prompt\n%s\nstderr:\n%s", tt.want, errOut)
+			}
+			for _, s := range tt.mustNot {
+				if strings.Contains(errOut, s) {
+					t.Errorf("the prompt shows %q:\n%s", s, errOut)
+				}
+			}
+		})
+	}
+}
+
+// TestMisplacedFlagHint checks that a flag the command does not take, or
+// a flag before the command word, fails with a hint: the flags the
+// command takes, and that an application flag goes before "tool".
+func TestMisplacedFlagHint(t *testing.T) {
+	reg := newRegistry(t)
+	opts := &toolcli.Options{Name: "album tool", Accounts: lookUp}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "demo.echo", "--input", "word=x", "--db", "x.db"},
+			`album tool run: flag provided but not defined: -db (album tool run takes --input, --json, --preset, --user, --yes; if --db is a flag of the application, give it before "tool": album --db ... tool ...)`},
+		{[]string{"list", "--db=x.db"},
+			`flag provided but not defined: -db (album tool list takes --format, --operation, --user; if --db is a flag of the application, give it before "tool": album --db ... tool ...)`},
+		{[]string{"--user", "admin", "run", "demo.secret"},
+			`album tool: --user comes before the command word: give the command's flags after its word (album tool run ... --user ...); if --user is a flag of the application, give it before "tool": album --user ... tool ...`},
+		{[]string{"--db=x.db", "list"},
+			`album tool: --db=x.db comes before the command word: give the command's flags after its word (album tool list ... --db ...); if --db is a flag of the application, give it before "tool": album --db ... tool ...`},
+	}
+	for _, tt := range tests {
+		code, _, errOut := call(t, reg, opts, tt.args...)
+		if code != 1 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%q: exit status %d, stderr:\n%s\nwant it to hold:\n%s", tt.args, code, errOut, tt.want)
+		}
+	}
+	// With --json the hint is the failure's message.
+	got := runJSON(t, reg, opts, "demo.echo", "--db", "x.db")
+	if got.ErrorType != "invalid_option" || !strings.Contains(got.Message, `give it before "tool"`) {
+		t.Errorf("--json: %+v", got)
+	}
+}

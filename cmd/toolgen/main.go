@@ -35,7 +35,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"runtime/debug"
 
 	"github.com/toolapi/toolapi/internal/gen"
 )
@@ -53,11 +52,5 @@ func main() {
 	}
 	flag.Parse()
 	opts.Patterns = flag.Args()
-	importPath := ""
-	if info, ok := debug.ReadBuildInfo(); ok {
-		importPath = info.Path
-	}
-	wd, _ := os.Getwd()
-	opts.Command = gen.Command(gen.ParentArgs(), os.Args, importPath, wd)
 	os.Exit(gen.Run(&opts))
 }

@@ -50,6 +50,60 @@ func TestGuideCoversDirectives(t *testing.T) {
 	}
 }
 
+// TestGuideKindsTable fails when the guide's table of value kinds (the
+// one headed "| kind | syntax | keys |") leaves a directive key or a tool
+// tag option out of the row of the kind the parser reads it as.
+func TestGuideKindsTable(t *testing.T) {
+	data, err := os.ReadFile(guidePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{} // kind name -> its keys cell
+	in := false
+	for l := range strings.Lines(string(data)) {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "| kind | syntax | keys |") {
+			in = true
+			continue
+		}
+		if !in || strings.HasPrefix(l, "|---") {
+			continue
+		}
+		if !strings.HasPrefix(l, "|") {
+			if len(rows) > 0 {
+				break
+			}
+			continue
+		}
+		cells := strings.Split(strings.ReplaceAll(l, `\|`, ""), "|")
+		if len(cells) < 4 {
+			t.Fatalf("%s: a row of the kinds table has fewer than three cells: %s", guidePath, l)
+		}
+		rows[strings.TrimSpace(cells[1])] = cells[3]
+	}
+	if len(rows) < 5 {
+		t.Fatalf("%s: no table headed \"| kind | syntax | keys |\" found (rows %v)", guidePath, rows)
+	}
+	check := func(where, key string, kind directive.Kind) {
+		row, ok := rows[kind.String()]
+		if !ok {
+			t.Errorf("%s: the kinds table has no row for %s, the kind of %s", guidePath, kind, where)
+			return
+		}
+		if !strings.Contains(row, "`"+key+"`") {
+			t.Errorf("%s: the kinds table's %s row does not list %s (write `%s` in it)", guidePath, kind, where, key)
+		}
+	}
+	for _, name := range directive.Names() {
+		for key, spec := range directive.Specs[name].Keys {
+			check("the key "+key+" of //tool:"+name, key, spec.Kind)
+		}
+	}
+	for _, key := range directive.TagKeys() {
+		check("the tool tag option "+key, key, directive.TagKind(key))
+	}
+}
+
 // tagSection is the heading of the guide's section on value objects and
 // struct inputs, where the tool struct tag is documented.
 const tagSection = "Value objects and member selection"

@@ -138,7 +138,7 @@ func (mp *memberParser) refine() []Arg {
 			if key == "" {
 				mp.errorf(start, "expected a key at %q", mp.s[start:])
 			} else {
-				mp.errorf(start, "unknown key %q in a member refinement (known: %s)", key, strings.Join(sortedKeys(propertyKeys), ", "))
+				mp.errorf(start, "unknown key %q in a member refinement%s (known: %s)", key, DidYouMean(key, sortedKeys(propertyKeys)), strings.Join(sortedKeys(propertyKeys), ", "))
 			}
 			mp.i = len(mp.s)
 			return args

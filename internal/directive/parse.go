@@ -313,7 +313,7 @@ func (p *parser) parse() *Directive {
 		if name == "" {
 			p.errorf(start, "directive has no name (known: %s)", strings.Join(Names(), ", "))
 		} else {
-			p.errorf(start, "unknown directive //tool:%s (known: %s)", name, strings.Join(Names(), ", "))
+			p.errorf(start, "unknown directive //tool:%s%s (known: %s)", name, DidYouMean(name, Names()), strings.Join(Names(), ", "))
 		}
 		return nil
 	}
@@ -394,7 +394,7 @@ func (p *parser) parse() *Directive {
 		}
 		key, ok := spec.Keys[word]
 		if !ok {
-			p.errorf(itemStart, "unknown key %q for //tool:%s (known: %s)", word, name, strings.Join(sortedKeys(spec.Keys), ", "))
+			p.errorf(itemStart, "unknown key %q for //tool:%s%s (known: %s)", word, name, DidYouMean(word, sortedKeys(spec.Keys)), strings.Join(sortedKeys(spec.Keys), ", "))
 			continue
 		}
 		if seen.has(word) && !key.List {
@@ -558,7 +558,7 @@ func checkValue(a *Arg, kind Kind) string {
 				return ""
 			}
 		}
-		return fmt.Sprintf("%q is not an operation (one of: %s)", v, strings.Join(Operations, ", "))
+		return fmt.Sprintf("%q is not an operation%s (one of: %s)", v, DidYouMean(v, Operations), strings.Join(Operations, ", "))
 	case EntityOp:
 		if !isWord(v) {
 			return fmt.Sprintf("%q is not an entity operation (a lower-case word such as view, update, delete)", v)

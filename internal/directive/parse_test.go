@@ -131,7 +131,13 @@ func TestParseDiagnostics(t *testing.T) {
 		col  int // column of the first diagnostic
 		msg  string
 	}{
-		{`//tool:methd id=x`, 8, `unknown directive //tool:methd`},
+		{`//tool:methd id=x`, 8, `unknown directive //tool:methd: did you mean method? (known: `},
+		{`//tool:entitytypes x`, 8, `unknown directive //tool:entitytypes: did you mean entitytype? (known: `},
+		{`//tool:bogus x`, 8, `unknown directive //tool:bogus (known: `},
+		{`//tool:method id=x permision=p`, 20, `unknown key "permision" for //tool:method: did you mean permission? (known: `},
+		{`//tool:input w defualt=1`, 16, `unknown key "defualt" for //tool:input: did you mean default? (known: `},
+		{`//tool:method id=x op=raed`, 23, `op: "raed" is not an operation: did you mean read? (one of: `},
+		{`//tool:output r members="a{lable=x}"`, 28, `unknown key "lable" in a member refinement: did you mean label? (known: `},
 		{`//tool:`, 8, `directive has no name`},
 		{`//tool:method id=x bogus=1`, 20, `unknown key "bogus" for //tool:method`},
 		{`//tool:method op=read`, 8, `//tool:method needs id=`},
@@ -198,6 +204,34 @@ func TestParseCollectsEveryProblem(t *testing.T) {
 	}
 }
 
+// TestSuggest checks the "did you mean" candidate: the closest within one
+// edit for short words and two for longer ones, case ignored, a swap of
+// neighbours one edit, and none when nothing is that close.
+func TestSuggest(t *testing.T) {
+	keys := []string{"id", "label", "description", "op", "destructive", "permission", "access", "refine", "confirm", "deprecated"}
+	tests := []struct{ word, want string }{
+		{"permision", "permission"},
+		{"Permission", "permission"},
+		{"lable", "label"},
+		{"descriptoin", "description"},
+		{"destrutcive", "destructive"},
+		{"ip", "id"},
+		{"o", ""},
+		{"colour", ""},
+		{"confrim", "confirm"},
+		{"deprecate", "deprecated"},
+		{"acess", "access"},
+		{"refines", "refine"},
+		{"xyz", ""},
+		{"label", ""},
+	}
+	for _, tt := range tests {
+		if got := Suggest(tt.word, keys); got != tt.want {
+			t.Errorf("Suggest(%q) = %q, want %q", tt.word, got, tt.want)
+		}
+	}
+}
+
 func TestParseTag(t *testing.T) {
 	tests := []struct {
 		tag     string
@@ -220,9 +254,24 @@ func TestParseTag(t *testing.T) {
 			{Key: "length", Value: "1..5", Bounds: &IntBounds{Min: ptr(1), Max: ptr(5)}},
 			{Key: "pattern", Value: "^[a-z]+$"}, {Key: "example", Value: "ab"}, {Key: "example", Value: "cd"},
 		}}, ""},
+		{`tags,default=["new","hot"],count=0..5`, Tag{Name: "tags", Args: []Arg{
+			{Key: "default", Value: `["new","hot"]`},
+			{Key: "count", Value: "0..5", Bounds: &IntBounds{Min: ptr(0), Max: ptr(5)}},
+		}}, ""},
+		{`meta,default={"a":[1,2],"b":"x,]}"},notnull`, Tag{Name: "meta", Args: []Arg{
+			{Key: "default", Value: `{"a":[1,2],"b":"x,]}"}`}, {Key: "notnull", Value: "true", Bare: true},
+		}}, ""},
+		{`tags,pattern=^[a-z]+$,default=["a"]`, Tag{Name: "tags", Args: []Arg{
+			{Key: "pattern", Value: "^[a-z]+$"}, {Key: "default", Value: `["a"]`},
+		}}, ""},
+		{`tags,default=["new","hot"`, Tag{}, `default: the value ["new","hot" has no closing ']'`},
+		{`tags,default=["new]`, Tag{}, `default: the value ["new] has no closing quote`},
+		{`tags,default=[1}]`, Tag{}, `default: the value [1} has a '}' that closes nothing`},
 		{",default=1,default=2", Tag{}, "default is given twice"},
 		{",range=9..1", Tag{}, "range:"},
-		{",bogus", Tag{}, `unknown option "bogus"`},
+		{",bogus", Tag{}, `unknown option "bogus" (known: `},
+		{",defualt=3", Tag{}, `unknown option "defualt=3": did you mean default? (known: `},
+		{",Label=x", Tag{}, `unknown option "Label=x": did you mean label? (known: `},
 		{",type=", Tag{}, "type needs a value"},
 		{",type=URI", Tag{}, `is not a data type`},
 		{"a-b", Tag{}, "is not a member name"},

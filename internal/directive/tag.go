@@ -41,6 +41,9 @@ var tagKeys = map[string]Key{
 // TagKeys returns the options a tool struct tag accepts, sorted.
 func TagKeys() []string { return sortedKeys(tagKeys) }
 
+// TagKind returns the kind of value the tag option key takes.
+func TagKind(key string) Kind { return tagKeys[key].Kind }
+
 // OutputOnly lists the tag options that only a published member takes:
 // a field carrying one belongs to a value object, which is an output only.
 var OutputOnly = []string{"omitnull"}
@@ -50,9 +53,14 @@ var OutputOnly = []string{"omitnull"}
 var InputOnly = []string{"default", "notnull", "count", "length", "range", "pattern", "notblank", "dateonly", "sensitive"}
 
 // ParseTag parses the value of a tool struct tag. Options are separated by
-// commas, so their values cannot hold one.
+// commas; an option value starting with "[" or "{" is a JSON list or map
+// that runs to its closing bracket or brace, commas and all, so a list
+// default can be written whole: tool:"tags,default=[\"new\",\"hot\"]".
 func ParseTag(s string) (Tag, error) {
-	parts := strings.Split(s, ",")
+	parts, err := splitTag(s)
+	if err != nil {
+		return Tag{}, err
+	}
 	t := Tag{Name: parts[0]}
 	if t.Name == "-" {
 		return t, fmt.Errorf(`tool tag: "-" does not leave a field out: a struct input leaves out a field tagged json:"-", and a value object publishes only the fields a tool tag marks, so remove the tool tag`)
@@ -64,7 +72,8 @@ func ParseTag(s string) (Tag, error) {
 		key, value, hasValue := strings.Cut(opt, "=")
 		spec, ok := tagKeys[key]
 		if !ok {
-			return t, fmt.Errorf("tool tag: unknown option %q (known: %s)", opt, strings.Join(slices.Sorted(maps.Keys(tagKeys)), ", "))
+			known := slices.Sorted(maps.Keys(tagKeys))
+			return t, fmt.Errorf("tool tag: unknown option %q%s (known: %s)", opt, DidYouMean(key, known), strings.Join(known, ", "))
 		}
 		if !spec.List && t.Has(key) {
 			return t, fmt.Errorf("tool tag: %s is given twice", key)
@@ -85,6 +94,65 @@ func ParseTag(s string) (Tag, error) {
 		t.Args = append(t.Args, a)
 	}
 	return t, nil
+}
+
+// splitTag splits a tool tag at its commas, except inside an option's
+// value that starts with "[" or "{" (a JSON list or map): that value runs
+// to its closing bracket or brace.
+func splitTag(s string) ([]string, error) {
+	var parts []string
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ',' {
+			parts = append(parts, s[start:i])
+			start = i + 1
+			continue
+		}
+		if s[i] != '=' || i+1 >= len(s) || (s[i+1] != '[' && s[i+1] != '{') || len(parts) == 0 {
+			continue
+		}
+		end, err := jsonEnd(s, i+1)
+		if err != nil {
+			return nil, fmt.Errorf("tool tag: %s: %w", s[start:i], err)
+		}
+		i = end - 1
+	}
+	return parts, nil
+}
+
+// jsonEnd returns the end of the JSON list or map starting at s[from],
+// counting brackets and braces outside double-quoted strings.
+func jsonEnd(s string, from int) (int, error) {
+	var open []byte // the closing brackets expected, innermost last
+	quoted := false
+	for i := from; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quoted && c == '\\':
+			i++
+		case quoted && c == '"':
+			quoted = false
+		case quoted:
+		case c == '"':
+			quoted = true
+		case c == '[':
+			open = append(open, ']')
+		case c == '{':
+			open = append(open, '}')
+		case c == ']' || c == '}':
+			if len(open) == 0 || open[len(open)-1] != c {
+				return 0, fmt.Errorf("the value %s has a %q that closes nothing", s[from:i+1], c)
+			}
+			open = open[:len(open)-1]
+		}
+		if !quoted && len(open) == 0 {
+			return i + 1, nil
+		}
+	}
+	if quoted {
+		return 0, fmt.Errorf("the value %s has no closing quote", s[from:])
+	}
+	return 0, fmt.Errorf("the value %s has no closing %q", s[from:], open[len(open)-1])
 }
 
 // Has reports whether the tag gives an option.

@@ -2,7 +2,10 @@ package gen
 
 import (
 	"go/ast"
+	"go/doc/comment"
+	"go/types"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/toolapi/toolapi/internal/directive"
@@ -21,6 +24,9 @@ type docText struct {
 	Prose string
 	// Directives are the directive comment lines.
 	Directives []*ast.Comment
+	// Text is the prose on one line, link definitions left out and links
+	// rendered.
+	Text string
 }
 
 // isGoDirective reports a comment line that is a Go directive rather than
@@ -90,9 +96,11 @@ func parseItem(l string) (name, text string, ok bool) {
 	return name, l[j+1:], true
 }
 
-// readDoc reads cg. name is the documented Go name; a description that
-// starts with it drops it ("Search finds..." reads "Finds...").
-func readDoc(cg *ast.CommentGroup, name string) docText {
+// readDoc reads cg, a doc comment of pkg (nil when unknown). name is the
+// documented Go name; a description that starts with it drops it ("Search
+// finds..." reads "Finds..."). Doc links read as go doc prints them (see
+// [docLinks]).
+func readDoc(cg *ast.CommentGroup, name string, pkg *types.Package) docText {
 	d := docText{Items: map[string]string{}}
 	if cg == nil {
 		return d
@@ -119,7 +127,7 @@ func readDoc(cg *ast.CommentGroup, name string) docText {
 	}
 	d.Prose = strings.TrimSpace(strings.Join(lines, "\n"))
 
-	var paras [][]string
+	var paras, defs [][]string
 	var cur []string
 	for _, l := range lines {
 		if strings.TrimSpace(l) == "" {
@@ -134,6 +142,16 @@ func readDoc(cg *ast.CommentGroup, name string) docText {
 	if cur != nil {
 		paras = append(paras, cur)
 	}
+	// A paragraph of link definitions only ("[text]: URL") is no prose;
+	// the definitions give the links of the other paragraphs.
+	paras = slices.DeleteFunc(paras, func(p []string) bool {
+		if slices.ContainsFunc(p, func(l string) bool { return !linkDef.MatchString(l) }) {
+			return false
+		}
+		defs = append(defs, p)
+		return true
+	})
+	links := docLinks{pkg: pkg, defs: defs}
 	for i, p := range paras {
 		if _, _, ok := parseItem(p[0]); ok {
 			readItems(p, d.Items)
@@ -141,14 +159,103 @@ func readDoc(cg *ast.CommentGroup, name string) docText {
 		}
 		text := joinLines(p)
 		if rest, ok := strings.CutPrefix(text, "Returns "); ok && d.Returns == "" {
-			d.Returns = upperFirst(strings.TrimSpace(rest))
+			d.Returns = upperFirst(strings.TrimSpace(links.text(rest)))
 			continue
 		}
 		if i == 0 {
-			d.Description = dropName(text, name)
+			d.Description = dropName(links.text(text), name)
 		}
 	}
+	for k, v := range d.Items {
+		d.Items[k] = links.text(v)
+	}
+	var all []string
+	for _, p := range paras {
+		all = append(all, joinLines(p))
+	}
+	d.Text = strings.Join(strings.Fields(links.text(strings.Join(all, " "))), " ")
 	return d
+}
+
+// linkDef matches a doc comment's link definition line, "[text]: URL".
+var linkDef = regexp.MustCompile(`^\s*\[[^\]]+\]:\s+\S+\s*$`)
+
+// docLinks renders the links of doc text as go doc prints them: a doc
+// link to a symbol of pkg ([Entry], [Store.Get]) or to an imported package
+// ([pkg.Func], [time.Duration]) as its text without brackets, and [text]
+// given by a link definition of the same comment as text. Brackets that
+// link nowhere stay, as go doc leaves them.
+type docLinks struct {
+	pkg  *types.Package
+	defs [][]string
+}
+
+// text returns one paragraph's text with its links rendered.
+func (l docLinks) text(s string) string {
+	if !strings.Contains(s, "[") && !strings.Contains(s, "``") && !strings.Contains(s, "''") {
+		return s
+	}
+	src := s
+	for _, p := range l.defs {
+		src += "\n\n" + strings.Join(p, "\n")
+	}
+	p := &comment.Parser{LookupSym: l.lookupSym, LookupPackage: l.lookupPackage}
+	doc := p.Parse(src)
+	if len(doc.Content) != 1 {
+		return s
+	}
+	para, ok := doc.Content[0].(*comment.Paragraph)
+	if !ok {
+		return s
+	}
+	var b strings.Builder
+	writeInline(&b, para.Text)
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+func writeInline(b *strings.Builder, text []comment.Text) {
+	for _, t := range text {
+		switch t := t.(type) {
+		case comment.Plain:
+			b.WriteString(string(t))
+		case comment.Italic:
+			b.WriteString(string(t))
+		case *comment.Link:
+			writeInline(b, t.Text)
+		case *comment.DocLink:
+			writeInline(b, t.Text)
+		}
+	}
+}
+
+// lookupSym reports whether [recv.name] or [name] names a symbol of the
+// package: a package-level name, or a method or field of a type.
+func (l docLinks) lookupSym(recv, name string) bool {
+	if l.pkg == nil {
+		return false
+	}
+	if recv == "" {
+		return l.pkg.Scope().Lookup(name) != nil
+	}
+	tn, ok := l.pkg.Scope().Lookup(recv).(*types.TypeName)
+	if !ok {
+		return false
+	}
+	obj, _, _ := types.LookupFieldOrMethod(tn.Type(), true, l.pkg, name)
+	return obj != nil
+}
+
+// lookupPackage resolves a package name the package imports.
+func (l docLinks) lookupPackage(name string) (string, bool) {
+	if l.pkg == nil {
+		return "", false
+	}
+	for _, imp := range l.pkg.Imports() {
+		if imp.Name() == name {
+			return imp.Path(), true
+		}
+	}
+	return "", false
 }
 
 // readItems reads the list items of a paragraph; an indented line that
@@ -206,8 +313,9 @@ func implementsRef(prose, method string) string {
 }
 
 // fieldDoc returns a struct field's description: its doc comment, else its
-// trailing line comment.
-func fieldDoc(f *ast.Field) string {
+// trailing line comment. pkg is the package declaring the field, for its
+// doc links.
+func fieldDoc(f *ast.Field, pkg *types.Package) string {
 	if f == nil {
 		return ""
 	}
@@ -215,9 +323,8 @@ func fieldDoc(f *ast.Field) string {
 		if cg == nil {
 			continue
 		}
-		d := readDoc(cg, "")
-		if d.Prose != "" {
-			return strings.Join(strings.Fields(d.Prose), " ")
+		if d := readDoc(cg, "", pkg); d.Text != "" {
+			return d.Text
 		}
 	}
 	return ""

@@ -17,8 +17,9 @@
 //     directories and nested modules. Directories are listed and files
 //     read by a pool of GOMAXPROCS workers, each file with one read into a
 //     reused buffer (on Linux: openat relative to the open directory,
-//     getdents64 with the entry types, no stat). Only directories with a
-//     hit go on.
+//     getdents64 with the entry types, no stat; BenchmarkScan keeps it,
+//     2 to 2.5 times faster than filepath.WalkDir and os.ReadFile). Only
+//     directories with a hit go on.
 //  2. [Load] type-checks those packages with go/packages, asking for
 //     [LoadMode] (names, types, syntax, type information) and building
 //     with the "toolgen" tag. Generated files carry //go:build !toolgen,
@@ -95,8 +96,8 @@
 //
 // toolgen exits 1 when it printed any diagnostic (the good tools are
 // still written); -lenient keeps the exit status 0, and -strict, the
-// default, is accepted for older scripts. -check's fix-it line names the
-// command that ran toolgen ([Command]).
+// default, is accepted for older scripts. -check's fix-it line is always
+// [FixCommand] with the packages, however toolgen was started.
 //
 // # Decisions
 //

@@ -188,15 +188,13 @@ type Options struct {
 	// change leaves it as it is and fails the run. Check compares the
 	// tools with the lock files and fails on a breaking change.
 	Lock bool
-	// Command is how toolgen was run ("go tool toolgen"), for the command
-	// -check prints; "" means [FixCommand].
-	Command string
 	// Stdout and Stderr receive the output; nil means os.Stdout, os.Stderr.
 	Stdout, Stderr io.Writer
 }
 
-// FixCommand is the command -check prints to bring generated files up to
-// date when [Options.Command] is not set.
+// FixCommand is the command toolgen prints to bring generated files up to
+// date: one fixed line, whichever way toolgen was started, that works in
+// any module requiring toolapi (the way gopls's generator says what to run).
 const FixCommand = "go run github.com/toolapi/toolapi/cmd/toolgen"
 
 // Run runs toolgen and returns its exit status.
@@ -296,10 +294,6 @@ func Run(opts *Options) int {
 // rerun returns the command that runs toolgen again on the same packages,
 // with flag ("" for none).
 func (opts *Options) rerun(flag string) string {
-	command := opts.Command
-	if command == "" {
-		command = FixCommand
-	}
 	args := strings.Join(opts.Patterns, " ")
 	if args == "" {
 		args = "./..."
@@ -307,7 +301,7 @@ func (opts *Options) rerun(flag string) string {
 	if flag != "" {
 		args = flag + " " + args
 	}
-	return command + " " + args
+	return FixCommand + " " + args
 }
 
 // reportLocks prints the changes of locks, only the breaking ones when
@@ -352,97 +346,4 @@ func writeLocks(locks []*lockState, accept bool) ([]*lockState, error) {
 		}
 	}
 	return kept, nil
-}
-
-// Command returns the command that runs this toolgen again, from how it
-// was started: the arguments of the process that started it (nil when
-// unknown; see [ParentArgs]), its own arguments (os.Args), the import path
-// of its main package (from its build info; "" when unknown) and the
-// working directory.
-//
-//   - "go tool NAME" or "go run [flags] PACKAGE" as the parent go command
-//     was given them;
-//   - otherwise, for a binary in the go command's cache (go tool, and go
-//     run since Go 1.24): "go run ./cmd/toolgen" (relative to wd) inside
-//     the module that holds toolgen, else "go tool toolgen";
-//   - for a binary go run left in a temporary directory: "go run
-//     IMPORTPATH";
-//   - os.Args[0] as given for an installed binary.
-func Command(parent, args []string, importPath, wd string) string {
-	if c, ok := goCommand(parent, args); ok {
-		return c
-	}
-	arg0 := args[0]
-	dir, base := filepath.Split(filepath.Clean(arg0))
-	dir = filepath.Clean(dir)
-	name := base
-	if importPath != "" {
-		name = importPath[strings.LastIndex(importPath, "/")+1:]
-	}
-	cached := strings.HasSuffix(filepath.Base(dir), "-d") && len(filepath.Base(filepath.Dir(dir))) == 2 // GOCACHE/xx/HASH-d/NAME
-	temporary := filepath.Base(dir) == "exe" && strings.Contains(dir, "go-build")                       // TMP/go-buildN/b001/exe/NAME
-	switch {
-	case (cached || temporary) && importPath != "":
-		if root, ok := moduleRoot(wd); ok {
-			if rest, ok := strings.CutPrefix(importPath, modulePath+"/"); ok {
-				if rel, err := filepath.Rel(wd, filepath.Join(root, filepath.FromSlash(rest))); err == nil && filepath.IsLocal(rel) {
-					return "go run ./" + filepath.ToSlash(rel)
-				}
-			}
-		}
-		if temporary {
-			return "go run " + importPath
-		}
-		return "go tool " + name
-	case cached:
-		return "go tool " + name
-	case temporary:
-		return FixCommand
-	}
-	return arg0
-}
-
-// goCommand returns the go command line that started toolgen when the
-// parent process is go run or go tool given toolgen's arguments.
-func goCommand(parent, args []string) (string, bool) {
-	if len(parent) < 3 || filepath.Base(parent[0]) != "go" {
-		return "", false
-	}
-	// The package or tool is the first argument not a flag; the rest
-	// are toolgen's.
-	i := 2
-	for i < len(parent) && strings.HasPrefix(parent[i], "-") {
-		i++
-	}
-	if i >= len(parent) || !slices.Equal(parent[i+1:], args[1:]) {
-		return "", false
-	}
-	switch parent[1] {
-	case "run", "tool":
-		return "go " + strings.Join(parent[1:i+1], " "), true
-	}
-	return "", false
-}
-
-// modulePath is the path of the module holding toolgen.
-const modulePath = "github.com/toolapi/toolapi"
-
-// moduleRoot returns the directory of the go.mod of the module holding
-// toolgen when wd is inside it.
-func moduleRoot(wd string) (string, bool) {
-	for dir := wd; ; {
-		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
-			for line := range strings.Lines(string(data)) {
-				if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
-					return dir, strings.Trim(f[1], `"`) == modulePath
-				}
-			}
-			return "", false
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
-	}
 }

@@ -153,10 +153,10 @@ func (b *toolBuilder) readSignature() bool {
 		return false
 	}
 	name := c.method.Name()
-	b.doc = readDoc(c.doc, name)
+	b.doc = readDoc(c.doc, name, c.method.Pkg())
 	if ref := implementsRef(b.doc.Prose, name); ref != "" {
-		if borrowed, ok := b.borrowDoc(b.pkg, c, ref); ok {
-			b.doc = readDoc(borrowed, name)
+		if borrowed, from, ok := b.borrowDoc(b.pkg, c, ref); ok {
+			b.doc = readDoc(borrowed, name, from)
 		} else {
 			b.errs.add(c.pos, "its doc says it implements [%s], whose doc comment was not found among the loaded packages", ref)
 		}
@@ -176,7 +176,9 @@ func (b *toolBuilder) definition() *tool.Tool {
 		Permission:  md.String("permission"),
 		Confirm:     md.Flag("confirm"),
 	}
-	if c.invokable {
+	if c.invokable || c.method.Name() == "Invoke" {
+		// An invokable type is labelled by its name, whichever doc
+		// comment carries //tool:method.
 		t.Label = sentence(c.recv.Name())
 	}
 	if op := md.String("op"); op != "" {
@@ -219,7 +221,11 @@ func (b *toolBuilder) params() (context bool, params []*param, outputDirs []*dir
 		case "input", "entity":
 			i := slices.IndexFunc(params, func(p *param) bool { return p.goName == d.Arg || p.name == d.Arg })
 			if i < 0 {
-				b.errs.add(d.ArgPos, "//tool:%s %s names no parameter (parameters: %s)", d.Name, d.Arg, paramNames(params))
+				var names []string
+				for _, p := range params {
+					names = append(names, p.name)
+				}
+				b.errs.add(d.ArgPos, "//tool:%s %s names no parameter%s (parameters: %s)", d.Name, d.Arg, directive.DidYouMean(snake(d.Arg), names), paramNames(params))
 				continue
 			}
 			if p := params[i]; p.dir != nil {
@@ -377,7 +383,7 @@ func lookupMethod(recv types.Type, name string) *types.Func {
 // borrowDoc finds the doc comment of the interface method a doc comment
 // says the method implements: [pkg.Interface], [Interface] or
 // [Interface.Method].
-func (inf *inference) borrowDoc(pkg *Package, c candidate, ref string) (*ast.CommentGroup, bool) {
+func (inf *inference) borrowDoc(pkg *Package, c candidate, ref string) (*ast.CommentGroup, *types.Package, bool) {
 	parts := strings.Split(ref, ".")
 	method := c.method.Name()
 	var ifacePkg *types.Package
@@ -406,13 +412,13 @@ func (inf *inference) borrowDoc(pkg *Package, c candidate, ref string) (*ast.Com
 		iface, method = parts[1], parts[2]
 	}
 	if ifacePkg == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	f, ok := inf.decls.imeths[ifacePkg.Path()+"."+iface+"."+method]
 	if !ok || f.Doc == nil {
-		return nil, false
+		return nil, nil, false
 	}
-	return f.Doc, true
+	return f.Doc, ifacePkg, true
 }
 
 // hasInvalid reports whether a signature mentions a type that did not

@@ -158,7 +158,11 @@ func (pi *pkgInference) inputDef(t types.Type, inMap bool) (*tool.Definition, er
 		if inMap {
 			return nil, errors.New("an entity inside a map input cannot be access-checked")
 		}
-		return &tool.Definition{Type: entityDataType(ids)}, nil
+		d := &tool.Definition{Type: entityDataType(ids)}
+		if len(ids) > 1 {
+			d.EntityTypes = ids
+		}
+		return d, nil
 	}
 	switch {
 	case isTime(t):
@@ -319,7 +323,7 @@ func (pi *pkgInference) structInput(t types.Type, st *types.Struct) (*tool.Defin
 		}
 		fd.Name = f.name
 		fd.Required = !f.optional
-		fd.Description = fieldDoc(pi.decls.fieldDecl(owner, f.v))
+		fd.Description = fieldDoc(pi.decls.fieldDecl(owner, f.v), f.v.Pkg())
 		if f.tag != nil {
 			if key := f.tag.First(directive.OutputOnly); key != "" {
 				return nil, atField(f.v, fmt.Errorf("field %s: %s in its tool tag applies to a published member, not to an input", f.v.Name(), key))

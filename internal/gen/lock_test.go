@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,100 +39,135 @@ func (s *S) Ping(ctx context.Context) error { return nil }
 // -check and a plain run say of each change: breaking changes fail with
 // their positions and leave the lock as it was until -lock accepts them;
 // compatible ones are notes, and a plain run records them in the lock.
+// The cases run in two groups, breaking and compatible, each case a
+// package of its own and each step one toolgen run over the group's
+// packages, so that the packages are loaded once a step rather than once
+// a case.
 func TestLock(t *testing.T) {
-	tests := []struct {
+	type lockCase struct {
 		name     string
 		old, new string // the replacement made in lockedSrc
 		want     []string
-		breaking bool
-	}{
-		{name: "no change"},
-		{name: "input removed",
+	}
+	breaking := []lockCase{
+		{name: "input_removed",
 			old: "query string, limit int", new: "limit int",
-			want:     []string{"a.go:10:1: tool a.find: breaking: inputs.query: the input was removed"},
-			breaking: true},
-		{name: "new required input",
+			want: []string{"a.go:10:1: tool a.find: breaking: inputs.query: the input was removed"}},
+		{name: "new_required_input",
 			old: "mood *string)", new: "mood *string, genre string)",
-			want:     []string{"a.go:13:78: tool a.find: breaking: inputs.genre: a new required input"},
-			breaking: true},
-		{name: "choice narrowed",
+			want: []string{"a.go:13:78: tool a.find: breaking: inputs.genre: a new required input"}},
+		{name: "choice_narrowed",
 			old: "choice=calm|lively|sad", new: "choice=calm|lively",
-			want:     []string{`a.go:12:19: tool a.find: breaking: inputs.mood: the choice "sad" was removed`},
-			breaking: true},
-		{name: "range narrowed",
+			want: []string{`a.go:12:19: tool a.find: breaking: inputs.mood: the choice "sad" was removed`}},
+		{name: "range_narrowed",
 			old: "range=1..100", new: "range=1..50",
-			want:     []string{"a.go:11:31: tool a.find: breaking: inputs.limit: the maximum fell from 100 to 50"},
-			breaking: true},
-		{name: "tool removed",
+			want: []string{"a.go:11:31: tool a.find: breaking: inputs.limit: the maximum fell from 100 to 50"}},
+		{name: "tool_removed",
 			old: "//tool:method id=a.ping op=read permission=p\n", new: "",
-			want:     []string{"tools.lock.json:49:7: tool a.ping: breaking: the tool was removed"},
-			breaking: true},
-		{name: "new optional input",
+			want: []string{"tools.lock.json:49:7: tool a.ping: breaking: the tool was removed"}},
+	}
+	compatible := []lockCase{
+		{name: "no_change"},
+		{name: "new_optional_input",
 			old: "mood *string)", new: "mood *string, genre *string)",
 			want: []string{"a.go:13:78: tool a.find: compatible: inputs.genre: a new optional input"}},
-		{name: "choice added",
+		{name: "choice_added",
 			old: "choice=calm|lively|sad", new: "choice=calm|lively|sad|happy",
 			want: []string{`a.go:12:19: tool a.find: compatible: inputs.mood: the choice "happy" was added`}},
-		{name: "tool deprecated",
+		{name: "tool_deprecated",
 			old: "id=a.ping op=read", new: `id=a.ping deprecated="use a.find" op=read`,
 			want: []string{"a.go:19:36: tool a.ping: compatible: the tool is deprecated: use a.find"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := writeCase(t, map[string]string{"a.go": lockedSrc})
-			lockPath := filepath.Join(dir, LockFile)
-			if code, _, errOut := runGen(t, Options{Dir: dir, Lock: true}); code != 0 {
-				t.Fatalf("-lock: exit %d: %s", code, errOut)
+	// Tool IDs are unique across a run: the package of the i-th case of
+	// a group names its tools with the i-th letter instead of "a" (the
+	// same length, so that positions do not move), and its lines are
+	// read back with "a".
+	source := func(i int, src string) string {
+		return strings.ReplaceAll(src, "id=a.", "id="+string(rune('a'+i))+".")
+	}
+	group := func(t *testing.T, isBreaking bool, cases []lockCase) {
+		root := writeCase(t, nil)
+		for i, c := range cases {
+			if err := os.Mkdir(filepath.Join(root, c.name), 0o755); err != nil {
+				t.Fatal(err)
 			}
-			locked, err := os.ReadFile(lockPath)
-			if err != nil {
-				t.Fatalf("-lock wrote no lock file: %v", err)
+			if err := os.WriteFile(filepath.Join(root, c.name, "a.go"), []byte(source(i, lockedSrc)), 0o644); err != nil {
+				t.Fatal(err)
 			}
-			src := strings.Replace(lockedSrc, tt.old, tt.new, 1)
-			if tt.old != "" && src == lockedSrc {
-				t.Fatalf("%q is not in the source", tt.old)
-			}
-			os.WriteFile(filepath.Join(dir, "a.go"), []byte(src), 0o644)
-
-			code, _, errOut := runGen(t, Options{Dir: dir, Check: true})
+		}
+		// lines returns the lines of a run's stderr about the tools of
+		// case c, without the case's directory, tool IDs read back.
+		lines := func(errOut string, c lockCase) []string {
+			i := slices.IndexFunc(cases, func(o lockCase) bool { return o.name == c.name })
+			id := ": tool " + string(rune('a'+i)) + "."
 			var got []string
 			for line := range strings.Lines(errOut) {
-				if strings.Contains(line, ": tool a.") {
-					got = append(got, strings.TrimSuffix(line, "\n"))
+				if rest, ok := strings.CutPrefix(line, c.name+"/"); ok && strings.Contains(line, id) {
+					got = append(got, strings.Replace(strings.TrimSuffix(rest, "\n"), id, ": tool a.", 1))
 				}
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("-check printed (-want +got):\n%s\nall of stderr:\n%s", diff, errOut)
+			return got
+		}
+		if code, _, errOut := runGen(t, Options{Dir: root, Lock: true}); code != 0 {
+			t.Fatalf("-lock: exit %d: %s", code, errOut)
+		}
+		locked := map[string][]byte{}
+		for i, c := range cases {
+			data, err := os.ReadFile(filepath.Join(root, c.name, LockFile))
+			if err != nil {
+				t.Fatalf("%s: -lock wrote no lock file: %v", c.name, err)
 			}
-			accept := "to accept the breaking changes, run: " + FixCommand + " -lock ./...\n"
-			if tt.breaking != strings.Contains(errOut, accept) {
-				t.Errorf("-check printed the line %q: %v, want %v:\n%s", accept, !tt.breaking, tt.breaking, errOut)
+			locked[c.name] = data
+			src := strings.Replace(lockedSrc, c.old, c.new, 1)
+			if c.old != "" && src == lockedSrc {
+				t.Fatalf("%s: %q is not in the source", c.name, c.old)
 			}
+			os.WriteFile(filepath.Join(root, c.name, "a.go"), []byte(source(i, src)), 0o644)
+		}
 
-			// A plain run writes the generated file; it records compatible
-			// changes in the lock and keeps it for breaking ones.
-			code, _, errOut = runGen(t, Options{Dir: dir})
-			if (code != 0) != tt.breaking {
-				t.Errorf("a plain run: exit %d, want breaking=%v: %s", code, tt.breaking, errOut)
+		_, _, errOut := runGen(t, Options{Dir: root, Check: true})
+		for _, c := range cases {
+			if diff := cmp.Diff(c.want, lines(errOut, c)); diff != "" {
+				t.Errorf("%s: -check printed (-want +got):\n%s\nall of stderr:\n%s", c.name, diff, errOut)
 			}
-			now, _ := os.ReadFile(lockPath)
-			if tt.breaking != bytes.Equal(now, locked) && tt.want != nil {
-				t.Errorf("a plain run changed the lock: %v, want %v", !bytes.Equal(now, locked), !tt.breaking)
-			}
-			code, _, errOut = runGen(t, Options{Dir: dir, Check: true})
-			if (code != 0) != tt.breaking {
-				t.Errorf("-check after a plain run: exit %d, want breaking=%v: %s", code, tt.breaking, errOut)
-			}
+		}
+		accept := "to accept the breaking changes, run: " + FixCommand + " -lock ./...\n"
+		if isBreaking != strings.Contains(errOut, accept) {
+			t.Errorf("-check printed the line %q: %v, want %v:\n%s", accept, !isBreaking, isBreaking, errOut)
+		}
 
-			// -lock accepts the change.
-			if code, _, errOut := runGen(t, Options{Dir: dir, Lock: true}); code != 0 {
-				t.Fatalf("-lock after the change: exit %d: %s", code, errOut)
+		// A plain run writes the generated file; it records compatible
+		// changes in the lock and keeps it for breaking ones.
+		code, _, errOut := runGen(t, Options{Dir: root})
+		if (code != 0) != isBreaking {
+			t.Errorf("a plain run: exit %d, want breaking=%v: %s", code, isBreaking, errOut)
+		}
+		for _, c := range cases {
+			now, _ := os.ReadFile(filepath.Join(root, c.name, LockFile))
+			if isBreaking != bytes.Equal(now, locked[c.name]) && c.want != nil {
+				t.Errorf("%s: a plain run changed the lock: %v, want %v", c.name, !bytes.Equal(now, locked[c.name]), !isBreaking)
 			}
-			if code, _, errOut := runGen(t, Options{Dir: dir, Check: true}); code != 0 || strings.Contains(errOut, ": tool a.") {
-				t.Errorf("-check after -lock: exit %d: %s", code, errOut)
+		}
+		code, _, errOut = runGen(t, Options{Dir: root, Check: true})
+		if (code != 0) != isBreaking {
+			t.Errorf("-check after a plain run: exit %d, want breaking=%v: %s", code, isBreaking, errOut)
+		}
+		for _, c := range cases {
+			if got := lines(errOut, c); isBreaking && !slices.Equal(got, c.want) || !isBreaking && len(got) > 0 {
+				t.Errorf("%s: -check after a plain run printed %q", c.name, got)
 			}
-		})
+		}
+
+		// -lock accepts the change.
+		if code, _, errOut := runGen(t, Options{Dir: root, Lock: true}); code != 0 {
+			t.Fatalf("-lock after the change: exit %d: %s", code, errOut)
+		}
+		if code, _, errOut := runGen(t, Options{Dir: root, Check: true}); code != 0 || strings.Contains(errOut, ": tool ") {
+			t.Errorf("-check after -lock: exit %d: %s", code, errOut)
+		}
 	}
+	t.Run("breaking", func(t *testing.T) { group(t, true, breaking) })
+	t.Run("compatible", func(t *testing.T) { group(t, false, compatible) })
 }
 
 // TestLockWithoutTools checks that -lock removes the lock of a package

@@ -76,7 +76,7 @@ func (pi *pkgInference) readMembers(t types.Type) ([]member, error) {
 					m.name = tag.Name
 				}
 			}
-			m.desc = fieldDoc(pi.decls.fieldDecl(obj, f))
+			m.desc = fieldDoc(pi.decls.fieldDecl(obj, f), f.Pkg())
 			out = append(out, m)
 		}
 	}
@@ -121,7 +121,7 @@ func (pi *pkgInference) readMembers(t types.Type) ([]member, error) {
 				m.name = n
 			}
 		}
-		m.desc = readDoc(doc, "").Description
+		m.desc = readDoc(doc, "", fn.Pkg()).Description
 		out = append(out, m)
 	}
 	return out, nil
@@ -346,7 +346,7 @@ func (pi *pkgInference) shape(t types.Type, st *types.Struct, stack []*publicati
 		}
 		fd.Name = f.name
 		fd.Required = !f.optional
-		fd.Description = fieldDoc(pi.decls.fieldDecl(owner, f.v))
+		fd.Description = fieldDoc(pi.decls.fieldDecl(owner, f.v), f.v.Pkg())
 		pm := &publishedMember{name: f.name, goName: f.v.Name(), typ: f.v.Type(), pub: fp, omitZero: f.optional}
 		if f.tag != nil {
 			if err := pi.taggedField(fd, pm, f.tag); err != nil {
@@ -474,7 +474,7 @@ func (pi *pkgInference) pickMembers(t types.Type, sel []directive.Member) ([]cho
 			for _, m := range all {
 				names = append(names, m.name)
 			}
-			return nil, fmt.Errorf("members=: %q is not a member of %s (members: %s)", s.Name, obj.Name(), strings.Join(names, ", "))
+			return nil, fmt.Errorf("members=: %q is not a member of %s%s (members: %s)", s.Name, obj.Name(), directive.DidYouMean(snake(s.Name), names), strings.Join(names, ", "))
 		}
 		picked = append(picked, chosenMember{m: all[i], sub: s.Members, ref: s.Refine})
 	}

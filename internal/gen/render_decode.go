@@ -89,7 +89,7 @@ func (r *renderer) decode(w *body, dst string, t types.Type, src string, path va
 	}
 	switch {
 	case r.isEntity(t):
-		r.decodeEntity(w, dst, t, src)
+		r.decodeEntity(w, dst, t, src, path)
 	case isTime(t):
 		tv := w.fresh("t")
 		w.line("if %s, ok := %s.(%s); ok {", tv, src, r.typeString(t))
@@ -117,8 +117,11 @@ func (r *renderer) decode(w *body, dst string, t types.Type, src string, path va
 }
 
 // decodeEntity takes an entity, or a pointer to one, as the run path
-// loaded it: a value or a pointer.
-func (r *renderer) decodeEntity(w *body, dst string, t types.Type, src string) {
+// loaded it: a value or a pointer. A Go type that is the class of several
+// entity types takes a reference of any entity type the registry knows,
+// so an entity of another Go type is the caller's mistake: an input error
+// naming the types, rather than a zero value reaching the method.
+func (r *renderer) decodeEntity(w *body, dst string, t types.Type, src string, path valuePath) {
 	w.line("switch e := %s.(type) {", src)
 	w.line("case %s:", r.typeString(t))
 	w.line("%s = e", dst)
@@ -128,6 +131,12 @@ func (r *renderer) decodeEntity(w *body, dst string, t types.Type, src string) {
 	} else {
 		w.line("case *%s:", r.typeString(t))
 		w.line("%s = *e", dst)
+	}
+	if ids := entityIDs(r.pkg.entityTypes, t); len(ids) > 1 {
+		msg := "must be an entity of type " + orList(ids) + ", such as " + ids[0] + ":12"
+		w.line("case nil:")
+		w.line("default:")
+		w.line("%s", w.failWith(fmt.Sprintf("&tool.InputError{Input: %s, Message: %q}", path(), msg)))
 	}
 	w.line("}")
 }
@@ -313,4 +322,12 @@ func (r *renderer) assertedType(t types.Type) string {
 		return r.typeString(t)
 	}
 	return ""
+}
+
+// orList returns "a", "a or b", "a, b or c".
+func orList(words []string) string {
+	if len(words) == 1 {
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }

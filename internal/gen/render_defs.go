@@ -87,6 +87,13 @@ func (r *renderer) writeDefFields(b *strings.Builder, d *tool.Definition) {
 	if d.EntityOp != "" {
 		field("EntityOp", q(d.EntityOp))
 	}
+	if len(d.EntityTypes) > 0 {
+		quoted := make([]string, len(d.EntityTypes))
+		for i, id := range d.EntityTypes {
+			quoted[i] = q(id)
+		}
+		field("EntityTypes", "[]string{"+strings.Join(quoted, ", ")+"}")
+	}
 	if d.Config != "" {
 		field("Config", q(d.Config))
 	}

@@ -139,7 +139,7 @@ func outputDirectives(errs *toolErrors, vals []*types.Var, names []string, named
 			}
 		}
 		if i < 0 {
-			errs.add(outputPos(d), "//tool:output %s names no result (results: %s)", n, strings.Join(names, ", "))
+			errs.add(outputPos(d), "//tool:output %s names no result%s (results: %s)", n, directive.DidYouMean(snake(n), names), strings.Join(names, ", "))
 			continue
 		}
 		if _, dup := dirFor[i]; dup {

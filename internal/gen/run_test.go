@@ -206,60 +206,6 @@ func TestChangedSignatureBreaksBuild(t *testing.T) {
 	}
 }
 
-func TestCommand(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const self = "github.com/toolapi/toolapi/cmd/toolgen"
-	cached, temp := "/root/.cache/go-build/9c/9c63ee82-d/toolgen", "/tmp/go-build123/b001/exe/toolgen"
-	tests := []struct {
-		name         string
-		parent, args []string
-		importPath   string
-		wd, want     string
-	}{
-		{"go tool", []string{"go", "tool", "toolgen", "-check"}, []string{cached, "-check"}, self, root, "go tool toolgen"},
-		{"go tool by path", []string{"/usr/local/go/bin/go", "tool", self}, []string{cached}, self, root, "go tool " + self},
-		{"go run", []string{"go", "run", "./cmd/toolgen", "-check", "./..."}, []string{cached, "-check", "./..."}, self, root, "go run ./cmd/toolgen"},
-		{"go run with flags", []string{"go", "run", "-race", self + "@v1.0.0", "./x"}, []string{temp, "./x"}, self, root, "go run -race " + self + "@v1.0.0"},
-		{"a parent that is not go", []string{"make", "gen"}, []string{cached}, self, t.TempDir(), "go tool toolgen"},
-		{"a parent with other arguments", []string{"go", "run", "./cmd/toolgen", "-describe"}, []string{cached, "-check"}, self, root, "go run ./cmd/toolgen"},
-		{"cached, in this module", nil, []string{cached}, self, root, "go run ./cmd/toolgen"},
-		{"cached, in a package of this module", nil, []string{cached}, self, filepath.Join(root, "internal", "gen"), "go tool toolgen"},
-		{"cached, elsewhere", nil, []string{cached}, self, t.TempDir(), "go tool toolgen"},
-		{"cached, no build info", nil, []string{cached}, "", t.TempDir(), "go tool toolgen"},
-		{"temporary, elsewhere", nil, []string{temp}, self, t.TempDir(), "go run " + self},
-		{"installed", nil, []string{"toolgen"}, self, root, "toolgen"},
-		{"installed, by path", nil, []string{"/usr/local/bin/toolgen"}, self, root, "/usr/local/bin/toolgen"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := Command(tt.parent, tt.args, tt.importPath, tt.wd); got != tt.want {
-				t.Errorf("Command(%q, %q, %q, %q) = %q, want %q", tt.parent, tt.args, tt.importPath, tt.wd, got, tt.want)
-			}
-		})
-	}
-}
-
-// TestCheckNamesTheCommandRun runs toolgen as this repository's
-// developers do, go run ./cmd/toolgen -check, and reads the fix-it line.
-func TestCheckNamesTheCommandRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go run")
-	}
-	dir := writeCase(t, map[string]string{"a.go": serviceSrc})
-	root, _ := filepath.Abs("../..")
-	rel, _ := filepath.Rel(root, dir)
-	pattern := "./" + filepath.ToSlash(rel)
-	cmd := exec.Command("go", "run", "./cmd/toolgen", "-check", pattern)
-	cmd.Dir = root
-	out, err := cmd.CombinedOutput()
-	if want := "to fix, run: go run ./cmd/toolgen " + pattern + "\n"; err == nil || !strings.Contains(string(out), want) {
-		t.Errorf("go run ./cmd/toolgen -check on a stale package (err %v) printed:\n%s\nwant a line %q", err, out, want)
-	}
-}
-
 // TestSpacedDirectiveIsFound checks that the scan finds a package whose
 // only directive is written with a space after "//", a misspelt prefix
 // or in a block comment, so that toolgen reports it instead of ignoring
