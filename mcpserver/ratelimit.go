@@ -21,7 +21,8 @@ const retryUnavailable = 5 * time.Second
 // whether r may go on, as the returned account (nil: no credentials).
 //
 // A 401 and a failure of the issuer (a 5xx answer other than an
-// unavailable store) keep the check spent; good credentials, a 403 (good
+// unavailable store) keep the check spent, the latter unless the
+// credentials were accepted recently; good credentials, a 403 (good
 // credentials lacking a scope) and an unavailable store (an error
 // wrapping [tool.ErrUnavailable], answered 503 with Retry-After) give it
 // back.
@@ -54,7 +55,7 @@ func (h *httpHandler) authenticate(w http.ResponseWriter, r *http.Request) (tool
 	case ae.status() == http.StatusForbidden:
 		attempt.Accepted()
 	default:
-		attempt.Failed()
+		attempt.Unanswered()
 		h.s.logger.Error("credentials not checked", "reason", err.Error())
 	}
 	h.refuse(w, ae)

@@ -215,10 +215,9 @@ func (a *Attempt) Accepted() {
 	f.trusted[a.key] = now
 }
 
-// Failed reports that the credential was refused (or that the check was
-// refused by an issuer that failed, which must not be free either): the
-// check stays spent. A credential that was trusted is trusted no longer,
-// and its failure is counted.
+// Failed reports that the credential was refused: the check stays spent.
+// A credential that was trusted is trusted no longer (it was revoked, or
+// expired), and its failure is counted.
 func (a *Attempt) Failed() {
 	if !a.finish() {
 		return
@@ -236,6 +235,17 @@ func (a *Attempt) Failed() {
 	} else {
 		b.tokens = 0
 	}
+}
+
+// Unanswered reports that a third party that checks credentials (an
+// OAuth issuer) failed to answer: the check of a credential not trusted
+// stays spent, since an outage of the issuer must not make guessing free;
+// a trusted credential stays trusted and costs nothing.
+func (a *Attempt) Unanswered() {
+	if !a.finish() || a.trusted {
+		return
+	}
+	// An untrusted check was spent in Begin: it stays spent.
 }
 
 // Uncounted reports that the credential could not be checked (the

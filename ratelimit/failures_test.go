@@ -182,3 +182,31 @@ func TestClientAddress(t *testing.T) {
 		t.Error("a bad CIDR was accepted")
 	}
 }
+
+// TestFailuresUnanswered checks that an issuer failing to answer costs an
+// untrusted credential its check, and a trusted one nothing.
+func TestFailuresUnanswered(t *testing.T) {
+	f := NewFailures(&FailureOptions{Burst: 2})
+	a, _ := f.Begin("a", "good")
+	a.Accepted()
+	for range 5 {
+		a, _ := f.Begin("a", "good")
+		if a == nil {
+			t.Fatal("a trusted credential was refused while the issuer failed")
+		}
+		a.Unanswered()
+	}
+	for range 2 {
+		a, _ := f.Begin("a", "guess")
+		if a == nil {
+			t.Fatal("refused within the burst")
+		}
+		a.Unanswered()
+	}
+	if a, _ := f.Begin("a", "guess2"); a != nil {
+		t.Error("checks the issuer failed to answer were free")
+	}
+	if a, _ := f.Begin("a", "good"); a == nil {
+		t.Error("the trusted credential lost its trust to the issuer's failures")
+	}
+}
