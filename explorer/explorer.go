@@ -80,9 +80,11 @@
 // refused as well. Destructive tools and tools marked Confirm run only
 // once the person ticks a box saying they understand. Requests under a
 // Host the explorer does not answer to are refused (see
-// [Options.AllowedHosts]), failed sign-ins are limited per client address,
-// and the sessions of guests are bounded per address, so that one guest
-// cannot end the others'. Sensitive inputs are never shown back, and are
+// [Options.AllowedHosts]), failed sign-ins are limited per client address
+// (see [Options.SignInFailures]), and the sessions of guests are bounded
+// per address, so that one guest cannot end the others', and in all.
+// While the accounts or sessions cannot be read, pages are answered 503
+// with Retry-After and visitors stay signed in. Sensitive inputs are never shown back, and are
 // kept in no preset and no run. Every page is sent with a
 // Content-Security-Policy that allows no inline script, nosniff and
 // frame-ancestors 'none'.
