@@ -80,9 +80,11 @@
 // refused as well. Destructive tools and tools marked Confirm run only
 // once the person ticks a box saying they understand. Requests under a
 // Host the explorer does not answer to are refused (see
-// [Options.AllowedHosts]), failed sign-ins are limited per client address,
-// and the sessions of guests are bounded per address, so that one guest
-// cannot end the others'. Sensitive inputs are never shown back, and are
+// [Options.AllowedHosts]), failed sign-ins are limited per client address
+// (see [Options.SignInFailures]), and the sessions of guests are bounded
+// per address, so that one guest cannot end the others', and in all.
+// While the accounts or sessions cannot be read, pages are answered 503
+// with Retry-After and visitors stay signed in. Sensitive inputs are never shown back, and are
 // kept in no preset and no run. Every page is sent with a
 // Content-Security-Policy that allows no inline script, nosniff and
 // frame-ancestors 'none'.
@@ -97,6 +99,7 @@ import (
 	"time"
 
 	"github.com/toolapi/toolapi/audit"
+	"github.com/toolapi/toolapi/ratelimit"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -148,9 +151,17 @@ type Options struct {
 	AllowedHosts []string
 	// ClientAddress returns the address a request comes from, which
 	// sign-in limits count per address (behind a proxy, the address it
-	// reports). Nil means the connection's IP address, an IPv6 address
-	// counted by its /64 network.
+	// reports: see [ratelimit.ClientAddress]). Nil means the connection's
+	// IP address, an IPv6 address counted by its /64 network.
 	ClientAddress func(r *http.Request) string
+	// SignInFailures limits the failed sign-ins per client address (see
+	// [ratelimit.Failures]); share one with the other doors of the
+	// application (its MCP endpoint). Guests and a name and password
+	// accepted recently are never refused by it; a sign-in whose check
+	// fails with an error wrapping [tool.ErrUnavailable] is answered 503
+	// and not counted. Nil means a limit of its own with the defaults of
+	// [ratelimit.FailureOptions].
+	SignInFailures *ratelimit.Failures
 
 	// Key signs the CSRF tokens; it should be at least 32 random bytes.
 	// Nil means the Store's [SessionStore.SessionKey], or without a Store
@@ -220,7 +231,7 @@ type server struct {
 	origins  *http.CrossOriginProtection
 	presets  *presetTools
 	runs     RunStore
-	limiter  *limiter
+	failures *ratelimit.Failures
 }
 
 // New returns the explorer of reg, an HTTP handler of its pages. opts may
@@ -285,7 +296,10 @@ func New(reg *tool.Registry, opts *Options) http.Handler {
 	if e.runs == nil {
 		e.runs = newMemRuns()
 	}
-	e.limiter = newLimiter()
+	e.failures = e.opts.SignInFailures
+	if e.failures == nil {
+		e.failures = ratelimit.NewFailures(nil)
+	}
 	e.origins = http.NewCrossOriginProtection()
 	e.presets = newPresetTools(reg)
 	reg.OnChange(e.presets.reset)
@@ -319,6 +333,12 @@ func (e *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		if err := e.origins.Check(r); err != nil {
 			e.forbidden(w, r, "This form came from another site.")
+			return
+		}
+	}
+	if !strings.HasPrefix(r.URL.Path, "/assets/") {
+		var ok bool
+		if r, ok = e.withVisit(w, r); !ok {
 			return
 		}
 	}

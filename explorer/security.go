@@ -1,130 +1,56 @@
 package explorer
 
 import (
-	"net"
+	"math"
 	"net/http"
-	"net/netip"
-	"strings"
-	"sync"
+	"strconv"
 	"time"
+
+	"github.com/toolapi/toolapi/internal/hostcheck"
+	"github.com/toolapi/toolapi/ratelimit"
 )
 
 // hostAllowed reports whether r may be served under its Host: a loopback
 // host always, a host of [Options.AllowedHosts] when that is set, and any
 // host when it is not set unless r reached a loopback address (DNS
 // rebinding: a page of another site whose name now points at this
-// machine).
+// machine). /mcp makes the same check.
 func (e *server) hostAllowed(r *http.Request) bool {
-	if isLoopbackHost(r.Host) {
-		return true
-	}
-	if len(e.opts.AllowedHosts) == 0 {
-		local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-		return !ok || local == nil || !isLoopbackHost(local.String())
-	}
-	host := hostOnly(r.Host)
-	for _, h := range e.opts.AllowedHosts {
-		if h == "*" || strings.EqualFold(h, r.Host) || strings.EqualFold(h, host) {
-			return true
-		}
-	}
-	return false
-}
-
-// hostOnly returns the host of a host or host:port.
-func hostOnly(hostport string) string {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		return strings.Trim(hostport, "[]")
-	}
-	return host
-}
-
-// isLoopbackHost reports whether a host or host:port names a loopback host.
-func isLoopbackHost(hostport string) bool {
-	host := hostOnly(hostport)
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
+	return hostcheck.Allowed(r, e.opts.AllowedHosts)
 }
 
 // clientAddress returns the address a request comes from, as sign-in
-// limits count it: [Options.ClientAddress], else the connection's IP
-// address, IPv6 addresses by their /64 network (what one client
-// usually holds).
+// limits count it: [Options.ClientAddress], else the connection's peer
+// (see [ratelimit.ClientAddress]).
 func (e *server) clientAddress(r *http.Request) string {
 	if e.opts.ClientAddress != nil {
 		return e.opts.ClientAddress(r)
 	}
-	ip, err := netip.ParseAddr(hostOnly(r.RemoteAddr))
-	if err != nil {
-		return r.RemoteAddr
-	}
-	ip = ip.Unmap()
-	if ip.Is6() {
-		p, _ := ip.Prefix(64)
-		return p.String()
-	}
-	return ip.String()
+	return directAddress(r)
 }
 
-// Sign-in failures are limited per client address: after
-// maxSignInFailures failures within signInWindow, the address may not
-// try again until the window that began with its first failure ends.
-// maxLimitedAddresses bounds the addresses remembered.
-const (
-	maxSignInFailures   = 10
-	signInWindow        = 15 * time.Minute
-	maxLimitedAddresses = 100_000
-)
+// directAddress is the client address of a request without proxies.
+var directAddress = ratelimit.ClientAddress(nil)
 
-// A limiter counts sign-in failures per client address.
-type limiter struct {
-	mu sync.Mutex
-	m  map[string]*failures
+// retryUnavailable is the Retry-After of a page answered 503 because the
+// accounts or sessions could not be read.
+const retryUnavailable = 5 * time.Second
+
+// unavailable answers 503 with Retry-After: who the visitor is cannot be
+// told at the moment (the store of accounts or sessions is down). The
+// session is kept: the visitor is still signed in once it is back.
+func (e *server) unavailable(w http.ResponseWriter, r *http.Request, v *visit) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(retryUnavailable/time.Second)))
+	e.renderStatus(w, r, http.StatusServiceUnavailable, "message", &page{
+		Title:   "Unavailable",
+		Message: "The site cannot check who you are at the moment. You are still signed in; try again in a few seconds.",
+	}, v)
 }
 
-type failures struct {
-	n     int
-	since time.Time
-}
-
-func newLimiter() *limiter { return &limiter{m: make(map[string]*failures)} }
-
-// blocked reports whether addr has failed too often, and until when.
-func (l *limiter) blocked(addr string, now time.Time) (bool, time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	f := l.m[addr]
-	if f == nil || now.Sub(f.since) >= signInWindow {
-		return false, time.Time{}
+// waitText says how long to wait, in seconds or minutes.
+func waitText(d time.Duration) string {
+	if d < 90*time.Second {
+		return plural(max(1, int(math.Ceil(d.Seconds()))), "second")
 	}
-	return f.n >= maxSignInFailures, f.since.Add(signInWindow)
-}
-
-// fail counts a failure of addr.
-func (l *limiter) fail(addr string, now time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	f := l.m[addr]
-	if f == nil || now.Sub(f.since) >= signInWindow {
-		if f == nil && len(l.m) >= maxLimitedAddresses {
-			for k, old := range l.m {
-				if now.Sub(old.since) >= signInWindow {
-					delete(l.m, k)
-				}
-			}
-			if len(l.m) >= maxLimitedAddresses {
-				// Still full: every address is within its window. The new
-				// one is not counted rather than letting a flood of
-				// addresses erase the others' counts.
-				return
-			}
-		}
-		f = &failures{since: now}
-		l.m[addr] = f
-	}
-	f.n++
+	return plural(int(math.Ceil(d.Minutes())), "minute")
 }

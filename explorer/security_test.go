@@ -2,11 +2,16 @@ package explorer
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/toolapi/toolapi/ratelimit"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -47,11 +52,18 @@ func TestHost(t *testing.T) {
 	}
 }
 
-// TestSignInLimit: after too many failed sign-ins from one address, that
-// address cannot sign in for a while, even with the right password;
+// TestSignInLimit: after too many failed sign-ins from one address, new
+// credentials from that address wait, with a Retry-After; a name and
+// password accepted recently and guests still sign in from it, and
 // another address still can.
 func TestSignInLimit(t *testing.T) {
-	env := newTestEnv(t, &Options{ClientAddress: func(r *http.Request) string { return r.Header.Get("X-Test-Client") }})
+	env := newTestEnv(t, &Options{
+		ClientAddress:  func(r *http.Request) string { return r.Header.Get("X-Test-Client") },
+		SignInFailures: ratelimit.NewFailures(&ratelimit.FailureOptions{Burst: 5}),
+		Anonymous: func(context.Context) (tool.Account, error) {
+			return &tool.User{ID: "visitor"}, nil
+		},
+	})
 	from := func(b *browser, addr string, form url.Values) *response {
 		b.t.Helper()
 		b.get("/signin")
@@ -61,21 +73,31 @@ func TestSignInLimit(t *testing.T) {
 		req.Header.Set("X-Test-Client", addr)
 		return b.do(req)
 	}
+	if r := from(env.browser(t), "192.0.2.1", url.Values{"name": {"alice"}, "password": {testPassword}}); !strings.Contains(r.body, "Signed in as <strong>alice</strong>") {
+		t.Fatalf("alice's first sign-in: %d", r.status)
+	}
 	b := env.browser(t)
-	for i := range maxSignInFailures {
-		if r := from(b, "192.0.2.1", url.Values{"name": {"alice"}, "password": {"guess"}}); r.status != http.StatusUnauthorized {
+	for i := range 5 {
+		if r := from(b, "192.0.2.1", url.Values{"name": {"alice"}, "password": {"guess" + strconv.Itoa(i)}}); r.status != http.StatusUnauthorized {
 			t.Fatalf("failure %d: status %d", i+1, r.status)
 		}
 	}
-	r := from(b, "192.0.2.1", url.Values{"name": {"alice"}, "password": {testPassword}})
-	if r.status != http.StatusTooManyRequests || !strings.Contains(r.body, "Too many sign-ins from your address failed. Try again in 15 minutes.") {
-		t.Errorf("sign-in past the limit: %d", r.status)
+	r := from(b, "192.0.2.1", url.Values{"name": {"bob"}, "password": {testPassword}})
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" ||
+		!strings.Contains(r.body, "Too many sign-ins from your address failed. Try again in 30 seconds.") {
+		t.Errorf("new credentials past the limit: %d, Retry-After %q", r.status, r.header.Get("Retry-After"))
 	}
 	if strings.Contains(r.body, "Signed in as") {
 		t.Error("signed in past the limit")
 	}
+	if r := from(env.browser(t), "192.0.2.1", url.Values{"name": {"alice"}, "password": {testPassword}}); !strings.Contains(r.body, "Signed in as <strong>alice</strong>") {
+		t.Errorf("a name and password accepted before, from the same address: %d", r.status)
+	}
+	if r := from(env.browser(t), "192.0.2.1", url.Values{"guest": {"1"}}); !strings.Contains(r.body, "Signed in as <strong>visitor</strong>") {
+		t.Errorf("a guest from the same address: %d", r.status)
+	}
 	other := env.browser(t)
-	if r := from(other, "192.0.2.2", url.Values{"name": {"alice"}, "password": {testPassword}}); r.status != http.StatusOK || !strings.Contains(r.body, "Signed in as <strong>alice</strong>") {
+	if r := from(other, "192.0.2.2", url.Values{"name": {"bob"}, "password": {testPassword}}); r.status != http.StatusOK || !strings.Contains(r.body, "Signed in as <strong>bob</strong>") {
 		t.Errorf("another address: %d", r.status)
 	}
 }
@@ -101,13 +123,62 @@ func TestGuestsPerAddress(t *testing.T) {
 	victim := env.browser(t)
 	victim.get("/signin")
 	guestFrom(victim, "192.0.2.1")
-	for range maxAccountSessions + 20 {
+	for range maxGuestsPerAddress + 20 {
 		// A fresh browser each time: no session of its own to end.
 		flood := env.browser(t)
 		flood.get("/signin")
 		guestFrom(flood, "192.0.2.66")
 	}
 	if r := victim.get("/"); !strings.Contains(r.body, "Signed in as <strong>visitor</strong>") {
-		t.Error("a guest signing in 1,020 times ended another guest's session")
+		t.Error("a guest signing in 40 times ended another guest's session")
+	}
+}
+
+// TestSignInUnavailable: while the accounts cannot be read, a sign-in is
+// answered 503 with Retry-After and not counted as a failure, and a
+// signed-in visitor gets a 503 page but stays signed in.
+func TestSignInUnavailable(t *testing.T) {
+	var down atomic.Bool
+	unavailable := fmt.Errorf("reading the accounts: %w: connection refused", tool.ErrUnavailable)
+	env := newTestEnv(t, &Options{
+		SignInFailures: ratelimit.NewFailures(&ratelimit.FailureOptions{Burst: 2}),
+		Authenticate: func(_ context.Context, name, password string) (tool.Account, error) {
+			if down.Load() {
+				return nil, unavailable
+			}
+			if u, ok := testUsers[name]; ok && password == testPassword {
+				return u, nil
+			}
+			return nil, errors.New("wrong")
+		},
+		Account: func(_ context.Context, id string) (tool.Account, error) {
+			if down.Load() {
+				return nil, unavailable
+			}
+			return testUsers[id], nil
+		},
+	})
+	signedIn := env.browser(t)
+	signedIn.signIn("alice")
+	down.Store(true)
+	b := env.browser(t)
+	for i := range 10 {
+		b.get("/signin")
+		r := b.post("/signin", url.Values{"name": {"bob"}, "password": {testPassword}, "csrf": {b.csrf}})
+		if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" || strings.Contains(r.body, "connection refused") {
+			t.Fatalf("sign-in %d while the accounts are down: %d, Retry-After %q", i+1, r.status, r.header.Get("Retry-After"))
+		}
+	}
+	r := signedIn.get("/")
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
+		t.Errorf("a signed-in visitor while the accounts are down: %d, Retry-After %q; want 503", r.status, r.header.Get("Retry-After"))
+	}
+	down.Store(false)
+	if r := signedIn.get("/"); !strings.Contains(r.body, "Signed in as <strong>alice</strong>") {
+		t.Error("the visitor was signed out by the outage")
+	}
+	b.get("/signin")
+	if r := b.post("/signin", url.Values{"name": {"bob"}, "password": {testPassword}, "csrf": {b.csrf}}); !strings.Contains(r.body, "Signed in as <strong>bob</strong>") {
+		t.Errorf("sign-in once the accounts are back: %d (the outage was counted as failures?)", r.status)
 	}
 }

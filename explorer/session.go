@@ -7,6 +7,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -27,12 +29,23 @@ import (
 
 // maxSessions bounds the sessions kept at once; past it no session
 // starts until some end. maxAccountSessions bounds those of one owner (an
-// account, or the guests of one client address, since guests share an
 // account): starting one more ends that owner's oldest, never another's.
+// Guests share an account, so their sessions are owned by their client
+// address: maxGuestsPerAddress bounds those of one address the same way,
+// so that one guest cannot end the others', and maxGuests bounds the
+// guests' sessions in all: past it no guest session starts until some
+// end, so that guests from many addresses cannot fill the table.
 const (
-	maxSessions        = 100_000
-	maxAccountSessions = 1_000
+	maxSessions         = 100_000
+	maxAccountSessions  = 1_000
+	maxGuestsPerAddress = 20
+	maxGuests           = 10_000
 )
+
+// guestOwner returns the owner of the sessions of the guests at a client
+// address: a key no account ID is (IDs hold no control characters), that
+// every database keeps as text.
+func guestOwner(addr string) string { return "guest\x1f" + addr }
 
 // signInCookie names the cookie whose value the sign-in form's token is
 // made from.
@@ -56,11 +69,13 @@ type sessions struct {
 	mu        sync.Mutex
 	m         map[string]*session
 	byAccount map[string][]string // session IDs by owner, oldest first
+	guests    int                 // the guest sessions in m
+	maxGuests int                 // maxGuests, but for tests
 	sweepAt   int                 // sweep expired sessions when m grows this big
 }
 
 func newSessions(key []byte, lifetime time.Duration) *sessions {
-	return &sessions{key: key, lifetime: lifetime, m: make(map[string]*session), byAccount: make(map[string][]string), sweepAt: 1024}
+	return &sessions{key: key, lifetime: lifetime, m: make(map[string]*session), byAccount: make(map[string][]string), sweepAt: 1024, maxGuests: maxGuests}
 }
 
 // token returns the CSRF token of a purpose ("session", "signin") and a
@@ -74,12 +89,28 @@ func (s *sessions) token(purpose, value string) string {
 }
 
 // start starts a session for acct, counted against owner's bound. It
-// returns nil and no error when the table is full.
+// returns nil and no error when the table is full, or when guest is set
+// and the guests' share of it is.
 func (s *sessions) start(ctx context.Context, acct tool.Account, owner string, guest bool) (*session, error) {
 	id := randomID()
 	sess := &session{id: id, acct: acct, account: acct.AccountID(), csrf: s.token("session", id), expires: time.Now().Add(s.lifetime), guest: guest}
+	perOwner := maxAccountSessions
+	if guest {
+		perOwner = maxGuestsPerAddress
+	}
 	if s.store != nil {
-		err := s.store.StartSession(ctx, &Session{ID: id, Owner: owner, Account: sess.account, Guest: guest, Expires: sess.expires}, maxAccountSessions)
+		if guest {
+			if c, ok := s.store.(GuestCounter); ok {
+				n, err := c.GuestSessions(ctx)
+				if err != nil {
+					return nil, err
+				}
+				if n >= s.maxGuests {
+					return nil, nil
+				}
+			}
+		}
+		err := s.store.StartSession(ctx, &Session{ID: id, Owner: owner, Account: sess.account, Guest: guest, Expires: sess.expires}, perOwner)
 		if errors.Is(err, ErrTooManySessions) {
 			return nil, nil
 		}
@@ -95,23 +126,36 @@ func (s *sessions) start(ctx context.Context, acct tool.Account, owner string, g
 		now := time.Now()
 		for k, old := range s.m {
 			if now.After(old.expires) {
-				delete(s.m, k)
+				s.drop(k)
 			}
 		}
 		s.sweepAt = max(1024, 2*len(s.m))
 	}
 	ids := slices.DeleteFunc(s.byAccount[owner], func(id string) bool { return s.m[id] == nil })
-	for len(ids) >= maxAccountSessions {
-		delete(s.m, ids[0])
+	for len(ids) >= perOwner {
+		s.drop(ids[0])
 		ids = ids[1:]
 	}
-	if len(s.m) >= maxSessions {
+	if len(s.m) >= maxSessions || guest && s.guests >= s.maxGuests {
 		s.byAccount[owner] = ids
 		return nil, nil
 	}
 	s.m[id] = sess
+	if guest {
+		s.guests++
+	}
 	s.byAccount[owner] = append(ids, id)
 	return sess, nil
+}
+
+// drop forgets the session with the given ID. s.mu is held.
+func (s *sessions) drop(id string) {
+	if sess := s.m[id]; sess != nil {
+		if sess.guest {
+			s.guests--
+		}
+		delete(s.m, id)
+	}
 }
 
 // get returns the live session with the given ID, or nil.
@@ -136,7 +180,7 @@ func (s *sessions) get(ctx context.Context, id string) (*session, error) {
 	defer s.mu.Unlock()
 	sess := s.m[id]
 	if sess != nil && time.Now().After(sess.expires) {
-		delete(s.m, id)
+		s.drop(id)
 		return nil, nil
 	}
 	return sess, nil
@@ -148,7 +192,7 @@ func (s *sessions) end(ctx context.Context, id string) error {
 		return s.store.EndSession(ctx, id)
 	}
 	s.mu.Lock()
-	delete(s.m, id)
+	s.drop(id)
 	s.mu.Unlock()
 	return nil
 }
@@ -177,18 +221,51 @@ func (v *visit) csrf() string {
 	return v.sess.csrf
 }
 
+// visitKey is the context key of the visit [server.withVisit] found.
+type visitKey struct{}
+
+// withVisit finds who makes r once, for every page of the request to
+// share. When that cannot be told (the store of sessions or accounts is
+// unavailable), it answers 503 with Retry-After, keeping the session, and
+// reports false.
+func (e *server) withVisit(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	v, err := e.findVisit(r)
+	if err != nil {
+		e.logger.Error("explorer: the visitor cannot be told", "error", err.Error())
+		e.unavailable(w, r, e.anonymous(r))
+		return r, false
+	}
+	return r.WithContext(context.WithValue(r.Context(), visitKey{}, v)), true
+}
+
 // visit returns who makes r.
 func (e *server) visit(r *http.Request) *visit {
+	if v, ok := r.Context().Value(visitKey{}).(*visit); ok {
+		return v
+	}
+	v, err := e.findVisit(r)
+	if err != nil {
+		e.logger.Error("explorer: the visitor cannot be told", "error", err.Error())
+		return e.anonymous(r)
+	}
+	return v
+}
+
+// findVisit returns who makes r, or an error when that cannot be told: the
+// session store fails, or the signed-in account's lookup fails with an
+// error wrapping [tool.ErrUnavailable]. Any other failure of the lookup
+// ends the session.
+func (e *server) findVisit(r *http.Request) (*visit, error) {
 	c, err := r.Cookie(e.opts.CookieName)
 	if err != nil {
-		return e.anonymous(r)
+		return e.anonymous(r), nil
 	}
 	sess, err := e.sessions.get(r.Context(), c.Value)
 	if err != nil {
-		e.logger.Error("explorer: loading a session", "error", err.Error())
+		return nil, fmt.Errorf("loading a session: %w", err)
 	}
 	if sess == nil {
-		return e.anonymous(r)
+		return e.anonymous(r), nil
 	}
 	acct := sess.acct
 	switch {
@@ -197,13 +274,16 @@ func (e *server) visit(r *http.Request) *visit {
 	case acct == nil && sess.guest && e.opts.Anonymous != nil:
 		acct, err = e.opts.Anonymous(r.Context())
 	}
+	if errors.Is(err, tool.ErrUnavailable) {
+		return nil, fmt.Errorf("looking the account up: %w", err)
+	}
 	if err != nil || acct == nil || acct.AccountID() != sess.account {
 		// The account is gone, or a session from the store cannot be
 		// given its account again.
 		e.endSession(r, sess.id)
-		return e.anonymous(r)
+		return e.anonymous(r), nil
 	}
-	return &visit{acct: acct, sess: sess}
+	return &visit{acct: acct, sess: sess}, nil
 }
 
 // endSession ends a session, logging what goes wrong.
@@ -313,13 +393,6 @@ func (e *server) postSignIn(w http.ResponseWriter, r *http.Request) {
 	v := e.visit(r)
 	next := r.PostForm.Get("next")
 	addr := e.clientAddress(r)
-	now := time.Now()
-	if blocked, until := e.limiter.blocked(addr, now); blocked {
-		mins := int(until.Sub(now).Minutes()) + 1
-		e.renderSignIn(w, r, v, http.StatusTooManyRequests, "Too many sign-ins from your address failed. Try again in "+
-			plural(mins, "minute")+".", next)
-		return
-	}
 	var acct tool.Account
 	switch {
 	case r.PostForm.Has("guest") && e.opts.Anonymous != nil:
@@ -331,12 +404,32 @@ func (e *server) postSignIn(w http.ResponseWriter, r *http.Request) {
 		}
 	case e.opts.Authenticate != nil:
 		name := strings.TrimSpace(r.PostForm.Get("name"))
-		acct, err = e.opts.Authenticate(r.Context(), name, r.PostForm.Get("password"))
+		password := r.PostForm.Get("password")
+		credential := ""
+		if name != "" || password != "" {
+			credential = name + "\x00" + password
+		}
+		attempt, wait := e.failures.Begin(addr, credential)
+		if wait > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+			e.renderSignIn(w, r, v, http.StatusTooManyRequests, "Too many sign-ins from your address failed. Try again in "+
+				waitText(wait)+".", next)
+			return
+		}
+		acct, err = e.opts.Authenticate(r.Context(), name, password)
+		if errors.Is(err, tool.ErrUnavailable) {
+			attempt.Uncounted()
+			e.logger.Error("explorer: signing in", "error", err.Error())
+			w.Header().Set("Retry-After", strconv.Itoa(int(retryUnavailable/time.Second)))
+			e.renderSignIn(w, r, v, http.StatusServiceUnavailable, "Signing in is not possible at the moment; try again in a few seconds.", next)
+			return
+		}
 		if err != nil || acct == nil {
-			e.limiter.fail(addr, now)
+			attempt.Failed()
 			e.renderSignIn(w, r, v, http.StatusUnauthorized, "The name or "+strings.ToLower(e.opts.PasswordLabel)+" is wrong.", next)
 			return
 		}
+		attempt.Accepted()
 	default:
 		e.renderSignIn(w, r, v, http.StatusUnauthorized, "Signing in is not possible here.", next)
 		return
@@ -353,7 +446,7 @@ func (e *server) postSignIn(w http.ResponseWriter, r *http.Request) {
 	if guest {
 		// Guests share an account: their sessions are bounded per
 		// address, so that one guest cannot end the others'.
-		owner = "guest\x00" + addr
+		owner = guestOwner(addr)
 	}
 	sess, err := e.sessions.start(r.Context(), acct, owner, guest)
 	if err != nil {
@@ -362,7 +455,11 @@ func (e *server) postSignIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if sess == nil {
-		e.renderSignIn(w, r, v, http.StatusServiceUnavailable, "Too many people are signed in; try again later.", next)
+		msg := "Too many people are signed in; try again later."
+		if guest {
+			msg = "Too many guests are signed in; try again later, or sign in with your own account."
+		}
+		e.renderSignIn(w, r, v, http.StatusServiceUnavailable, msg, next)
 		return
 	}
 	// A new nonce: the sign-in form's token is good for one sign-in.

@@ -57,6 +57,15 @@ type SessionStore interface {
 	SessionKey(ctx context.Context) ([]byte, error)
 }
 
+// A GuestCounter is a [SessionStore] that counts the live sessions of
+// guests, so that the explorer can bound them in all (see
+// [Options.Anonymous]); a store that is not one bounds them only per
+// client address.
+type GuestCounter interface {
+	// GuestSessions returns the number of unexpired guest sessions.
+	GuestSessions(ctx context.Context) (int, error)
+}
+
 // A Store keeps all the explorer remembers between requests: sessions,
 // presets and runs. [SQLStore] keeps them in the application's database.
 type Store interface {
@@ -147,6 +156,13 @@ func (s *SQLStore) StartSession(ctx context.Context, se *Session, perOwner int) 
 		return err
 	}
 	return tx.Commit()
+}
+
+// GuestSessions implements [GuestCounter].
+func (s *SQLStore) GuestSessions(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM explorer_sessions WHERE guest AND expires >= $1`, time.Now().UnixNano()).Scan(&n)
+	return n, err
 }
 
 // Session implements [SessionStore].

@@ -3,7 +3,9 @@ package mcpserver
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // An AuthError is an error of [Options.Authenticate] that says how the
@@ -11,8 +13,9 @@ import (
 // are not good), 403 with an insufficient_scope challenge naming the scope
 // needed (good credentials that do not reach this resource, so that the
 // client can ask for more), or another status without a challenge (the
-// credentials could not be checked). Any other error of Authenticate is
-// answered as an AuthError of status 401.
+// credentials could not be checked; a 503 carries Retry-After). Any other
+// error of Authenticate is answered as an AuthError of status 401, except
+// one wrapping [tool.ErrUnavailable], answered 503.
 type AuthError struct {
 	// Status is the HTTP status of the answer; zero means 401.
 	Status int
@@ -21,7 +24,8 @@ type AuthError struct {
 	// Empty means a generic description.
 	Description string
 	// Scope lists the scopes, separated by spaces, that a 403 answer
-	// asks for.
+	// asks for, and that a 401 names instead of
+	// [Options.ChallengeScope].
 	Scope string
 	// Err is the cause, for logs and errors.Is; never shown to the client.
 	Err error
@@ -53,7 +57,11 @@ func (h *httpHandler) refuse(w http.ResponseWriter, e *AuthError) {
 	body := e.Description
 	switch status {
 	case http.StatusUnauthorized:
-		w.Header().Set("WWW-Authenticate", h.challenge("invalid_token", e.Description, ""))
+		scope := e.Scope
+		if scope == "" {
+			scope = h.s.opts.ChallengeScope
+		}
+		w.Header().Set("WWW-Authenticate", h.challenge("invalid_token", e.Description, scope))
 		if body == "" {
 			body = "invalid credentials"
 		}
@@ -64,7 +72,10 @@ func (h *httpHandler) refuse(w http.ResponseWriter, e *AuthError) {
 		}
 	default:
 		if body == "" {
-			body = "credentials cannot be checked now"
+			body = "credentials cannot be checked now; try again later"
+		}
+		if status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", strconv.Itoa(int(retryUnavailable/time.Second)))
 		}
 	}
 	http.Error(w, http.StatusText(status)+": "+body, status)

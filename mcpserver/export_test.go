@@ -4,6 +4,3 @@ import "time"
 
 // SetClock makes s read the time of its request states from now.
 func SetClock(s *Server, now func() time.Time) { s.now = now }
-
-// ClientAddress is the default of [Options.ClientAddress].
-var ClientAddress = clientAddress

@@ -3,27 +3,26 @@ package mcpserver
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
-	"net/netip"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolapi/toolapi/internal/hostcheck"
 	"github.com/toolapi/toolapi/tool"
 )
 
 // Handler returns the streamable HTTP handler of s, to mount at "/mcp". In
-// order, it refuses (403) a request that reaches a loopback address under a
-// Host that is not a loopback host (DNS rebinding) and a cross-origin
+// order, it refuses (403) a request under a Host it does not answer to
+// (DNS rebinding; see [Options.AllowedHosts]) and a cross-origin
 // browser request other than GET, HEAD and OPTIONS from an origin not
 // trusted (see [Options.TrustedOrigins]); then it authenticates the request
 // (see [Options.Authenticate]), answering 401 with a WWW-Authenticate:
 // Bearer challenge when it cannot and anonymous access is not allowed; then
 // it serves MCP for the account. A client address whose credentials failed
 // too often is refused 429 before they are checked again (see
-// [Options.AuthFailureBurst]); HTTP sessions are closed when idle and
+// [Options.AuthFailures]); HTTP sessions are closed when idle and
 // capped (see [Options.SessionTimeout] and [Options.MaxSessions]).
 //
 // Within a session every request must authenticate as the account that
@@ -38,7 +37,7 @@ func (s *Server) Handler() http.Handler {
 			JSONResponse:               s.opts.JSONResponse,
 			SessionTimeout:             s.opts.SessionTimeout,
 			EventStore:                 s.opts.EventStore,
-			DisableLocalhostProtection: s.opts.DisableLocalhostProtection,
+			DisableLocalhostProtection: true, // the handler checks the Host itself (see Options.AllowedHosts)
 			Logger:                     s.quiet,
 		})
 		origins := http.NewCrossOriginProtection()
@@ -73,7 +72,7 @@ type httpHandler struct {
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.s.opts.DisableLocalhostProtection && rebound(r) {
+	if !h.s.opts.DisableLocalhostProtection && !hostcheck.Allowed(r, h.s.opts.AllowedHosts) {
 		http.Error(w, "Forbidden: invalid Host header", http.StatusForbidden)
 		return
 	}
@@ -83,32 +82,15 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var acct tool.Account
 	if h.s.opts.Authenticate != nil {
-		addr := h.s.opts.ClientAddress(r)
-		if wait := h.s.failures.wait(addr); wait > 0 {
-			tooManyFailures(w, wait)
-			return
-		}
-		a, err := h.s.opts.Authenticate(r)
-		if err != nil {
-			var ae *AuthError
-			if !errors.As(err, &ae) {
-				ae = &AuthError{Err: err}
-			}
-			switch ae.status() {
-			case http.StatusUnauthorized:
-				h.s.failures.fail(addr)
-			case http.StatusForbidden:
-			default:
-				h.s.logger.Error("credentials not checked", "reason", err.Error())
-			}
-			h.refuse(w, ae)
+		a, ok := h.authenticate(w, r)
+		if !ok {
 			return
 		}
 		acct = a
 	}
 	if acct == nil {
 		if !h.s.opts.AllowAnonymous {
-			w.Header().Set("WWW-Authenticate", h.challenge("", "", ""))
+			w.Header().Set("WWW-Authenticate", h.challenge("", "", h.s.opts.ChallengeScope))
 			http.Error(w, "Unauthorized: credentials required", http.StatusUnauthorized)
 			return
 		}
@@ -164,29 +146,6 @@ func (h *httpHandler) atNegotiatedVersion(r *http.Request) {
 	}
 }
 
-// rebound reports whether r reached a loopback address under a Host that
-// is not a loopback host: a DNS-rebinding attempt.
-func rebound(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok || local == nil {
-		return false
-	}
-	return isLoopback(local.String()) && !isLoopback(r.Host)
-}
-
-// isLoopback reports whether a host or host:port names a loopback host.
-func isLoopback(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = strings.Trim(hostport, "[]")
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
-}
-
 // bearerToken returns the bearer token of r.
 func bearerToken(r *http.Request) (string, bool) {
 	scheme, token, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
@@ -204,7 +163,8 @@ var ErrInvalidToken = errors.New("invalid bearer token")
 // Bearer returns an [Options.Authenticate] function that maps the bearer
 // token of a request to an account with lookup. A request without a bearer
 // token carries no credentials (nil, nil); a token for which lookup returns
-// no account fails with [ErrInvalidToken], as does any error of lookup.
+// no account fails with [ErrInvalidToken], as does any error of lookup
+// but one wrapping [tool.ErrUnavailable], which is answered 503.
 func Bearer(lookup func(ctx context.Context, token string) (tool.Account, error)) func(*http.Request) (tool.Account, error) {
 	return func(r *http.Request) (tool.Account, error) {
 		if r.Header.Get("Authorization") == "" {
@@ -215,6 +175,9 @@ func Bearer(lookup func(ctx context.Context, token string) (tool.Account, error)
 			return nil, ErrInvalidToken
 		}
 		acct, err := lookup(r.Context(), token)
+		if errors.Is(err, tool.ErrUnavailable) {
+			return nil, &AuthError{Status: http.StatusServiceUnavailable, Err: err}
+		}
 		if err != nil {
 			return nil, errors.Join(ErrInvalidToken, err)
 		}

@@ -1,132 +1,70 @@
 package mcpserver
 
 import (
+	"errors"
 	"math"
-	"net"
 	"net/http"
-	"net/netip"
 	"strconv"
-	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
+	"github.com/toolapi/toolapi/tool"
 )
 
-// Defaults of the limit on failed authentications of [Options].
-const (
-	// DefaultAuthFailureBurst is the number of failed authentications a
-	// client address may make in a row when [Options.AuthFailureBurst] is
-	// zero.
-	DefaultAuthFailureBurst = 10
-	// DefaultAuthFailureInterval is how often a client address earns one
-	// more failed authentication when [Options.AuthFailureInterval] is
-	// zero: 10 a minute.
-	DefaultAuthFailureInterval = 6 * time.Second
-	// maxFailingAddresses bounds the client addresses whose failures are
-	// remembered.
-	maxFailingAddresses = 100_000
-)
+// retryUnavailable is the Retry-After of a 503 answer to a request whose
+// credentials could not be checked.
+const retryUnavailable = 5 * time.Second
 
-// failures limits the failed authentications per client address: each
-// address has a bucket of burst failures that refills one every interval;
-// a request from an address whose bucket is empty is refused before its
-// credentials are checked, so guessing tokens costs time.
-type failures struct {
-	limit rate.Limit
-	burst int
-	now   func() time.Time
-
-	mu     sync.Mutex
-	byAddr map[string]*rate.Limiter
-}
-
-func newFailures(burst int, interval time.Duration, now func() time.Time) *failures {
-	if burst <= 0 {
-		return nil
+// authenticate checks the credentials of r within the limit on failed
+// checks of its client address (see [Options.AuthFailures]), reserving a
+// check before Authenticate runs so that concurrent guesses cannot
+// overrun the limit. It answers the requests it refuses and reports
+// whether r may go on, as the returned account (nil: no credentials).
+//
+// A 401 and a failure of the issuer (a 5xx answer other than an
+// unavailable store) keep the check spent, the latter unless the
+// credentials were accepted recently; good credentials, a 403 (good
+// credentials lacking a scope) and an unavailable store (an error
+// wrapping [tool.ErrUnavailable], answered 503 with Retry-After) give it
+// back.
+func (h *httpHandler) authenticate(w http.ResponseWriter, r *http.Request) (tool.Account, bool) {
+	attempt, wait := h.s.failures.Begin(h.s.opts.ClientAddress(r), r.Header.Get("Authorization"))
+	if wait > 0 {
+		tooManyFailures(w, wait)
+		return nil, false
 	}
-	return &failures{
-		limit: rate.Every(interval), burst: burst, now: now,
-		byAddr: make(map[string]*rate.Limiter),
-	}
-}
-
-// wait returns how long the address must wait before its credentials are
-// checked again: zero when it may go ahead.
-func (f *failures) wait(addr string) time.Duration {
-	if f == nil {
-		return 0
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	lim := f.byAddr[addr]
-	if lim == nil {
-		return 0
-	}
-	tokens := lim.TokensAt(f.now())
-	if tokens >= 1 {
-		return 0
-	}
-	return time.Duration(math.Ceil((1 - tokens) / float64(f.limit) * float64(time.Second)))
-}
-
-// fail records a failed authentication from the address.
-func (f *failures) fail(addr string) {
-	if f == nil {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	now := f.now()
-	lim := f.byAddr[addr]
-	if lim == nil {
-		if len(f.byAddr) >= maxFailingAddresses {
-			f.sweep(now)
+	acct, err := h.s.opts.Authenticate(r)
+	if err == nil {
+		if acct != nil {
+			attempt.Accepted()
+		} else {
+			attempt.Uncounted()
 		}
-		lim = rate.NewLimiter(f.limit, f.burst)
-		f.byAddr[addr] = lim
+		return acct, true
 	}
-	lim.AllowN(now, 1)
-}
-
-// sweep forgets the addresses whose bucket has refilled, and, when that is
-// not enough, half of the others. f.mu is held.
-func (f *failures) sweep(now time.Time) {
-	for a, lim := range f.byAddr {
-		if lim.TokensAt(now) >= float64(f.burst) {
-			delete(f.byAddr, a)
-		}
+	var ae *AuthError
+	if !errors.As(err, &ae) {
+		ae = &AuthError{Err: err}
 	}
-	for a := range f.byAddr {
-		if len(f.byAddr) < maxFailingAddresses/2 {
-			break
-		}
-		delete(f.byAddr, a)
+	switch {
+	case errors.Is(err, tool.ErrUnavailable):
+		attempt.Uncounted()
+		h.s.logger.Error("credentials not checked: accounts unavailable", "reason", err.Error())
+		ae = &AuthError{Status: http.StatusServiceUnavailable, Err: err}
+	case ae.status() == http.StatusUnauthorized:
+		attempt.Failed()
+	case ae.status() == http.StatusForbidden:
+		attempt.Accepted()
+	default:
+		attempt.Unanswered()
+		h.s.logger.Error("credentials not checked", "reason", err.Error())
 	}
+	h.refuse(w, ae)
+	return nil, false
 }
 
 // tooManyFailures answers a request from an address that failed to
 // authenticate too often.
 func tooManyFailures(w http.ResponseWriter, wait time.Duration) {
-	w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-	http.Error(w, "Too Many Requests: too many failed authentications; try again later", http.StatusTooManyRequests)
-}
-
-// clientAddress returns the address a request comes from, for limits: the
-// IP of its remote address, IPv6 addresses cut to their /64 network (which
-// one client usually holds whole).
-func clientAddress(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
-	}
-	ip = ip.Unmap()
-	if ip.Is6() {
-		p, _ := ip.Prefix(64)
-		return p.String()
-	}
-	return ip.String()
+	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+	http.Error(w, "Too Many Requests: too many failed authentications from this address; try again later", http.StatusTooManyRequests)
 }

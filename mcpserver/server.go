@@ -63,6 +63,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolapi/toolapi/internal/dialect"
+	"github.com/toolapi/toolapi/ratelimit"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -142,21 +143,27 @@ type Options struct {
 	// cap.
 	MaxSessionsPerAccount int
 
-	// AuthFailureBurst and AuthFailureInterval limit failed
-	// authentications (credentials Authenticate rejects) per client
-	// address: an address may fail AuthFailureBurst times in a row and
-	// earns one more try every AuthFailureInterval; a request from an
-	// address out of tries is answered 429 with a Retry-After header before
-	// its credentials are checked. Zero means [DefaultAuthFailureBurst] (10)
-	// and [DefaultAuthFailureInterval] (6 seconds); a negative burst turns
-	// the limit off.
-	AuthFailureBurst    int
-	AuthFailureInterval time.Duration
+	// AuthFailures limits the failed checks of credentials per client
+	// address (see [ratelimit.Failures]): a request with credentials from
+	// an address out of checks is answered 429 with a Retry-After header
+	// before they are checked, unless they were accepted recently; a
+	// request without credentials is never refused by it. Share one
+	// between the doors of an application (the explorer's sign-in). Nil
+	// means a limit of its own with the defaults of
+	// [ratelimit.FailureOptions]; one made with a negative Burst turns the
+	// limit off.
+	AuthFailures *ratelimit.Failures
 	// ClientAddress returns the address a request comes from, for the
-	// limit on failed authentications. Nil means the IP of the request's
-	// remote address, IPv6 addresses by their /64 network; behind a
-	// reverse proxy, return the client address the proxy reports.
+	// limit on failed authentications. Nil means the peer of the
+	// connection, IPv6 addresses by their /64 network (see
+	// [ratelimit.ClientAddress] for one that reads the address a trusted
+	// reverse proxy reports).
 	ClientAddress func(r *http.Request) string
+	// ChallengeScope lists the scopes, separated by spaces, that the
+	// Bearer challenge of a 401 answer names, so that an OAuth client
+	// asks for them (as ResourceServer.ChallengeScope of package oauth
+	// returns). Empty names none.
+	ChallengeScope string
 	// UsedStates remembers the request states of multi round-trip calls
 	// that were used, so that each runs the tool once: a call replaying a
 	// state fails without running. Nil means a [MemoryStateStore] of
@@ -180,9 +187,15 @@ type Options struct {
 	// the event stream of a session, which needs the session's ID and the
 	// credentials of its account. Nil trusts no other origin.
 	TrustedOrigins []string
-	// DisableLocalhostProtection turns off the DNS-rebinding protection:
-	// by default a request that reaches a loopback address with a Host
-	// header naming anything but a loopback host is refused 403.
+	// AllowedHosts lists the host names (or host:port) the HTTP endpoint
+	// answers under besides loopback hosts, against DNS rebinding; "*"
+	// allows any. Behind a reverse proxy on the same machine, list the
+	// public hosts it forwards. Nil allows any host, except on requests
+	// that reached a loopback address, where only loopback hosts are
+	// allowed. A request under another host is refused 403.
+	AllowedHosts []string
+	// DisableLocalhostProtection turns off the Host check of
+	// AllowedHosts: every host is served.
 	DisableLocalhostProtection bool
 
 	// RawIDs lists each tool under its ID ("album.add_track") rather than
@@ -250,11 +263,11 @@ type Server struct {
 	quiet  *slog.Logger // logger without Info and Debug, for the SDK
 	mcp    *mcp.Server
 
-	stateKey []byte           // signs request states
-	used     StateStore       // the request states used
-	now      func() time.Time // the clock of request states and limits
-	sessions *sessions        // the HTTP sessions open
-	failures *failures        // failed authentications by client address
+	stateKey []byte              // signs request states
+	used     StateStore          // the request states used
+	now      func() time.Time    // the clock of request states and limits
+	sessions *sessions           // the HTTP sessions open
+	failures *ratelimit.Failures // failed authentications by client address
 
 	mu     sync.Mutex
 	listed map[string]*entry // registry tools added to mcp, by ID

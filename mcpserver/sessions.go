@@ -7,6 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolapi/toolapi/ratelimit"
 )
 
 // Defaults of the session limits of [Options].
@@ -220,15 +222,12 @@ func (s *Server) applyLimitDefaults() {
 	if o.MaxSessionsPerAccount == 0 {
 		o.MaxSessionsPerAccount = DefaultMaxSessionsPerAccount
 	}
-	if o.AuthFailureBurst == 0 {
-		o.AuthFailureBurst = DefaultAuthFailureBurst
-	}
-	if o.AuthFailureInterval <= 0 {
-		o.AuthFailureInterval = DefaultAuthFailureInterval
-	}
 	if o.ClientAddress == nil {
-		o.ClientAddress = clientAddress
+		o.ClientAddress = ratelimit.ClientAddress(nil)
 	}
 	s.sessions = newSessions(o.MaxSessions, o.MaxSessionsPerAccount)
-	s.failures = newFailures(o.AuthFailureBurst, o.AuthFailureInterval, func() time.Time { return s.now() })
+	s.failures = o.AuthFailures
+	if s.failures == nil {
+		s.failures = ratelimit.NewFailures(nil)
+	}
 }

@@ -34,9 +34,26 @@ type Introspection struct {
 	// before the endpoint is asked again, never past the token's expiry.
 	// Zero means one minute; negative means every request asks.
 	CacheFor time.Duration
-	// MaxCached is how many answers are kept at most. Zero means 10,000.
+	// RefusalCacheFor is how long an answer that refuses a token (not
+	// active, for another resource, expired...) is reused, so that a token
+	// sent again and again reaches the endpoint once. Zero means 10
+	// seconds; negative means every request asks.
+	RefusalCacheFor time.Duration
+	// MaxCached is how many answers are kept at most, of both kinds. Zero
+	// means 10,000.
 	MaxCached int
+	// MaxConcurrent bounds the questions asked of the endpoint at once;
+	// a request past it waits for one to end (or for its own end). Zero
+	// means 8.
+	MaxConcurrent int
 }
+
+// Defaults of [Introspection].
+const (
+	DefaultIntrospectionCacheFor = time.Minute
+	DefaultRefusalCacheFor       = 10 * time.Second
+	DefaultMaxConcurrent         = 8
+)
 
 // ErrInactive is the reason an introspected token is refused: the issuer
 // answers that it is not active (unknown, revoked, expired, or not issued
@@ -82,13 +99,18 @@ type introspector struct {
 	rs   *ResourceServer
 	opts Introspection
 
+	asking chan struct{} // one value per question being asked
+
 	mu     sync.Mutex
 	cached map[[sha256.Size]byte]cachedToken
 }
 
+// A cachedToken is an answer kept: the token accepted, or why it was
+// refused.
 type cachedToken struct {
-	token *Token
-	until time.Time
+	token   *Token
+	refusal error
+	until   time.Time
 }
 
 func newIntrospector(rs *ResourceServer, o *Introspection) (*introspector, error) {
@@ -102,21 +124,32 @@ func newIntrospector(rs *ResourceServer, o *Introspection) (*introspector, error
 	}
 	in := &introspector{rs: rs, opts: *o, cached: map[[sha256.Size]byte]cachedToken{}}
 	if in.opts.CacheFor == 0 {
-		in.opts.CacheFor = time.Minute
+		in.opts.CacheFor = DefaultIntrospectionCacheFor
+	}
+	if in.opts.RefusalCacheFor == 0 {
+		in.opts.RefusalCacheFor = DefaultRefusalCacheFor
 	}
 	if in.opts.MaxCached <= 0 {
 		in.opts.MaxCached = 10_000
 	}
+	if in.opts.MaxConcurrent <= 0 {
+		in.opts.MaxConcurrent = DefaultMaxConcurrent
+	}
+	in.asking = make(chan struct{}, in.opts.MaxConcurrent)
 	return in, nil
 }
 
-// verify checks an opaque token at the endpoint.
+// verify checks an opaque token at the endpoint, reusing a recent answer
+// about it.
 func (in *introspector) verify(ctx context.Context, raw string) (*Token, error) {
 	key := sha256.Sum256([]byte(raw))
 	now := in.rs.now()
 	in.mu.Lock()
 	if c, ok := in.cached[key]; ok && now.Before(c.until) {
 		in.mu.Unlock()
+		if c.refusal != nil {
+			return nil, c.refusal
+		}
 		return c.token, nil
 	}
 	in.mu.Unlock()
@@ -125,6 +158,26 @@ func (in *introspector) verify(ctx context.Context, raw string) (*Token, error) 
 	if err != nil {
 		return nil, err
 	}
+	t, err := in.check(ans, now)
+	if err != nil {
+		var ae *mcpserver.AuthError
+		if in.opts.RefusalCacheFor > 0 && errors.As(err, &ae) && ae.Status != http.StatusForbidden {
+			in.keep(key, cachedToken{refusal: err, until: now.Add(in.opts.RefusalCacheFor)}, now)
+		}
+		return nil, err
+	}
+	if in.opts.CacheFor > 0 {
+		until := now.Add(in.opts.CacheFor)
+		if t.Expiry.Before(until) {
+			until = t.Expiry
+		}
+		in.keep(key, cachedToken{token: t, until: until}, now)
+	}
+	return t, nil
+}
+
+// check reads the endpoint's answer about a token.
+func (in *introspector) check(ans *introspection, now time.Time) (*Token, error) {
 	if !ans.Active {
 		return nil, &mcpserver.AuthError{Description: "the token is not active", Err: ErrInactive}
 	}
@@ -153,25 +206,17 @@ func (in *introspector) verify(ctx context.Context, raw string) (*Token, error) 
 	if err := in.rs.grant(t); err != nil {
 		return nil, err
 	}
-	if in.opts.CacheFor > 0 {
-		in.keep(key, t, now)
-	}
 	return t, nil
 }
 
-// keep caches t until CacheFor from now or its expiry, whichever comes
-// first. When the cache is full, answers past their time are dropped; if
-// none is, t is not kept.
-func (in *introspector) keep(key [sha256.Size]byte, t *Token, now time.Time) {
-	until := now.Add(in.opts.CacheFor)
-	if t.Expiry.Before(until) {
-		until = t.Expiry
-	}
+// keep caches an answer. When the cache is full, answers past their time
+// are dropped; if none is, c is not kept.
+func (in *introspector) keep(key [sha256.Size]byte, c cachedToken, now time.Time) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if len(in.cached) >= in.opts.MaxCached {
-		for k, c := range in.cached {
-			if !now.Before(c.until) {
+		for k, old := range in.cached {
+			if !now.Before(old.until) {
 				delete(in.cached, k)
 			}
 		}
@@ -179,13 +224,19 @@ func (in *introspector) keep(key [sha256.Size]byte, t *Token, now time.Time) {
 			return
 		}
 	}
-	in.cached[key] = cachedToken{token: t, until: until}
+	in.cached[key] = c
 }
 
 // ask posts the token to the endpoint and reads its answer.
 func (in *introspector) ask(ctx context.Context, raw string) (*introspection, error) {
 	unusable := func(err error) error {
 		return &mcpserver.AuthError{Status: http.StatusServiceUnavailable, Err: fmt.Errorf("%w: %w", ErrIntrospectionUnusable, err)}
+	}
+	select {
+	case in.asking <- struct{}{}:
+		defer func() { <-in.asking }()
+	case <-ctx.Done():
+		return nil, unusable(fmt.Errorf("waiting for one of the %d questions being asked to end: %w", in.opts.MaxConcurrent, ctx.Err()))
 	}
 	endpoint, err := in.endpoint(ctx)
 	if err != nil {

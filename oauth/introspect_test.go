@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toolapi/toolapi/oauth"
+	"github.com/toolapi/toolapi/ratelimit"
 )
 
 // An introspectionEndpoint answers for the opaque tokens it knows
@@ -207,4 +209,122 @@ func TestIssuerMetadataReadOnce(t *testing.T) {
 	if n := reads.Load(); n != 3 {
 		t.Errorf("the metadata was asked for %d times in all, want 3: once more for the key set and the endpoint both", n)
 	}
+}
+
+// TestAuthFailureLimitConcurrent sends 150 bad opaque tokens at once from
+// one address: each reserves its check before the issuer is asked, so at
+// most the burst of the limit (10) reaches the introspection endpoint and
+// the rest are answered 429; so too when the endpoint fails with 5xx,
+// whose answers count as failures as well.
+func TestAuthFailureLimitConcurrent(t *testing.T) {
+	for _, failing := range []bool{false, true} {
+		name := "inactive tokens"
+		if failing {
+			name = "the endpoint failing"
+		}
+		t.Run(name, func(t *testing.T) {
+			iss := newIssuer(t)
+			ep := newIntrospectionEndpoint(t, iss.URL)
+			ep.fail.Store(failing)
+			rs := newResourceServer(t, iss.URL, func(o *oauth.Options) {
+				o.Introspection = &oauth.Introspection{URL: ep.URL, ClientID: "rs", ClientSecret: "s3cret"}
+			})
+			ts := serveWith(t, rs, nil) // the default limit: 10 in a row
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			statuses := map[int]int{}
+			for i := range 150 {
+				wg.Go(func() {
+					<-start
+					resp, _ := post(t, ts.URL+"/mcp", fmt.Sprintf("opaque-guess-%d", i), initialize, nil)
+					mu.Lock()
+					statuses[resp.StatusCode]++
+					mu.Unlock()
+				})
+			}
+			close(start)
+			wg.Wait()
+			if n := ep.asked.Load(); n > ratelimit.DefaultFailureBurst {
+				t.Errorf("the issuer was asked %d times by 150 concurrent guesses, want at most %d", n, ratelimit.DefaultFailureBurst)
+			}
+			if statuses[http.StatusTooManyRequests] < 150-ratelimit.DefaultFailureBurst {
+				t.Errorf("answers %v, want at least %d of 429", statuses, 150-ratelimit.DefaultFailureBurst)
+			}
+		})
+	}
+}
+
+// TestIntrospectionBounds checks that at most MaxConcurrent questions are
+// asked of the endpoint at once, and that a refusal is reused for
+// RefusalCacheFor: a token sent again reaches the endpoint once.
+func TestIntrospectionBounds(t *testing.T) {
+	iss := newIssuer(t)
+	var inFlight, most atomic.Int32
+	release := make(chan struct{})
+	ep := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for {
+			m := most.Load()
+			if n <= m || most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		<-release
+		w.Write([]byte(`{"active":false}`))
+	}))
+	t.Cleanup(ep.Close)
+	rs := newResourceServer(t, iss.URL, func(o *oauth.Options) {
+		o.Introspection = &oauth.Introspection{URL: ep.URL, ClientID: "rs", ClientSecret: "s3cret"}
+	})
+	var wg sync.WaitGroup
+	for i := range 30 {
+		wg.Go(func() {
+			if _, err := rs.Verify(t.Context(), fmt.Sprintf("opaque-%d", i)); !errors.Is(err, oauth.ErrInactive) {
+				t.Errorf("token %d: %v, want ErrInactive", i, err)
+			}
+		})
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for inFlight.Load() < oauth.DefaultMaxConcurrent && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	if m := most.Load(); m != oauth.DefaultMaxConcurrent {
+		t.Errorf("at most %d questions were asked at once, want %d", m, oauth.DefaultMaxConcurrent)
+	}
+
+	t.Run("refusals reused", func(t *testing.T) {
+		ep := newIntrospectionEndpoint(t, iss.URL)
+		now := time.Now()
+		var mu sync.Mutex
+		rs := newResourceServer(t, iss.URL, func(o *oauth.Options) {
+			o.Introspection = &oauth.Introspection{URL: ep.URL, ClientID: "rs", ClientSecret: "s3cret"}
+		})
+		oauth.SetClock(rs, func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
+		for range 5 {
+			if _, err := rs.Verify(t.Context(), "opaque-bad"); !errors.Is(err, oauth.ErrInactive) {
+				t.Fatalf("a bad token: %v", err)
+			}
+		}
+		if n := ep.asked.Load(); n != 1 {
+			t.Errorf("a bad token sent 5 times reached the endpoint %d times, want 1", n)
+		}
+		mu.Lock()
+		now = now.Add(oauth.DefaultRefusalCacheFor + time.Second)
+		mu.Unlock()
+		rs.Verify(t.Context(), "opaque-bad")
+		if n := ep.asked.Load(); n != 2 {
+			t.Errorf("past the refusal's time the endpoint was asked %d times in all, want 2", n)
+		}
+		// A failure of the endpoint is no refusal: never reused.
+		ep.fail.Store(true)
+		rs.Verify(t.Context(), "opaque-down")
+		rs.Verify(t.Context(), "opaque-down")
+		if n := ep.asked.Load(); n != 4 {
+			t.Errorf("a token met by a failing endpoint twice: asked %d times in all, want 4", n)
+		}
+	})
 }

@@ -13,6 +13,7 @@
 //	srv := mcpserver.New(reg, &mcpserver.Options{
 //		Authenticate:        rs.Authenticate,
 //		ResourceMetadataURL: rs.MetadataURL(),
+//		ChallengeScope:      rs.ChallengeScope(),
 //		StepUp:              rs.StepUp,
 //	})
 //	mux.Handle(rs.MetadataPath(), rs.MetadataHandler())
@@ -20,8 +21,9 @@
 //
 // A token is accepted when its signature verifies with a key of the
 // issuer's JSON Web Key Set, its iss is the issuer, its aud names the
-// resource, and it has not expired; its scopes grant the permissions
-// [Options.Scopes] maps them to. An opaque token is accepted when the
+// resource, it has not expired, and it is an access token (typ at+jwt, or
+// a type of [Options.TokenTypes], and none of an ID token's claims); its
+// scopes grant the permissions [Options.Scopes] maps them to. An opaque token is accepted when the
 // issuer's introspection endpoint answers that it is active, for a
 // subject, with an expiry not passed, and an iss and aud, if it names
 // them, of the issuer and of the resource (or of the client the resource
@@ -30,7 +32,8 @@
 // of [Options.RequiredScopes] is answered 403 insufficient_scope, naming
 // the scopes, so that the client can ask the person for more; so is a
 // tools/call of a tool the token's scopes do not reach (see
-// [ResourceServer.StepUp]).
+// [ResourceServer.StepUp]). A 401 names the scopes to ask for (see
+// [ResourceServer.ChallengeScope]), which the metadata lists as supported.
 package oauth
 
 import (
@@ -102,6 +105,15 @@ type Options struct {
 	// Leeway is the clock skew allowed when checking exp, nbf and iat.
 	// Zero means 30 seconds; negative means none.
 	Leeway time.Duration
+	// TokenTypes are the JWT types (the typ header) accepted besides
+	// at+jwt, the type of access tokens (RFC 9068), for an issuer whose
+	// documentation names another type for its access tokens ("JWT", say);
+	// "" in it accepts tokens without a typ. Types are compared without
+	// case and with or without "application/". Whatever the type, a token
+	// carrying an ID token's claims (nonce, at_hash, c_hash) is refused:
+	// an ID token says who signed in to a client, and is no access token.
+	// Nil accepts at+jwt only.
+	TokenTypes []string
 	// Algorithms are the signature algorithms accepted. Nil means RS256,
 	// RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512 and EdDSA;
 	// "none" and the HMAC algorithms are never accepted.
@@ -151,7 +163,8 @@ type ResourceServer struct {
 	metadata  *oauthex.ProtectedResourceMetadata
 	metaURL   string
 	metaPath  string
-	required  string // RequiredScopes joined
+	required  string   // RequiredScopes joined
+	types     []string // the token types accepted, normalized
 	now       func() time.Time
 }
 
@@ -202,6 +215,12 @@ func New(opts *Options) (*ResourceServer, error) {
 	// at the well-known path followed by the resource's path.
 	rs.metaPath = "/.well-known/oauth-protected-resource" + strings.TrimSuffix(res.EscapedPath(), "/")
 	rs.metaURL = (&url.URL{Scheme: res.Scheme, Host: res.Host, Path: rs.metaPath}).String()
+	rs.types = []string{"at+jwt"}
+	for _, typ := range o.TokenTypes {
+		rs.types = append(rs.types, normalType(typ))
+	}
+	// Every scope the resource knows: those that grant permissions and
+	// those it requires.
 	scopes := slices.Sorted(func(yield func(string) bool) {
 		for s := range o.Scopes {
 			if !yield(s) {
@@ -209,6 +228,12 @@ func New(opts *Options) (*ResourceServer, error) {
 			}
 		}
 	})
+	for _, s := range o.RequiredScopes {
+		if !slices.Contains(scopes, s) {
+			scopes = append(scopes, s)
+		}
+	}
+	slices.Sort(scopes)
 	rs.metadata = &oauthex.ProtectedResourceMetadata{
 		Resource:               o.Resource,
 		AuthorizationServers:   []string{o.Issuer},
@@ -237,6 +262,17 @@ func (rs *ResourceServer) MetadataURL() string { return rs.metaURL }
 // Metadata returns the protected resource metadata (RFC 9728) of the
 // endpoint. The caller must not change it.
 func (rs *ResourceServer) Metadata() *oauthex.ProtectedResourceMetadata { return rs.metadata }
+
+// ChallengeScope returns the scopes, separated by spaces, that a 401
+// answer names in its challenge (for [mcpserver.Options.ChallengeScope]):
+// the required scopes, or when there are none, every scope the metadata
+// lists as supported, so that a client asks for what the endpoint needs.
+func (rs *ResourceServer) ChallengeScope() string {
+	if rs.required != "" {
+		return rs.required
+	}
+	return strings.Join(rs.metadata.ScopesSupported, " ")
+}
 
 // MetadataHandler serves the protected resource metadata as JSON, to any
 // origin.
@@ -289,6 +325,7 @@ var (
 	ErrNoSubject    = errors.New("token without subject")
 	ErrScope        = errors.New("token lacks a required scope")
 	ErrKeysUnusable = errors.New("issuer's keys cannot be fetched")
+	ErrTokenType    = errors.New("token is not an access token")
 )
 
 // claims are the registered claims of an access token and its scopes.
@@ -304,7 +341,8 @@ type claims struct {
 // (fetched anew, at most every KeysMinInterval, when the token names a key
 // not in the set), whose iss is the issuer, whose aud names the resource,
 // with a subject and an exp that has not passed (nor an nbf or iat still
-// ahead), carrying every required scope. A refused token gives an
+// ahead), of an access token's type (see [Options.TokenTypes]), carrying
+// every required scope. A refused token gives an
 // [mcpserver.AuthError] of status 401, or 403 for a missing scope, or 503
 // when the keys cannot be fetched, wrapping one of the Err values.
 func (rs *ResourceServer) Verify(ctx context.Context, raw string) (*Token, error) {
@@ -345,6 +383,9 @@ func (rs *ResourceServer) Verify(ctx context.Context, raw string) (*Token, error
 	if c.Subject == "" {
 		return nil, &mcpserver.AuthError{Description: "the token has no subject", Err: ErrNoSubject}
 	}
+	if err := rs.checkType(tok.Headers[0], all); err != nil {
+		return nil, err
+	}
 	t := &Token{Subject: c.Subject, ClientID: c.ClientID, Expiry: c.Expiry.Time(), Claims: all}
 	if t.ClientID == "" {
 		t.ClientID = c.AZP
@@ -358,6 +399,29 @@ func (rs *ResourceServer) Verify(ctx context.Context, raw string) (*Token, error
 		return nil, err
 	}
 	return t, nil
+}
+
+// checkType refuses a token that is not an access token: its typ is not
+// at+jwt nor one of Options.TokenTypes, or it carries a claim only ID
+// tokens carry.
+func (rs *ResourceServer) checkType(h jose.Header, all map[string]any) error {
+	typ, _ := h.ExtraHeaders[jose.HeaderType].(string)
+	if !slices.Contains(rs.types, normalType(typ)) {
+		return &mcpserver.AuthError{Description: "the token is not an access token (its type is not at+jwt)", Err: ErrTokenType}
+	}
+	for _, c := range []string{"nonce", "at_hash", "c_hash"} {
+		if _, ok := all[c]; ok {
+			return &mcpserver.AuthError{Description: "the token is an ID token, not an access token", Err: ErrTokenType}
+		}
+	}
+	return nil
+}
+
+// normalType returns a JWT type in lower case without "application/"
+// (RFC 7515, section 4.1.9).
+func normalType(typ string) string {
+	typ = strings.ToLower(strings.TrimSpace(typ))
+	return strings.TrimPrefix(typ, "application/")
 }
 
 // grant checks that t carries every required scope and gives it the

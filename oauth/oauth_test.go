@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/toolapi/toolapi/mcpserver"
 	"github.com/toolapi/toolapi/oauth"
+	"github.com/toolapi/toolapi/ratelimit"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -71,11 +73,21 @@ func (iss *issuer) rotate(t *testing.T, id string) {
 	iss.signing = id
 }
 
-// sign returns a token with the given claims, signed with the signing key.
+// sign returns an access token (typ at+jwt) with the given claims, signed
+// with the signing key.
 func (iss *issuer) sign(t *testing.T, claims map[string]any) string {
+	return iss.signTyped(t, "at+jwt", claims)
+}
+
+// signTyped returns a token of the given typ ("-" for none) with the given
+// claims, signed with the signing key.
+func (iss *issuer) signTyped(t *testing.T, typ string, claims map[string]any) string {
 	iss.mu.Lock()
 	key := iss.keys[iss.signing]
-	opts := (&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", iss.signing)
+	opts := (&jose.SignerOptions{}).WithHeader("kid", iss.signing)
+	if typ != "-" {
+		opts = opts.WithType(jose.ContentType(typ))
+	}
 	iss.mu.Unlock()
 	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, opts)
 	if err != nil {
@@ -108,8 +120,15 @@ func (iss *issuer) claims(changes map[string]any) map[string]any {
 }
 
 // serve serves a registry whose tools need "access content" and
-// "administer" over /mcp, behind rs.
+// "administer" over /mcp, behind rs, with no limit on failed
+// authentications (many tokens fail here on purpose).
 func serve(t *testing.T, rs *oauth.ResourceServer) *httptest.Server {
+	return serveWith(t, rs, ratelimit.NewFailures(&ratelimit.FailureOptions{Burst: -1}))
+}
+
+// serveWith serves as serve does, with the given limit on failed
+// authentications (nil: the default one).
+func serveWith(t *testing.T, rs *oauth.ResourceServer, failures *ratelimit.Failures) *httptest.Server {
 	reg := tool.NewRegistry(&tool.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	for _, tt := range []struct{ id, perm string }{{"album.search", "access content"}, {"site.publish", "administer"}} {
 		if err := reg.Add(&tool.Tool{
@@ -119,8 +138,10 @@ func serve(t *testing.T, rs *oauth.ResourceServer) *httptest.Server {
 			t.Fatal(err)
 		}
 	}
-	// Many tokens fail here on purpose: no limit on failures.
-	srv := mcpserver.New(reg, &mcpserver.Options{Authenticate: rs.Authenticate, ResourceMetadataURL: rs.MetadataURL(), AuthFailureBurst: -1, StepUp: rs.StepUp})
+	srv := mcpserver.New(reg, &mcpserver.Options{
+		Authenticate: rs.Authenticate, ResourceMetadataURL: rs.MetadataURL(), ChallengeScope: rs.ChallengeScope(), StepUp: rs.StepUp,
+		AuthFailures: failures, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
 	mux := http.NewServeMux()
 	mux.Handle(rs.MetadataPath(), rs.MetadataHandler())
 	mux.Handle("/mcp", srv.Handler())
@@ -193,8 +214,8 @@ func TestTokens(t *testing.T) {
 		{"good", iss.sign(t, iss.claims(nil)), 200, ""},
 		{"audience as a string", iss.sign(t, iss.claims(map[string]any{"aud": resource})), 200, ""},
 		{"scp instead of scope", iss.sign(t, iss.claims(map[string]any{"scope": nil, "scp": []string{"mcp"}})), 200, ""},
-		{"no token", "", 401, "Bearer " + meta},
-		{"another audience", iss.sign(t, iss.claims(map[string]any{"aud": []string{"http://127.0.0.1/other"}})), 401, `error="invalid_token"`},
+		{"no token", "", 401, `Bearer scope="mcp", ` + meta},
+		{"another audience", iss.sign(t, iss.claims(map[string]any{"aud": []string{"http://127.0.0.1/other"}})), 401, `error="invalid_token", error_description="the token is not for this resource", scope="mcp", ` + meta},
 		{"expired", iss.sign(t, iss.claims(map[string]any{"exp": time.Now().Add(-time.Hour).Unix()})), 401, `error="invalid_token"`},
 		{"not yet valid", iss.sign(t, iss.claims(map[string]any{"nbf": time.Now().Add(time.Hour).Unix()})), 401, `error="invalid_token"`},
 		{"no expiry", iss.sign(t, iss.claims(map[string]any{"exp": nil})), 401, `error="invalid_token"`},
@@ -326,7 +347,10 @@ func TestKeyRotation(t *testing.T) {
 	}
 }
 
-// TestMetadata checks the protected resource metadata document.
+// TestMetadata checks the protected resource metadata document, which
+// lists every scope the resource knows (the required ones too), and that
+// a 401 challenge names the scopes to ask for: the required ones, else
+// every scope supported.
 func TestMetadata(t *testing.T) {
 	iss := newIssuer(t)
 	rs := newResourceServer(t, iss.URL, nil)
@@ -345,10 +369,70 @@ func TestMetadata(t *testing.T) {
 	}
 	want := oauthex.ProtectedResourceMetadata{
 		Resource: resource, AuthorizationServers: []string{iss.URL},
-		ScopesSupported: []string{"album:read", "site:admin"}, BearerMethodsSupported: []string{"header"},
+		ScopesSupported: []string{"album:read", "mcp", "site:admin"}, BearerMethodsSupported: []string{"header"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("metadata (-want +got):\n%s", diff)
+	}
+
+	for _, tc := range []struct {
+		name     string
+		required []string
+		want     string
+	}{
+		{"required scopes", []string{"mcp"}, `scope="mcp"`},
+		{"none required", nil, `scope="album:read site:admin"`},
+	} {
+		rs := newResourceServer(t, iss.URL, func(o *oauth.Options) { o.RequiredScopes = tc.required })
+		ts := serve(t, rs)
+		for _, token := range []string{"", "opaque-token"} {
+			resp, _ := post(t, ts.URL+"/mcp", token, initialize, nil)
+			if ch := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != 401 || !strings.Contains(ch, tc.want) {
+				t.Errorf("%s, token %q: %d %q, want 401 naming %s", tc.name, token, resp.StatusCode, ch, tc.want)
+			}
+		}
+	}
+}
+
+// TestTokenTypes checks that only access tokens are accepted: typ at+jwt
+// (with or without application/), or a type the options name; never a
+// token with an ID token's claims, whatever its type.
+func TestTokenTypes(t *testing.T) {
+	iss := newIssuer(t)
+	strict := newResourceServer(t, iss.URL, nil)
+	lenient := newResourceServer(t, iss.URL, func(o *oauth.Options) { o.TokenTypes = []string{"JWT", ""} })
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name            string
+		typ             string // "-" for none
+		claims          map[string]any
+		strict, lenient error
+	}{
+		{"at+jwt", "at+jwt", nil, nil, nil},
+		{"application/at+jwt", "application/at+jwt", nil, nil, nil},
+		{"AT+JWT", "AT+JWT", nil, nil, nil},
+		{"JWT", "JWT", nil, oauth.ErrTokenType, nil},
+		{"no typ", "-", nil, oauth.ErrTokenType, nil},
+		{"an ID token's type", "id_token+jwt", nil, oauth.ErrTokenType, oauth.ErrTokenType},
+		{"ID token claims: nonce", "JWT", map[string]any{"nonce": "n"}, oauth.ErrTokenType, oauth.ErrTokenType},
+		{"ID token claims: at_hash", "at+jwt", map[string]any{"at_hash": "x"}, oauth.ErrTokenType, oauth.ErrTokenType},
+		{"ID token claims: c_hash", "JWT", map[string]any{"c_hash": "x"}, oauth.ErrTokenType, oauth.ErrTokenType},
+	} {
+		tok := iss.signTyped(t, tc.typ, iss.claims(tc.claims))
+		for _, c := range []struct {
+			name string
+			rs   *oauth.ResourceServer
+			want error
+		}{{"at+jwt only", strict, tc.strict}, {"with JWT and none", lenient, tc.lenient}} {
+			_, err := c.rs.Verify(ctx, tok)
+			if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
+				t.Errorf("%s, %s: %v, want %v", tc.name, c.name, err, c.want)
+			}
+		}
+	}
+	resp, _ := post(t, serve(t, strict).URL+"/mcp", iss.signTyped(t, "JWT", iss.claims(map[string]any{"nonce": "n"})), initialize, nil)
+	if ch := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != 401 || !strings.Contains(ch, `error="invalid_token"`) {
+		t.Errorf("an ID token at /mcp: %d %q, want 401 invalid_token", resp.StatusCode, ch)
 	}
 }
 

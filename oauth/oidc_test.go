@@ -289,9 +289,10 @@ func TestOpenIDProviderTokens(t *testing.T) {
 	}
 
 	// The provider signs JWTs too: exchanged for an ID token naming this
-	// resource as audience, the signature, issuer and audience verify.
+	// resource as audience, the signature, issuer and audience verify, but
+	// an ID token is no access token: it is refused for its type.
 	jwt := exchange(t, iss, person, "id_token", resource, "openid")
-	if tk, err := rs.Verify(ctx, jwt); !errors.Is(err, oauth.ErrScope) {
-		t.Errorf("the provider's signed JWT for this resource, without the scope mcp: %+v, %v; want ErrScope (signature, issuer and audience accepted)", tk, err)
+	if tk, err := rs.Verify(ctx, jwt); !errors.Is(err, oauth.ErrTokenType) {
+		t.Errorf("the provider's ID token for this resource: %+v, %v; want ErrTokenType (signature, issuer and audience accepted)", tk, err)
 	}
 }

@@ -8,6 +8,11 @@
 // access failure whose message says when to try again; the refusal goes
 // through the middleware added before this one (an audit trail added
 // first records it).
+//
+// [Failures] limits the failed checks of credentials per client address,
+// the one limit that the doors of an application (the MCP endpoint, the
+// explorer's sign-in) share; [ClientAddress] tells the address a request
+// comes from, reading what trusted reverse proxies report.
 package ratelimit
 
 import (

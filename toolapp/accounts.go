@@ -16,6 +16,14 @@ import (
 // Accounts is where an application keeps its accounts. One store serves
 // every door: --user on the command line, bearer tokens on /mcp and
 // sign-in on the explorer (with the account's name and token).
+//
+// A store answers a name or token it does not know with an error wrapping
+// [ErrUnknownAccount]: that is a wrong credential, answered 401 and
+// counted against the client address's limit of failures. Any other error
+// means the store cannot answer at the moment (its database is down):
+// /mcp and the explorer answer 503 with Retry-After, count no failure,
+// and keep signed-in visitors signed in. A store may wrap
+// [tool.ErrUnavailable] to say so plainly.
 type Accounts interface {
 	// Account returns the account with the given name, or an error
 	// wrapping [ErrUnknownAccount] when there is none.
@@ -170,4 +178,16 @@ func (s *StaticAccounts) TokenHolders(context.Context) ([]string, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return slices.Clone(s.names), nil
+}
+
+// unavailable returns err as the doors of [Handler] take it: an error of
+// a store that does not wrap [ErrUnknownAccount] says that the store could
+// not answer (its database cannot be reached, say), not that the
+// credentials are wrong, so it is made to wrap [tool.ErrUnavailable]:
+// answered 503 with Retry-After and counted as no failed sign-in.
+func unavailable(err error) error {
+	if err == nil || errors.Is(err, ErrUnknownAccount) || errors.Is(err, tool.ErrUnavailable) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", tool.ErrUnavailable, err)
 }

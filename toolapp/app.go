@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -98,6 +99,20 @@ type Options struct {
 	// Stateless serves MCP without sessions (see
 	// [mcpserver.Options.Stateless]) even without serve --stateless.
 	Stateless bool
+	// TrustedProxies are the reverse proxies and load balancers in front
+	// of serve, by address or network (serve --trusted-proxy): on their
+	// connections, the client address that limits count per address is
+	// read from X-Forwarded-For or Forwarded (see
+	// [ratelimit.ClientAddress]). Nil trusts none: the address is the
+	// connection's peer, and the headers are ignored.
+	TrustedProxies []netip.Prefix
+	// PublicHosts are the host names (or host:port) under which serve is
+	// reached besides loopback hosts (serve --public-host), for /mcp and
+	// the explorer alike: a reverse proxy on the same machine forwards
+	// them to a loopback address, where any other host is refused against
+	// DNS rebinding. With them set, any other host is refused everywhere.
+	// Nil allows any host, except on loopback addresses.
+	PublicHosts []string
 
 	// ReadHeaderTimeout bounds the reading of a request's headers. Zero
 	// means 10 seconds.
@@ -131,6 +146,8 @@ type Options struct {
 	// telemetry records the MCP requests of serve and mcp when the OTEL_*
 	// variables turn it on (see [runner.startTelemetry]); nil when off.
 	telemetry *telemetry.Telemetry
+	// doors is what /mcp and the explorer share under [Handler].
+	doors *doors
 }
 
 // A Command is a command of the application's own, run as "NAME COMMAND

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -55,10 +56,12 @@ func (r *runner) serve(args []string) error {
 	addr := r.addr()
 	var printTok bool
 	stateless := r.opts.Stateless
+	proxies, hosts := slices.Clone(r.opts.TrustedProxies), slices.Clone(r.opts.PublicHosts)
 	fs := r.flagSet("serve", func(fs *flag.FlagSet) {
 		fs.StringVar(&addr, "addr", addr, "the `address` to listen on")
 		fs.BoolVar(&stateless, "stateless", stateless, "serve MCP without sessions, so that several processes can answer one address behind a load balancer")
 		fs.BoolVar(&printTok, "print-tokens", false, "issue and print an API token for every account")
+		addProxyFlags(fs, &proxies, &hosts)
 	})
 	if err := parse(fs, args); err != nil {
 		return err
@@ -88,6 +91,7 @@ func (r *runner) serve(args []string) error {
 	}
 	opts := r.opts
 	opts.Stateless = stateless
+	opts.TrustedProxies, opts.PublicHosts = proxies, hosts
 	opts.telemetry = tel
 	return Serve(r.ctx, ln, app, &opts)
 }
@@ -195,6 +199,7 @@ func Handler(app *App, opts *Options) http.Handler {
 		o.Title = o.Name
 	}
 	logger := app.Registry.Logger()
+	o.doors = newDoors(&o)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", withMaxBody(newMCPServer(app, &o, true).Handler(), o.MaxMCPBody))
 	if app.OAuth != nil {
@@ -266,6 +271,7 @@ func mcpOptions(app *App, o *Options, http bool) *mcpserver.Options {
 	if !http {
 		return &m
 	}
+	o.doors.mcp(&m, app)
 	if m.Authenticate == nil && app.OAuth != nil {
 		m.Authenticate = app.OAuth.Authenticate
 		if m.ResourceMetadataURL == "" {
@@ -297,15 +303,21 @@ func mcpOptions(app *App, o *Options, http bool) *mcpserver.Options {
 }
 
 // authenticate returns the MCP authentication of app's accounts: a bearer
-// token names an account, and a request without one is anonymous.
+// token names an account, and a request without one is anonymous. A store
+// that fails otherwise than by knowing no such account is unavailable
+// (503), never a wrong token.
 func authenticate(app *App) func(*http.Request) (tool.Account, error) {
-	tokens := mcpserver.Bearer(app.Accounts.TokenAccount)
+	tokens := mcpserver.Bearer(func(ctx context.Context, token string) (tool.Account, error) {
+		acct, err := app.Accounts.TokenAccount(ctx, token)
+		return acct, unavailable(err)
+	})
 	return func(r *http.Request) (tool.Account, error) {
 		acct, err := tokens(r)
 		if acct != nil || err != nil {
 			return acct, err
 		}
-		return app.anonymous(r.Context())
+		acct, err = app.anonymous(r.Context())
+		return acct, unavailable(err)
 	}
 }
 
@@ -322,6 +334,7 @@ func explorerOptions(app *App, o *Options) *explorer.Options {
 	if e.AppName == "" {
 		e.AppName = o.Name
 	}
+	o.doors.explorer(&e)
 	if app.Accounts == nil {
 		return &e
 	}
@@ -329,7 +342,7 @@ func explorerOptions(app *App, o *Options) *explorer.Options {
 		e.Authenticate = func(ctx context.Context, name, token string) (tool.Account, error) {
 			acct, err := app.Accounts.TokenAccount(ctx, token)
 			if err != nil {
-				return nil, err
+				return nil, unavailable(err)
 			}
 			if acct == nil || acct.AccountID() != name {
 				return nil, ErrUnknownAccount
@@ -344,7 +357,10 @@ func explorerOptions(app *App, o *Options) *explorer.Options {
 		e.Anonymous = app.anonymous
 	}
 	if e.Account == nil {
-		e.Account = app.account
+		e.Account = func(ctx context.Context, id string) (tool.Account, error) {
+			acct, err := app.account(ctx, id)
+			return acct, unavailable(err)
+		}
 	}
 	return &e
 }
