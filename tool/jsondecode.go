@@ -56,7 +56,7 @@ func decodeJSONInputsInto(e *entry, data []byte, vs *violations) *Values {
 		return in
 	}
 	if data[0] != '{' {
-		vs.add(nil, "arguments must be a JSON object")
+		vs.add(nil, Violation{Rule: RuleType, Detail: "object"})
 		return nil
 	}
 	jr := jsonReaders.Get().(*jsonReader)
@@ -71,7 +71,7 @@ func decodeJSONInputsInto(e *entry, data []byte, vs *violations) *Values {
 	sent := newPresence(len(e.inputs))
 	if err := decodeJSONObject(e, &jr.dec, in, &sent, &extra, vs); err != nil {
 		*vs = violations{}
-		vs.add(nil, "arguments are not valid JSON: "+jsonProblem(err))
+		vs.add(nil, Violation{Rule: RuleJSON, Detail: jsonProblem(err)})
 		return nil
 	}
 	for i, n := range e.inputs {
@@ -235,7 +235,7 @@ func (n *node) decodeJSON(dec *jsontext.Decoder, p *pathSeg, vs *violations) (an
 					return nil, err
 				}
 				if !n.items.def.Nullable {
-					vs.add(&ip, "must not be null")
+					vs.add(&ip, rule(RuleNotNull))
 				}
 				out = append(out, nil)
 				continue
@@ -249,7 +249,7 @@ func (n *node) decodeJSON(dec *jsontext.Decoder, p *pathSeg, vs *violations) (an
 		if _, err := dec.ReadToken(); err != nil {
 			return nil, err
 		}
-		n.checkCount(len(out)+past, "item", p, vs)
+		n.checkCount(len(out)+past, RuleMinItems, RuleMaxItems, p, vs)
 		return out, nil
 	}
 	// Anything else (maps, any, and every value of the wrong type) is read
@@ -304,11 +304,11 @@ func decodeArgs(data []byte) (map[string]any, []Violation) {
 		return nil, nil
 	}
 	if data[0] != '{' {
-		return nil, []Violation{{Message: "arguments must be a JSON object"}}
+		return nil, []Violation{newViolation(Violation{Rule: RuleType, Detail: "object"})}
 	}
 	var m map[string]any
 	if err := jsonv2.Unmarshal(data, &m, exactNumbers); err != nil {
-		return nil, []Violation{{Message: "arguments are not valid JSON: " + jsonProblem(err)}}
+		return nil, []Violation{newViolation(Violation{Rule: RuleJSON, Detail: jsonProblem(err)})}
 	}
 	return m, nil
 }
