@@ -15,11 +15,14 @@ const (
 	maxMessageBytes   = 2048
 	maxViolations     = 50
 	maxViolationBytes = 200
+	maxRuleBytes      = 64
 )
 
 // violationsText returns the text block listing the violations of a
 // failed call: at most maxViolations of them, each cut to
-// maxViolationBytes, and how many more there were.
+// maxViolationBytes and followed by its rule key ("- limit: must be at
+// most 100 (rule: maximum)"), a stable code an agent can act on, and how
+// many more there were.
 func violationsText(vs []tool.Violation) string {
 	var b strings.Builder
 	b.WriteString("Violations:")
@@ -30,6 +33,9 @@ func violationsText(vs []tool.Violation) string {
 		}
 		b.WriteString("\n- ")
 		b.WriteString(clip(v.String(), maxViolationBytes))
+		if v.Rule != "" {
+			b.WriteString(" (rule: " + clip(v.Rule, maxRuleBytes) + ")")
+		}
 	}
 	return b.String()
 }
