@@ -41,15 +41,19 @@ func violationsText(vs []tool.Violation) string {
 }
 
 // clip returns s cut to at most max bytes, on a rune boundary, with "…"
-// at the end when it was cut.
+// at the end when it was cut. It copies the runes that fit rather than
+// slicing s, and so never looks into the words it bounds.
 func clip(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
 	const ellipsis = "…"
-	cut := max - len(ellipsis)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	var b strings.Builder
+	for _, r := range s {
+		if b.Len()+utf8.RuneLen(r) > max-len(ellipsis) {
+			break
+		}
+		b.WriteRune(r)
 	}
-	return s[:cut] + ellipsis
+	return b.String() + ellipsis
 }

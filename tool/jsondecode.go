@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+	"strconv"
 	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -314,16 +314,37 @@ func decodeArgs(data []byte) (map[string]any, []Violation) {
 }
 
 // jsonProblem says what is wrong with a JSON document without echoing
-// library internals: the first line of the parser's message, which names
-// the problem and its offset.
+// library internals: the problem the parser found, where (the JSON
+// Pointer of the value) and after which byte. It reads the parser's error
+// values, never their text.
 func jsonProblem(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "jsontext: ")
-	msg = strings.TrimPrefix(msg, "json: ")
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
+	var syn *jsontext.SyntacticError
+	var sem *jsonv2.SemanticError
+	switch {
+	case errors.As(err, &syn):
+		return locatedProblem(syn.Err, "a syntax error", syn.JSONPointer, syn.ByteOffset)
+	case errors.As(err, &sem):
+		return locatedProblem(sem.Err, "a value of the wrong kind", sem.JSONPointer, sem.ByteOffset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "unexpected end of the document"
 	}
-	return msg
+	return err.Error()
+}
+
+// locatedProblem says cause (or otherwise, when there is none) within the
+// value at ptr, after the byte offset.
+func locatedProblem(cause error, otherwise string, ptr jsontext.Pointer, offset int64) string {
+	s := otherwise
+	if cause != nil {
+		s = cause.Error()
+	}
+	if ptr != "" {
+		s += " within " + strconv.Quote(shorten(string(ptr), maxPathBytes))
+	}
+	if offset > 0 {
+		s += " after offset " + strconv.FormatInt(offset, 10)
+	}
+	return s
 }
 
 func trimSpace(b []byte) []byte {
