@@ -379,7 +379,11 @@ func (fm *form) place(vs []tool.Violation) {
 				break
 			}
 			if p == "" {
-				fm.problems = append(fm.problems, v.String())
+				msg := v.ForPeople()
+				if v.Path != "" {
+					msg = v.Path + ": " + msg
+				}
+				fm.problems = append(fm.problems, msg)
 				break
 			}
 			p = parentPath(p)
