@@ -77,4 +77,12 @@ func TestPlainMessages(t *testing.T) {
 	if h := f.Hint(); strings.Contains(h, "[A-Z]") || !strings.Contains(h, "like “AB-12”") {
 		t.Errorf("the hint of a pattern = %q", h)
 	}
+	// Counts are in English: one character, not "1 characters".
+	initial := &tool.Definition{Name: "initial", Type: "string", Constraints: tool.Constraints{Length: &tool.Bounds{Min: tool.Ptr(1), Max: tool.Ptr(1)}}}
+	if h := (&form{}).newField(initial, "initial", nil, -1).Hint(); h != "exactly 1 character" {
+		t.Errorf("the hint of one character = %q", h)
+	}
+	if c := constraintTexts(initial); len(c) != 1 || c[0] != "exactly 1 character" {
+		t.Errorf("the constraints of one character = %q", c)
+	}
 }
