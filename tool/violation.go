@@ -39,8 +39,9 @@ type Violation struct {
 	// "object", "int64"), the format of RuleFormat ("email", "uri",
 	// "date-time", "date", "duration"), the encoding of
 	// RuleContentEncoding ("base64"), the pattern of RulePattern, the
-	// entity type of RuleEntityID, RuleEntityType and RuleEntityNotFound
-	// (empty for an input of any type), "input" for a
+	// entity type of RuleEntityID and RuleEntityNotFound (by its label in
+	// lower case, else its ID; empty for an input of any type) and the
+	// entity type ID RuleEntityType expects, "input" for a
 	// RuleAdditionalProperties about a tool's inputs, and the parse
 	// problem of RuleJSON.
 	Detail string `json:"detail,omitempty"`
@@ -144,8 +145,6 @@ func (v Violation) ForPeople() string {
 			return "must be a number such as 2.5"
 		case "boolean":
 			return "must be yes or no"
-		case "string":
-			return "must be text"
 		}
 	case RuleFormat:
 		switch v.Detail {
