@@ -38,7 +38,7 @@ func TestViolationRules(t *testing.T) {
 		{"type boolean", &Definition{Name: "x", Type: "boolean"}, `{"x":1}`,
 			Violation{Path: "x", Rule: RuleType, Message: "must be true or false", Detail: "boolean"}, "must be yes or no"},
 		{"type string", &Definition{Name: "x", Type: "string"}, `{"x":1}`,
-			Violation{Path: "x", Rule: RuleType, Message: "must be a string", Detail: "string"}, "must be text"},
+			Violation{Path: "x", Rule: RuleType, Message: "must be a string", Detail: "string"}, "must be a string"},
 		{"type list", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}}, `{"x":1}`,
 			Violation{Path: "x", Rule: RuleType, Message: "must be a list", Detail: "list"}, "must be a list"},
 		{"format email", &Definition{Name: "x", Type: "email"}, `{"x":"ann"}`,
