@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"html/template"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -152,10 +151,14 @@ func (f *Field) HTML() template.HTML {
 // Hint returns a line saying what the value must be, from the definition's
 // type and constraints, for people filling the form.
 func (f *Field) Hint() string {
-	parts := constraintTexts(f.Def)
-	if f.Def.Constraints.Pattern != "" {
+	var parts []string
+	for _, r := range f.Def.Requirements() {
 		// A regular expression tells a person little: an example does.
-		parts = slices.DeleteFunc(parts, func(s string) bool { return strings.HasPrefix(s, "matches ") })
+		if r.Rule != tool.RulePattern {
+			parts = append(parts, r.Text)
+		}
+	}
+	if f.Def.Constraints.Pattern != "" {
 		if len(f.Def.Examples) > 0 {
 			if s, ok := f.Def.Examples[0].(string); ok {
 				parts = append(parts, "like “"+s+"”")

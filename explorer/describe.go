@@ -334,65 +334,11 @@ func jsonCompact(v any) string {
 // constraintTexts says in words what def's constraints require, one
 // phrase each.
 func constraintTexts(def *tool.Definition) []string {
-	c := def.Constraints
 	var out []string
-	unit := "characters"
-	if def.Type == "list" {
-		unit = "items"
-	} else if def.Type == "map" {
-		unit = "properties"
-	}
-	if c.NotBlank {
-		if def.Type == "list" || def.Type == "map" {
-			out = append(out, "not empty")
-		} else {
-			out = append(out, "not blank")
-		}
-	}
-	if c.NotNull {
-		out = append(out, "not null")
-	}
-	if c.Count != nil {
-		out = append(out, boundsText(c.Count, unit))
-	}
-	if c.Length != nil {
-		out = append(out, boundsText(c.Length, "characters"))
-	}
-	if r := c.Range; r != nil {
-		switch {
-		case r.Min != nil && r.Max != nil:
-			out = append(out, "from "+num(*r.Min)+" to "+num(*r.Max))
-		case r.Min != nil:
-			out = append(out, "at least "+num(*r.Min))
-		case r.Max != nil:
-			out = append(out, "at most "+num(*r.Max))
-		}
-	}
-	if len(c.Choice) > 0 {
-		ch := make([]string, len(c.Choice))
-		for i, x := range c.Choice {
-			ch[i] = choiceText(x)
-		}
-		out = append(out, "one of: "+strings.Join(ch, ", "))
-	}
-	if c.Pattern != "" {
-		out = append(out, "matches "+c.Pattern)
+	for _, r := range def.Requirements() {
+		out = append(out, r.Text)
 	}
 	return out
-}
-
-func boundsText(b *tool.Bounds, unit string) string {
-	switch {
-	case b.Min != nil && b.Max != nil && *b.Min == *b.Max:
-		return "exactly " + strconv.Itoa(*b.Min) + " " + unit
-	case b.Min != nil && b.Max != nil:
-		return strconv.Itoa(*b.Min) + " to " + strconv.Itoa(*b.Max) + " " + unit
-	case b.Min != nil:
-		return "at least " + strconv.Itoa(*b.Min) + " " + unit
-	case b.Max != nil:
-		return "at most " + strconv.Itoa(*b.Max) + " " + unit
-	}
-	return "any number of " + unit
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -363,8 +363,8 @@ func (fm *form) place(vs []tool.Violation) {
 		p := v.Path
 		for {
 			if f, ok := index[p]; ok {
-				msg := plainMessage(f.Def, v.Message)
-				if m, refs, ok := f.notFound(v.Message); ok && p == v.Path {
+				msg := plainMessage(f.Def, v)
+				if m, refs, ok := f.notFound(v); ok && p == v.Path {
 					msg = m
 					if f.Matches == nil {
 						// The suggestions, to pick.
@@ -372,14 +372,18 @@ func (fm *form) place(vs []tool.Violation) {
 					}
 				}
 				if p != v.Path {
-					msg = strings.TrimPrefix(v.Path[len(p):], ".") + ": " + v.Message
+					msg = strings.TrimPrefix(v.Path[len(p):], ".") + ": " + v.ForPeople()
 				}
 				f.Violations = append(f.Violations, msg)
 				fm.summary = append(fm.summary, summaryItem{ID: f.ID, Label: f.pathLabel(), Message: msg})
 				break
 			}
 			if p == "" {
-				fm.problems = append(fm.problems, v.String())
+				msg := v.ForPeople()
+				if v.Path != "" {
+					msg = v.Path + ": " + msg
+				}
+				fm.problems = append(fm.problems, msg)
 				break
 			}
 			p = parentPath(p)

@@ -153,3 +153,23 @@ func TestOnePassWithConfirmation(t *testing.T) {
 		t.Errorf("erase ran %d times without a tick", runs)
 	}
 }
+
+// TestAlbumIDInPlainWords: an album ID that is no ID at all (a number in
+// the inputs given as JSON) reads in plain words, "must name an album",
+// through the explorer's own handler. The words are chosen by the
+// violation's rule: the core's words for models ("must be the ID of an
+// album as a string") are never searched.
+func TestAlbumIDInPlainWords(t *testing.T) {
+	env := newTestEnv(t, nil)
+	b := env.browser(t)
+	b.signIn("alice")
+	b.get("/tools/demo.summarize")
+	r := b.post("/tools/demo.summarize", url.Values{"action": {"run-json"}, "json_inputs": {`{"album": 12}`}})
+	if r.status != http.StatusUnprocessableEntity {
+		t.Fatalf("status %d, want 422", r.status)
+	}
+	_, items := summaryOf(r.body)
+	if diff := cmp.Diff([]string{"album: must name an album: type its label or its ID"}, items); diff != "" {
+		t.Errorf("summary (-want +got):\n%s\n%s", diff, between(r.body, `id="error-summary"`, "</div>"))
+	}
+}

@@ -54,20 +54,35 @@ func TestHumanValues(t *testing.T) {
 func TestPlainMessages(t *testing.T) {
 	code := &tool.Definition{Name: "code", Type: "string", Examples: []any{"AB-12"}, Constraints: tool.Constraints{Pattern: "^[A-Z]{2}-[0-9]{2}$"}}
 	for _, tt := range []struct {
-		def       *tool.Definition
-		msg, want string
+		def  *tool.Definition
+		v    tool.Violation
+		want string
 	}{
-		{code, "must match the pattern ^[A-Z]{2}-[0-9]{2}$", "is not in the expected form: type something like “AB-12”"},
-		{&tool.Definition{Type: "timestamp"}, "must be a date and time in RFC 3339 form such as 2024-05-01T12:00:00Z", "must be a date and time such as 2024-05-01 12:00 (UTC)"},
-		{&tool.Definition{Type: "entity:album"}, "must be the ID of a album as a string", "must name a album: type its label or its ID"},
-		{&tool.Definition{Type: "integer"}, "must be at most 10", "must be at most 10"},
+		{code, tool.Violation{Rule: tool.RulePattern, Detail: "^[A-Z]{2}-[0-9]{2}$", Message: "must match the pattern ^[A-Z]{2}-[0-9]{2}$"}, "is not in the expected form: type something like “AB-12”"},
+		{&tool.Definition{Type: "string", Description: "A code.", Constraints: tool.Constraints{Pattern: "^x$"}}, tool.Violation{Rule: tool.RulePattern, Detail: "^x$"}, "is not in the expected form: A code"},
+		{&tool.Definition{Type: "timestamp"}, tool.Violation{Rule: tool.RuleFormat, Detail: "date-time", Message: "must be a date and time in RFC 3339 form such as 2024-05-01T12:00:00Z"}, "must be a date and time such as 2024-05-01 12:00 (UTC)"},
+		// The core's words for an album are "the ID of an album": the
+		// rule, not the words, picks what a person reads.
+		{&tool.Definition{Type: "entity:album"}, tool.Violation{Rule: tool.RuleEntityID, Detail: "album", Message: "must be the ID of an album as a string"}, "must name an album: type its label or its ID"},
+		{&tool.Definition{Type: "boolean"}, tool.Violation{Rule: tool.RuleType, Detail: "boolean", Message: "must be true or false"}, "must be yes or no (tick the box or leave it)"},
+		{&tool.Definition{Type: "integer"}, tool.Violation{Rule: tool.RuleMaximum, Limit: tool.Ptr(10.0), Message: "must be at most 10"}, "must be at most 10"},
+		// Words a handler chose stay as they are.
+		{&tool.Definition{Type: "string"}, tool.Violation{Rule: tool.RuleHandler, Message: "must be a pattern we like"}, "must be a pattern we like"},
 	} {
-		if got := plainMessage(tt.def, tt.msg); got != tt.want {
-			t.Errorf("plainMessage(%q) = %q, want %q", tt.msg, got, tt.want)
+		if got := plainMessage(tt.def, tt.v); got != tt.want {
+			t.Errorf("plainMessage(%+v) = %q, want %q", tt.v, got, tt.want)
 		}
 	}
 	f := (&form{}).newField(code, "code", nil, -1)
 	if h := f.Hint(); strings.Contains(h, "[A-Z]") || !strings.Contains(h, "like “AB-12”") {
 		t.Errorf("the hint of a pattern = %q", h)
+	}
+	// Counts are in English: one character, not "1 characters".
+	initial := &tool.Definition{Name: "initial", Type: "string", Constraints: tool.Constraints{Length: &tool.Bounds{Min: tool.Ptr(1), Max: tool.Ptr(1)}}}
+	if h := (&form{}).newField(initial, "initial", nil, -1).Hint(); h != "exactly 1 character" {
+		t.Errorf("the hint of one character = %q", h)
+	}
+	if c := constraintTexts(initial); len(c) != 1 || c[0] != "exactly 1 character" {
+		t.Errorf("the constraints of one character = %q", c)
 	}
 }

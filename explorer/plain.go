@@ -6,43 +6,24 @@ import (
 	"github.com/toolapi/toolapi/tool"
 )
 
-// plainMessage rewords a violation of a form field for the person filling
-// it in: what to type, with an example, rather than a regular expression
-// or the name of a standard. Messages it does not know stay as they are.
-func plainMessage(def *tool.Definition, msg string) string {
-	example := ""
-	if len(def.Examples) > 0 {
-		if s, ok := def.Examples[0].(string); ok {
-			example = s
-		}
-	}
+// plainMessage says a violation of a form field for the person filling
+// it in, by its rule: what to type, with the field's example where a
+// pattern would say it with a regular expression, and how the checkbox of
+// a boolean takes yes or no. The rest is the violation's words for people
+// ([tool.Violation.ForPeople]).
+func plainMessage(def *tool.Definition, v tool.Violation) string {
 	switch {
-	case strings.HasPrefix(msg, "must match the pattern "):
-		if example != "" {
-			return "is not in the expected form: type something like “" + example + "”"
+	case v.Rule == tool.RulePattern:
+		if len(def.Examples) > 0 {
+			if s, ok := def.Examples[0].(string); ok && s != "" {
+				return "is not in the expected form: type something like “" + s + "”"
+			}
 		}
 		return "is not in the expected form" + describeHint(def)
-	case strings.Contains(msg, "RFC 3339"):
-		return "must be a date and time such as 2024-05-01 12:00 (UTC)"
-	case strings.HasPrefix(msg, "must be an ISO 8601 duration"):
-		return "must be a duration such as 1h30m, 90s or PT1H30M"
-	case msg == "must be an integer":
-		return "must be a whole number such as 7"
-	case msg == "must be a number":
-		return "must be a number such as 2.5"
-	case msg == "must be an email address":
-		return "must be an email address such as ann@example.com"
-	case msg == "must be an absolute URI":
-		return "must be a full web address such as https://example.com/page"
-	case msg == "must be true or false":
-		return "must be yes or no (tick the box or leave it)"
-	case strings.HasPrefix(msg, "must be the ID of a "):
-		typ := strings.TrimSuffix(strings.TrimPrefix(msg, "must be the ID of a "), " as a string")
-		return "must name a " + typ + ": type its label or its ID"
-	case strings.HasPrefix(msg, "must be base64"):
-		return "must be data encoded as base64"
+	case v.Rule == tool.RuleType && v.Detail == "boolean":
+		return v.ForPeople() + " (tick the box or leave it)"
 	}
-	return msg
+	return v.ForPeople()
 }
 
 // describeHint returns ": " and the definition's description, to say
@@ -63,18 +44,17 @@ const (
 )
 
 // notFound rewords the violation of an entity field naming no entity
-// ("no album has the ID "Blue"", as the registry says it) in the words of
-// the person, who may have typed a label: "no album is called “Blue”".
-// When the entity type can search by label, it suggests the entities whose
-// labels hold the text, or else one of its words, and returns them to
-// offer as picks. It reports false for any other message.
-func (f *Field) notFound(msg string) (string, []tool.EntityRef, bool) {
-	name := f.EntityTypeLabel()
-	typed, ok := strings.CutPrefix(msg, "no "+name+" has the ID \"")
-	if !ok || entityTypeOf(f.Def) == "" || !strings.HasSuffix(typed, "\"") {
+// (rule [tool.RuleEntityNotFound], the ID it names as its value) in the
+// words of the person, who may have typed a label: "no album is called
+// “Blue”". When the entity type can search by label, it suggests the
+// entities whose labels hold the text, or else one of its words, and
+// returns them to offer as picks. It reports false for any other
+// violation.
+func (f *Field) notFound(v tool.Violation) (string, []tool.EntityRef, bool) {
+	if v.Rule != tool.RuleEntityNotFound || v.Value == "" || entityTypeOf(f.Def) == "" {
 		return "", nil, false
 	}
-	typed = strings.TrimSuffix(typed, "\"")
+	name, typed := f.EntityTypeLabel(), v.Value
 	et, _ := f.form.e.reg.EntityType(entityTypeOf(f.Def))
 	if et == nil || et.Search == nil {
 		return "no " + name + " has the ID “" + typed + "”", nil, true

@@ -34,7 +34,7 @@ func Example() {
 	// Output:
 	// [{"name":"text__upper","description":"Upper-cases a text.","input_schema":{"type":"object","properties":{"text":{"type":"string","pattern":"^[^\\x00]*$"}},"required":["text"],"additionalProperties":false}}]
 	// {"success":true,"message":"Upper completed.","outputs":{"result":"HELLO"}}
-	// {"success":false,"message":"Invalid input for Upper: text: is required","error_type":"invalid_input","violations":[{"path":"text","message":"is required"}],"input_schema":{"type":"object","properties":{"text":{"type":"string","pattern":"^[^\\x00]*$"}},"required":["text"],"additionalProperties":false}}
+	// {"success":false,"message":"Invalid input for Upper: text: is required","error_type":"invalid_input","violations":[{"path":"text","rule":"required","message":"is required"}],"input_schema":{"type":"object","properties":{"text":{"type":"string","pattern":"^[^\\x00]*$"}},"required":["text"],"additionalProperties":false}}
 }
 
 // A Gemini model gets its declarations in the OpenAPI subset Gemini takes,

@@ -31,7 +31,9 @@
 // definitions, whatever the format. Its [Response] is
 // {"success","message","outputs"}; a failure adds "error_type" and, when
 // the arguments were wrong, "violations" and "input_schema", so that the
-// model can correct them.
+// model can correct them. Each violation has its "path", its "rule" (a
+// stable key such as "required" or "maximum", see [tool.Violation]) with
+// the rule's datum ("limit", "choices", "detail") and its "message".
 package funcall
 
 import (

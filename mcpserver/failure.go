@@ -15,11 +15,14 @@ const (
 	maxMessageBytes   = 2048
 	maxViolations     = 50
 	maxViolationBytes = 200
+	maxRuleBytes      = 64
 )
 
 // violationsText returns the text block listing the violations of a
 // failed call: at most maxViolations of them, each cut to
-// maxViolationBytes, and how many more there were.
+// maxViolationBytes and followed by its rule key ("- limit: must be at
+// most 100 (rule: maximum)"), a stable code an agent can act on, and how
+// many more there were.
 func violationsText(vs []tool.Violation) string {
 	var b strings.Builder
 	b.WriteString("Violations:")
@@ -30,20 +33,27 @@ func violationsText(vs []tool.Violation) string {
 		}
 		b.WriteString("\n- ")
 		b.WriteString(clip(v.String(), maxViolationBytes))
+		if v.Rule != "" {
+			b.WriteString(" (rule: " + clip(v.Rule, maxRuleBytes) + ")")
+		}
 	}
 	return b.String()
 }
 
 // clip returns s cut to at most max bytes, on a rune boundary, with "…"
-// at the end when it was cut.
+// at the end when it was cut. It copies the runes that fit rather than
+// slicing s, and so never looks into the words it bounds.
 func clip(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
 	const ellipsis = "…"
-	cut := max - len(ellipsis)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	var b strings.Builder
+	for _, r := range s {
+		if b.Len()+utf8.RuneLen(r) > max-len(ellipsis) {
+			break
+		}
+		b.WriteRune(r)
 	}
-	return s[:cut] + ellipsis
+	return b.String() + ellipsis
 }

@@ -491,7 +491,7 @@ func TestCallFailures(t *testing.T) {
 	}{
 		{
 			name: "missing input", tool: "album.search", args: map[string]any{"limit": 500},
-			want: []string{"Invalid input for Search", "Violations:\n- word: is required\n- limit: must be at most 100", "Input schema:\n{", `"word"`},
+			want: []string{"Invalid input for Search", "Violations:\n- word: is required (rule: required)\n- limit: must be at most 100 (rule: maximum)", "Input schema:\n{", `"word"`},
 		},
 		{
 			name: "unknown input", tool: "album.search", args: map[string]any{"word": "so", "genre": "jazz"},

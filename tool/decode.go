@@ -54,7 +54,7 @@ func (r *Registry) decodeInputsInto(ctx context.Context, e *entry, args map[stri
 			rn, err := r.refine(ctx, t, n, known)
 			if err != nil {
 				seg := pathSeg{name: n.def.Name}
-				vs.add(&seg, "cannot be checked now; try again")
+				vs.add(&seg, rule(RuleUnavailable))
 				r.logger.Error("refiner failed", "tool", t.ID, "input", n.def.Name, "error", err.Error())
 				continue
 			}
@@ -89,10 +89,10 @@ func decodeAbsent(n *node, i int, present bool, in *Values, vs *violations) {
 		in.values[i] = cloneDefault(n.deflt)
 	case d.Required:
 		seg := pathSeg{name: d.Name}
-		vs.add(&seg, "is required")
+		vs.add(&seg, rule(RuleRequired))
 	case present && d.Constraints.NotNull:
 		seg := pathSeg{name: d.Name}
-		vs.add(&seg, "must not be null")
+		vs.add(&seg, rule(RuleNotNull))
 	default:
 		in.values[i] = cloneDefault(n.deflt)
 	}
@@ -149,7 +149,7 @@ func (n *node) decode(raw any, p *pathSeg, vs *violations) any {
 		if n.def.Nullable {
 			return nil
 		}
-		vs.add(p, "must not be null")
+		vs.add(p, rule(RuleNotNull))
 		return nil
 	}
 	switch n.kind {
@@ -175,7 +175,7 @@ func (n *node) decode(raw any, p *pathSeg, vs *violations) any {
 // when raw is not of n's type.
 func (n *node) decodeScalar(raw any, p *pathSeg, vs *violations) (any, bool) {
 	var v any
-	var problem string
+	var problem Violation
 	switch n.kind {
 	case kString, kEmail, kURI:
 		v, problem = n.decodeString(raw)
@@ -192,18 +192,19 @@ func (n *node) decodeScalar(raw any, p *pathSeg, vs *violations) (any, bool) {
 	case kEntity:
 		v, problem = n.decodeEntityRef(raw)
 	default:
-		problem = "has a type that cannot be decoded"
+		problem = rule(RuleType)
 	}
-	if problem != "" {
+	if problem.Rule != "" {
 		vs.add(p, problem)
 		return nil, false
 	}
 	return v, true
 }
 
-// The decoders of scalars below return the value, or the problem with raw.
+// The decoders of scalars below return the value, or the violation of raw
+// (with no rule when there is none).
 
-func (n *node) decodeString(raw any) (any, string) {
+func (n *node) decodeString(raw any) (any, Violation) {
 	var s string
 	switch x := raw.(type) {
 	case string:
@@ -211,104 +212,104 @@ func (n *node) decodeString(raw any) (any, string) {
 	case Text:
 		s = string(x)
 	default:
-		return nil, "must be a string"
+		return nil, Violation{Rule: RuleType, Detail: "string"}
 	}
 	switch {
 	case n.kind == kEmail && !validEmail(s):
-		return nil, "must be an email address"
+		return nil, Violation{Rule: RuleFormat, Detail: "email"}
 	case n.kind == kURI && !validURI(s):
-		return nil, "must be an absolute URI"
+		return nil, Violation{Rule: RuleFormat, Detail: "uri"}
 	}
 	if _, ok := raw.(string); ok {
-		return raw, "" // already boxed: no new allocation
+		return raw, Violation{} // already boxed: no new allocation
 	}
-	return s, ""
+	return s, Violation{}
 }
 
-func decodeInteger(raw any) (any, string) {
+func decodeInteger(raw any) (any, Violation) {
 	if text, isText := raw.(Text); isText {
 		i, err := strconv.ParseInt(strings.TrimSpace(string(text)), 10, 64)
 		if err != nil {
-			return nil, "must be an integer"
+			return nil, Violation{Rule: RuleType, Detail: "integer"}
 		}
-		return i, ""
+		return i, Violation{}
 	}
 	if _, ok := raw.(int64); ok {
-		return raw, "" // already boxed
+		return raw, Violation{} // already boxed
 	}
 	i, ok := toInt(raw)
 	if !ok {
 		if f, isNum := toFloat(raw); isNum && f == math.Trunc(f) {
-			return nil, "must be an integer between -9223372036854775808 and 9223372036854775807"
+			return nil, Violation{Rule: RuleType, Detail: "int64"}
 		}
-		return nil, "must be an integer"
+		return nil, Violation{Rule: RuleType, Detail: "integer"}
 	}
-	return i, ""
+	return i, Violation{}
 }
 
-func decodeFloat(raw any) (any, string) {
+func decodeFloat(raw any) (any, Violation) {
 	if text, isText := raw.(Text); isText {
 		f, err := strconv.ParseFloat(strings.TrimSpace(string(text)), 64)
 		if err != nil || !finite(f) {
-			return nil, "must be a number"
+			return nil, Violation{Rule: RuleType, Detail: "number"}
 		}
-		return f, ""
+		return f, Violation{}
 	}
 	f, ok := toFloat(raw)
 	if !ok {
-		return nil, "must be a number"
+		return nil, Violation{Rule: RuleType, Detail: "number"}
 	}
 	if _, ok := raw.(float64); ok {
-		return raw, ""
+		return raw, Violation{}
 	}
-	return f, ""
+	return f, Violation{}
 }
 
-func decodeBoolean(raw any) (any, string) {
+func decodeBoolean(raw any) (any, Violation) {
 	if text, isText := raw.(Text); isText {
 		switch strings.ToLower(strings.TrimSpace(string(text))) {
 		case "true", "1", "yes", "on":
-			return true, ""
+			return true, Violation{}
 		case "false", "0", "no", "off", "":
-			return false, ""
+			return false, Violation{}
 		}
-		return nil, "must be true or false"
+		return nil, Violation{Rule: RuleType, Detail: "boolean"}
 	}
 	b, ok := raw.(bool)
 	if !ok {
-		return nil, "must be true or false"
+		return nil, Violation{Rule: RuleType, Detail: "boolean"}
 	}
-	return b, ""
+	return b, Violation{}
 }
 
 // localLayouts are the local forms people type for a time (an HTML
 // datetime-local field, a date alone), read as UTC.
 var localLayouts = []string{"2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02 15:04:05", "2006-01-02"}
 
-func (n *node) decodeTime(raw any) (any, string) {
+func (n *node) decodeTime(raw any) (any, Violation) {
 	dateOnly := n.def.Constraints.DateOnly && n.kind == kDateTime
 	if x, ok := raw.(time.Time); ok {
 		if n.def.Constraints.DateOnly {
 			y, m, d := x.Date()
-			return time.Date(y, m, d, 0, 0, 0, 0, time.UTC), ""
+			return time.Date(y, m, d, 0, 0, 0, 0, time.UTC), Violation{}
 		}
-		return x.UTC(), ""
+		return x.UTC(), Violation{}
 	}
 	s, isText, ok := stringOf(raw)
 	switch {
 	case !ok:
 	case dateOnly:
 		if t, ok := parseDate(s); ok {
-			return t, ""
+			return t, Violation{}
 		}
 	default:
 		if t, ok := parseDateTime(s); ok {
-			return t, ""
+			return t, Violation{}
 		}
 		if isText {
 			for _, layout := range localLayouts {
 				if t, err := time.Parse(layout, s); err == nil {
-					return t, ""
+					return t, Violation{}
 				}
 			}
 		}
@@ -316,7 +317,7 @@ func (n *node) decodeTime(raw any) (any, string) {
 	return nil, n.timeRule()
 }
 
-func decodeDuration(raw any) (any, string) {
+func decodeDuration(raw any) (any, Violation) {
 	d, isDuration := raw.(time.Duration)
 	s, isText, _ := stringOf(raw)
 	if isText {
@@ -331,18 +332,18 @@ func decodeDuration(raw any) (any, string) {
 		// cannot hold is refused here too, so that every accepted
 		// duration has one canonical JSON.
 		if d < 0 || d%time.Second != 0 {
-			return nil, "must be a whole, non-negative number of seconds such as 1h30m or PT1H30M"
+			return nil, rule(RuleWholeSeconds)
 		}
-		return d, ""
+		return d, Violation{}
 	}
 	d, ok := parseDuration(s)
 	if !ok {
-		return nil, "must be an ISO 8601 duration such as PT1H30M"
+		return nil, Violation{Rule: RuleFormat, Detail: "duration"}
 	}
-	return d, ""
+	return d, Violation{}
 }
 
-func (n *node) decodeEntityRef(raw any) (any, string) {
+func (n *node) decodeEntityRef(raw any) (any, Violation) {
 	s, _, ok := stringOf(raw)
 	if !ok {
 		return nil, n.entityRule()
@@ -351,13 +352,13 @@ func (n *node) decodeEntityRef(raw any) (any, string) {
 		if s == "" {
 			return nil, n.entityRule()
 		}
-		return entityRef{n.entityType, s}, ""
+		return entityRef{n.entityType, s}, Violation{}
 	}
 	typ, id, ok := strings.Cut(s, ":")
 	if !ok || typ == "" || id == "" || strings.ContainsRune(typ, '\n') {
 		return nil, n.entityRule()
 	}
-	return entityRef{typ, id}, ""
+	return entityRef{typ, id}, Violation{}
 }
 
 // stringOf returns raw as a string: a JSON string as it is, text a person
@@ -373,18 +374,18 @@ func stringOf(raw any) (s string, isText, ok bool) {
 	return "", false, false
 }
 
-func (n *node) timeRule() string {
+func (n *node) timeRule() Violation {
 	if n.def.Constraints.DateOnly && n.kind == kDateTime {
-		return "must be a date such as 2024-05-01"
+		return Violation{Rule: RuleFormat, Detail: "date"}
 	}
-	return "must be a date and time in RFC 3339 form such as 2024-05-01T12:00:00Z"
+	return Violation{Rule: RuleFormat, Detail: "date-time"}
 }
 
-func (n *node) entityRule() string {
+func (n *node) entityRule() Violation {
 	if n.entityType != "" {
-		return "must be the ID of " + withArticle(n.entityTypeName()) + " as a string"
+		return Violation{Rule: RuleEntityID, Detail: n.entityTypeName()}
 	}
-	return `must be an entity reference of the form "type:id"`
+	return rule(RuleEntityID)
 }
 
 // toInt converts a JSON or Go number with an integral value to int64.
@@ -457,53 +458,53 @@ func (n *node) check(v any, p *pathSeg, vs *violations) {
 	switch x := v.(type) {
 	case string:
 		if c.NotBlank && x == "" {
-			vs.add(p, "must not be blank")
+			vs.add(p, Violation{Rule: RuleMinLength, Limit: limit(1)})
 			return
 		}
 		if n.noNUL && strings.IndexByte(x, 0) >= 0 {
-			vs.add(p, "must not contain the NUL character (U+0000)")
+			vs.add(p, rule(RuleNULCharacter))
 			return
 		}
 		if n.minLen >= 0 || n.maxLen >= 0 {
 			l := utf8.RuneCountInString(x)
 			if n.minLen >= 0 && l < n.minLen {
-				vs.add(p, "must be at least "+strconv.Itoa(n.minLen)+" characters long")
+				vs.add(p, Violation{Rule: RuleMinLength, Limit: limit(n.minLen)})
 			}
 			if n.maxLen >= 0 && l > n.maxLen {
-				vs.add(p, "must be at most "+strconv.Itoa(n.maxLen)+" characters long")
+				vs.add(p, Violation{Rule: RuleMaxLength, Limit: limit(n.maxLen)})
 			}
 		}
 		if c.Email && n.kind == kString && !validEmail(x) {
-			vs.add(p, "must be an email address")
+			vs.add(p, Violation{Rule: RuleFormat, Detail: "email"})
 		}
 		if n.pattern != nil && !n.pattern.MatchString(x) {
 			if n.pattern == base64Pattern {
-				vs.add(p, "must be base64 (standard alphabet, padded)")
+				vs.add(p, Violation{Rule: RuleContentEncoding, Detail: "base64"})
 			} else {
-				vs.add(p, "must match the pattern "+c.Pattern)
+				vs.add(p, Violation{Rule: RulePattern, Detail: c.Pattern})
 			}
 		}
 	case int64:
 		if n.hasMin && float64(x) < n.min {
-			vs.add(p, "must be at least "+formatNumber(n.min))
+			vs.add(p, Violation{Rule: RuleMinimum, Limit: limitAt(n.min)})
 		}
 		if n.hasMax && float64(x) > n.max {
-			vs.add(p, "must be at most "+formatNumber(n.max))
+			vs.add(p, Violation{Rule: RuleMaximum, Limit: limitAt(n.max)})
 		}
 	case float64:
 		if n.hasMin && x < n.min {
-			vs.add(p, "must be at least "+formatNumber(n.min))
+			vs.add(p, Violation{Rule: RuleMinimum, Limit: limitAt(n.min)})
 		}
 		if n.hasMax && x > n.max {
-			vs.add(p, "must be at most "+formatNumber(n.max))
+			vs.add(p, Violation{Rule: RuleMaximum, Limit: limitAt(n.max)})
 		}
 	}
 	if n.choice != nil && !n.inChoice(v) {
-		vs.add(p, "must be one of: "+n.choiceList())
+		vs.add(p, Violation{Rule: RuleEnum, Choices: n.choiceList()})
 	}
 	if n.custom != nil && n.custom.Check != nil {
 		if msg := n.custom.Check(v); msg != "" {
-			vs.add(p, msg)
+			vs.add(p, Violation{Rule: RuleCheck, Message: msg})
 		}
 	}
 }
@@ -523,19 +524,7 @@ func (n *node) inChoice(v any) bool {
 	return false
 }
 
-func (n *node) choiceList() string {
-	parts := make([]string, len(n.def.Constraints.Choice))
-	for i, c := range n.def.Constraints.Choice {
-		switch x := c.(type) {
-		case string:
-			parts[i] = x
-		default:
-			b, _ := json.Marshal(x)
-			parts[i] = string(b)
-		}
-	}
-	return strings.Join(parts, ", ")
-}
+func (n *node) choiceList() []string { return choiceTexts(n.def.Constraints.Choice) }
 
 func formatNumber(f float64) string {
 	if math.Abs(f) >= 1e21 {
@@ -564,7 +553,7 @@ func (n *node) decodeList(raw any, p *pathSeg, vs *violations) any {
 		if strings.HasPrefix(s, "[") {
 			var l []any
 			if err := jsonv2.Unmarshal([]byte(s), &l); err != nil {
-				vs.add(p, "must be a list (the text is not a JSON array: "+jsonProblem(err)+")")
+				vs.add(p, Violation{Rule: RuleJSON, Detail: jsonProblem(err)})
 				return nil
 			}
 			in = l
@@ -572,7 +561,7 @@ func (n *node) decodeList(raw any, p *pathSeg, vs *violations) any {
 			in = []any{x}
 		}
 	default:
-		vs.add(p, "must be a list")
+		vs.add(p, Violation{Rule: RuleType, Detail: "list"})
 		return nil
 	}
 	// Items past the list's maximum are counted, not decoded.
@@ -584,47 +573,26 @@ func (n *node) decodeList(raw any, p *pathSeg, vs *violations) any {
 	for i, item := range kept {
 		ip := p.item(i)
 		if item == nil && !n.items.def.Nullable {
-			vs.add(&ip, "must not be null")
+			vs.add(&ip, rule(RuleNotNull))
 			continue
 		}
 		out[i] = n.items.decode(item, &ip, vs)
 	}
-	n.checkCount(len(in), "item", p, vs)
+	n.checkCount(len(in), RuleMinItems, RuleMaxItems, p, vs)
 	return out
 }
 
 // checkCount checks NotBlank and Count on a list or map of size items.
-func (n *node) checkCount(size int, word string, p *pathSeg, vs *violations) {
+func (n *node) checkCount(size int, minRule, maxRule string, p *pathSeg, vs *violations) {
 	if n.def.Constraints.NotBlank && size == 0 {
-		vs.add(p, "must not be empty")
+		vs.add(p, Violation{Rule: minRule, Limit: limit(1)})
 	}
 	if n.minCount >= 0 && size < n.minCount {
-		vs.add(p, "must have at least "+plural(n.minCount, word))
+		vs.add(p, Violation{Rule: minRule, Limit: limit(n.minCount)})
 	}
 	if n.maxCount >= 0 && size > n.maxCount {
-		vs.add(p, "must have at most "+plural(n.maxCount, word))
+		vs.add(p, Violation{Rule: maxRule, Limit: limit(n.maxCount)})
 	}
-}
-
-// pluralWord returns word, in the plural unless n is 1.
-func pluralWord(n int, word string) string {
-	switch {
-	case n == 1:
-		return word
-	case word == "property":
-		return "properties"
-	}
-	return word + "s"
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	if word == "property" {
-		return strconv.Itoa(n) + " properties"
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }
 
 func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
@@ -634,14 +602,14 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 		in = x
 	case Text:
 		if err := jsonv2.Unmarshal([]byte(strings.TrimSpace(string(x))), &in); err != nil || in == nil {
-			vs.add(p, "must be a map (a JSON object)")
+			vs.add(p, Violation{Rule: RuleType, Detail: "map"})
 			return nil
 		}
 	default:
-		vs.add(p, "must be a map (a JSON object)")
+		vs.add(p, Violation{Rule: RuleType, Detail: "map"})
 		return nil
 	}
-	n.checkCount(len(in)-n.nullsReadAsAbsent(in), "property", p, vs)
+	n.checkCount(len(in)-n.nullsReadAsAbsent(in), RuleMinProperties, RuleMaxProperties, p, vs)
 	out := make(map[string]any, len(in))
 	if n.props == nil {
 		for k, v := range in {
@@ -677,9 +645,9 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 			// the default (left out when there is none).
 			switch {
 			case pn.def.Required:
-				vs.add(&pp, "is required")
+				vs.add(&pp, rule(RuleRequired))
 			case present && pn.def.Constraints.NotNull:
-				vs.add(&pp, "must not be null")
+				vs.add(&pp, rule(RuleNotNull))
 			case pn.deflt != nil:
 				out[name] = cloneDefault(pn.deflt)
 			}
@@ -690,7 +658,7 @@ func (n *node) decodeMap(raw any, p *pathSeg, vs *violations) any {
 	slices.Sort(extra)
 	for _, k := range extra {
 		kp := p.prop(k)
-		vs.add(&kp, "is not a known property")
+		vs.add(&kp, rule(RuleAdditionalProperties))
 	}
 	vs.more += extraMore
 	return out

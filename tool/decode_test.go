@@ -32,8 +32,8 @@ func TestNumbers(t *testing.T) {
 			t.Errorf("%s: max int64: %+v", name, res)
 		}
 		res := run(`{"i":9223372036854775808,"f":-1e400}`)
-		want := []Violation{{"i", "must be an integer between -9223372036854775808 and 9223372036854775807"}, {"f", "must be a number"}}
-		if diff := cmp.Diff(want, res.Violations); diff != "" {
+		want := []Violation{{Path: "i", Message: "must be an integer between -9223372036854775808 and 9223372036854775807"}, {Path: "f", Message: "must be a number"}}
+		if diff := cmp.Diff(want, res.Violations, wordsOnly); diff != "" {
 			t.Errorf("%s: out of range (-want +got):\n%s", name, diff)
 		}
 	}
@@ -48,8 +48,8 @@ func TestListRangeNarrowsItems(t *testing.T) {
 		Items:       &Definition{Type: "integer", Constraints: Constraints{Range: &Range{Min: Ptr(-32768.0), Max: Ptr(32767.0)}}},
 		Constraints: Constraints{Range: &Range{Min: Ptr(0.0), Max: Ptr(100000.0)}}}))
 	res, _ := r.RunJSON(WithAccount(context.Background(), editor), "test.echo", []byte(`{"xs":[-1,100000,5]}`))
-	want := []Violation{{"xs[0]", "must be at least 0"}, {"xs[1]", "must be at most 32767"}}
-	if diff := cmp.Diff(want, res.Violations); diff != "" {
+	want := []Violation{{Path: "xs[0]", Message: "must be at least 0"}, {Path: "xs[1]", Message: "must be at most 32767"}}
+	if diff := cmp.Diff(want, res.Violations, wordsOnly); diff != "" {
 		t.Errorf("violations (-want +got):\n%s", diff)
 	}
 }
@@ -75,9 +75,9 @@ func TestMapPropertyNullAndDefault(t *testing.T) {
 		{`{"m":{"must":"x"}}`, map[string]any{"must": "x", "label": "none", "size": int64(10), "note": "n"}, nil},
 		{`{"m":{"must":"x","label":null,"plain":null}}`, map[string]any{"must": "x", "label": "none", "size": int64(10), "note": "n"}, nil},
 		{`{"m":{"must":"x","note":null}}`, map[string]any{"must": "x", "label": "none", "size": int64(10), "note": nil}, nil},
-		{`{"m":{"must":"x","size":null}}`, nil, []Violation{{"m.size", "must not be null"}}},
-		{`{"m":{"must":null}}`, nil, []Violation{{"m.must", "is required"}}},
-		{`{"m":{"must":"x","label":"a","plain":"b"}}`, nil, []Violation{{"m", "must have at most 2 properties"}}},
+		{`{"m":{"must":"x","size":null}}`, nil, []Violation{{Path: "m.size", Message: "must not be null"}}},
+		{`{"m":{"must":null}}`, nil, []Violation{{Path: "m.must", Message: "is required"}}},
+		{`{"m":{"must":"x","label":"a","plain":"b"}}`, nil, []Violation{{Path: "m", Message: "must have at most 2 properties"}}},
 	}
 	for _, tt := range tests {
 		var args map[string]any
@@ -85,7 +85,7 @@ func TestMapPropertyNullAndDefault(t *testing.T) {
 			t.Fatal(err)
 		}
 		for path, res := range map[string]*Result{"RunJSON": must(r.RunJSON(ctx, "test.echo", []byte(tt.args))), "Run": must(r.Run(ctx, "test.echo", args))} {
-			if diff := cmp.Diff(tt.viols, res.Violations); diff != "" {
+			if diff := cmp.Diff(tt.viols, res.Violations, wordsOnly); diff != "" {
 				t.Errorf("%s %s: violations (-want +got):\n%s", path, tt.args, diff)
 				continue
 			}

@@ -35,6 +35,17 @@
 // or panic is logged with the tool ID and the caller learns only that the
 // run failed.
 //
+// A violation is data first: its Rule is a stable key, the JSON Schema
+// keyword it breaks where there is one ([RuleRequired], [RuleType],
+// [RuleMaxLength], [RuleMinimum], [RuleEnum], [RuleMinItems],
+// [RuleAdditionalProperties], ...) else the core's own ([RuleEntityNotFound],
+// [RuleEntityID], [RuleLocked], [RuleHandler], ...), with the rule's datum
+// (Limit, Choices, Detail, Value). Its words are built from them in one
+// place per audience: Message for models, [Violation.ForPeople] for
+// people. Code that reacts to a violation switches on Rule and never
+// searches the words. [Definition.Requirements] says a definition's
+// constraints in words, with the same keys.
+//
 // A [Tool] is a plain value: a [Registry] compiles it when it is added
 // ([Tool.Check] and [Registry.Add] report every problem as a
 // [DefinitionError]: the same rules toolgen reports for method tools,

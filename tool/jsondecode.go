@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+	"strconv"
 	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -56,7 +56,7 @@ func decodeJSONInputsInto(e *entry, data []byte, vs *violations) *Values {
 		return in
 	}
 	if data[0] != '{' {
-		vs.add(nil, "arguments must be a JSON object")
+		vs.add(nil, Violation{Rule: RuleType, Detail: "object"})
 		return nil
 	}
 	jr := jsonReaders.Get().(*jsonReader)
@@ -71,7 +71,7 @@ func decodeJSONInputsInto(e *entry, data []byte, vs *violations) *Values {
 	sent := newPresence(len(e.inputs))
 	if err := decodeJSONObject(e, &jr.dec, in, &sent, &extra, vs); err != nil {
 		*vs = violations{}
-		vs.add(nil, "arguments are not valid JSON: "+jsonProblem(err))
+		vs.add(nil, Violation{Rule: RuleJSON, Detail: jsonProblem(err)})
 		return nil
 	}
 	for i, n := range e.inputs {
@@ -235,7 +235,7 @@ func (n *node) decodeJSON(dec *jsontext.Decoder, p *pathSeg, vs *violations) (an
 					return nil, err
 				}
 				if !n.items.def.Nullable {
-					vs.add(&ip, "must not be null")
+					vs.add(&ip, rule(RuleNotNull))
 				}
 				out = append(out, nil)
 				continue
@@ -249,7 +249,7 @@ func (n *node) decodeJSON(dec *jsontext.Decoder, p *pathSeg, vs *violations) (an
 		if _, err := dec.ReadToken(); err != nil {
 			return nil, err
 		}
-		n.checkCount(len(out)+past, "item", p, vs)
+		n.checkCount(len(out)+past, RuleMinItems, RuleMaxItems, p, vs)
 		return out, nil
 	}
 	// Anything else (maps, any, and every value of the wrong type) is read
@@ -304,26 +304,47 @@ func decodeArgs(data []byte) (map[string]any, []Violation) {
 		return nil, nil
 	}
 	if data[0] != '{' {
-		return nil, []Violation{{Message: "arguments must be a JSON object"}}
+		return nil, []Violation{newViolation(Violation{Rule: RuleType, Detail: "object"})}
 	}
 	var m map[string]any
 	if err := jsonv2.Unmarshal(data, &m, exactNumbers); err != nil {
-		return nil, []Violation{{Message: "arguments are not valid JSON: " + jsonProblem(err)}}
+		return nil, []Violation{newViolation(Violation{Rule: RuleJSON, Detail: jsonProblem(err)})}
 	}
 	return m, nil
 }
 
 // jsonProblem says what is wrong with a JSON document without echoing
-// library internals: the first line of the parser's message, which names
-// the problem and its offset.
+// library internals: the problem the parser found, where (the JSON
+// Pointer of the value) and after which byte. It reads the parser's error
+// values, never their text.
 func jsonProblem(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "jsontext: ")
-	msg = strings.TrimPrefix(msg, "json: ")
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
+	var syn *jsontext.SyntacticError
+	var sem *jsonv2.SemanticError
+	switch {
+	case errors.As(err, &syn):
+		return locatedProblem(syn.Err, "a syntax error", syn.JSONPointer, syn.ByteOffset)
+	case errors.As(err, &sem):
+		return locatedProblem(sem.Err, "a value of the wrong kind", sem.JSONPointer, sem.ByteOffset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "unexpected end of the document"
 	}
-	return msg
+	return err.Error()
+}
+
+// locatedProblem says cause (or otherwise, when there is none) within the
+// value at ptr, after the byte offset.
+func locatedProblem(cause error, otherwise string, ptr jsontext.Pointer, offset int64) string {
+	s := otherwise
+	if cause != nil {
+		s = cause.Error()
+	}
+	if ptr != "" {
+		s += " within " + strconv.Quote(shorten(string(ptr), maxPathBytes))
+	}
+	if offset > 0 {
+		s += " after offset " + strconv.FormatInt(offset, 10)
+	}
+	return s
 }
 
 func trimSpace(b []byte) []byte {

@@ -49,12 +49,12 @@ func TestViolationsAreCapped(t *testing.T) {
 	if res.Failure != FailureInput || len(res.Violations) != maxViolations+1 {
 		t.Fatalf("got %s with %d violations, want an input failure with %d", res.Failure, len(res.Violations), maxViolations+1)
 	}
-	want := []Violation{{"word", "is required"}, {"k0000000", "is not an input of this tool"}}
-	if diff := cmp.Diff(want, res.Violations[:2]); diff != "" {
+	want := []Violation{{Path: "word", Message: "is required"}, {Path: "k0000000", Message: "is not an input of this tool"}}
+	if diff := cmp.Diff(want, res.Violations[:2], wordsOnly); diff != "" {
 		t.Errorf("first violations (-want +got):\n%s", diff)
 	}
 	last := res.Violations[maxViolations]
-	if want := (Violation{Message: "and 289951 more violations, left out"}); last != want {
+	if want := (Violation{Rule: RuleTruncated, Message: "and 289951 more violations, left out", Limit: Ptr(289951.0)}); !cmp.Equal(last, want) {
 		t.Errorf("closing violation %+v, want %+v", last, want)
 	}
 	reply, _ := json.Marshal(map[string]any{"message": res.Message, "violations": res.Violations, "input_schema": r.InputSchemaJSON("test.echo")})
@@ -97,7 +97,7 @@ func TestListInputsAreCapped(t *testing.T) {
 		return "[" + strings.TrimSuffix(strings.Repeat(item+",", n), ",") + "]"
 	}
 	res, _ := r.RunJSON(ctx, "test.echo", []byte(`{"tags":`+items(1001, `"a"`)+`,"many":`+items(1001, "1")+`}`))
-	if diff := cmp.Diff([]Violation{{"tags", "must have at most 1000 items"}}, res.Violations); diff != "" {
+	if diff := cmp.Diff([]Violation{{Path: "tags", Message: "must have at most 1000 items"}}, res.Violations, wordsOnly); diff != "" {
 		t.Errorf("violations (-want +got):\n%s", diff)
 	}
 	res, _ = r.RunJSON(ctx, "test.echo", []byte(`{"tags":`+items(1000, `"a"`)+`,"many":`+items(5000, "1")+`}`))
@@ -133,8 +133,8 @@ func TestListEntitiesLoadOnce(t *testing.T) {
 	}
 	loads = 0
 	res, _ = r.RunJSON(ctx, "t.albums", []byte(`{"albums":["9","1","9"]}`))
-	want := []Violation{{"albums[0]", `no album has the ID "9"`}, {"albums[2]", `no album has the ID "9"`}}
-	if diff := cmp.Diff(want, res.Violations); diff != "" || loads != 2 {
+	want := []Violation{{Path: "albums[0]", Message: `no album has the ID "9"`}, {Path: "albums[2]", Message: `no album has the ID "9"`}}
+	if diff := cmp.Diff(want, res.Violations, wordsOnly); diff != "" || loads != 2 {
 		t.Errorf("missing albums after %d loads (-want +got):\n%s", loads, diff)
 	}
 }
@@ -150,12 +150,12 @@ func TestNULInStrings(t *testing.T) {
 	))
 	ctx := WithAccount(context.Background(), editor)
 	res, _ := r.RunJSON(ctx, "test.echo", []byte(`{"s":"a\u0000b","raw":"a\u0000b","tags":["ok","\u0000"]}`))
-	want := []Violation{{"s", "must not contain the NUL character (U+0000)"}, {"tags[1]", "must not contain the NUL character (U+0000)"}}
-	if diff := cmp.Diff(want, res.Violations); diff != "" {
+	want := []Violation{{Path: "s", Message: "must not contain the NUL character (U+0000)"}, {Path: "tags[1]", Message: "must not contain the NUL character (U+0000)"}}
+	if diff := cmp.Diff(want, res.Violations, wordsOnly); diff != "" {
 		t.Errorf("RunJSON (-want +got):\n%s", diff)
 	}
 	res, _ = r.Run(ctx, "test.echo", map[string]any{"s": Text("a\x00"), "raw": "\x00"})
-	if diff := cmp.Diff(want[:1], res.Violations); diff != "" {
+	if diff := cmp.Diff(want[:1], res.Violations, wordsOnly); diff != "" {
 		t.Errorf("Run (-want +got):\n%s", diff)
 	}
 	res, _ = r.RunJSON(ctx, "test.echo", []byte(`{"raw":"a\u0000b"}`))
@@ -197,7 +197,7 @@ func TestSensitiveInputsAreNotEchoed(t *testing.T) {
 		}
 	}
 	res, _ := r.RunJSON(ctx, "t.key", []byte(`{"key":"`+secret+`"}`))
-	if diff := cmp.Diff([]Violation{{"key", "an album with this ID does not exist"}}, res.Violations); diff != "" {
+	if diff := cmp.Diff([]Violation{{Path: "key", Message: "an album with this ID does not exist"}}, res.Violations, wordsOnly); diff != "" {
 		t.Errorf("violations (-want +got):\n%s", diff)
 	}
 }

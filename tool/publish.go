@@ -14,7 +14,7 @@ func (n *node) publish(pub *publisher, v any, p *pathSeg, vs *violations) any {
 		if n.def.Nullable {
 			return nil
 		}
-		vs.add(p, "must not be null")
+		vs.add(p, rule(RuleNotNull))
 		return nil
 	}
 	switch n.kind {
@@ -38,7 +38,7 @@ func (n *node) publish(pub *publisher, v any, p *pathSeg, vs *violations) any {
 			if d < 0 || d%time.Second != 0 {
 				// The wire form (an ISO 8601 duration in whole units, as
 				// JSON Schema's format) has no sign and no fraction.
-				vs.add(p, "must be a whole, non-negative number of seconds")
+				vs.add(p, rule(RuleWholeSeconds))
 				return nil
 			}
 			return formatDuration(d)
@@ -100,10 +100,10 @@ func (n *node) publishList(pub *publisher, v any, p *pathSeg, vs *violations) an
 	case []EntityRef:
 		in = toAnySlice(x)
 	default:
-		vs.add(p, "must be a list")
+		vs.add(p, Violation{Rule: RuleType, Detail: "list"})
 		return nil
 	}
-	n.checkCount(len(in), "item", p, vs)
+	n.checkCount(len(in), RuleMinItems, RuleMaxItems, p, vs)
 	out := make([]any, len(in))
 	for i, item := range in {
 		ip := p.item(i)
@@ -140,10 +140,10 @@ func (n *node) publishMap(pub *publisher, v any, p *pathSeg, vs *violations) any
 	case *Resource:
 		in = x.toMap()
 	default:
-		vs.add(p, "must be a map")
+		vs.add(p, Violation{Rule: RuleType, Detail: "map"})
 		return nil
 	}
-	n.checkCount(len(in), "property", p, vs)
+	n.checkCount(len(in), RuleMinProperties, RuleMaxProperties, p, vs)
 	if n.props == nil {
 		out := make(map[string]any, len(in))
 		for k, x := range in {
@@ -164,7 +164,7 @@ func (n *node) publishMap(pub *publisher, v any, p *pathSeg, vs *violations) any
 // publishObject publishes a map with properties that the handler built
 // for this run, rewriting it in place.
 func (n *node) publishObject(pub *publisher, in Object, p *pathSeg, vs *violations) any {
-	n.checkCount(len(in), "property", p, vs)
+	n.checkCount(len(in), RuleMinProperties, RuleMaxProperties, p, vs)
 	for k := range in {
 		if _, ok := n.propIndex[k]; !ok {
 			delete(in, k)
@@ -184,7 +184,7 @@ func (n *node) publishProps(pub *publisher, in, out map[string]any, p *pathSeg, 
 		pp := p.prop(name)
 		if leftOut(pn.def, x, present) {
 			if pn.def.Required {
-				vs.add(&pp, "is required")
+				vs.add(&pp, rule(RuleRequired))
 			}
 			delete(out, name)
 			continue
@@ -231,12 +231,12 @@ func (n *node) publishEntity(pub *publisher, v any, p *pathSeg, vs *violations) 
 			r.mu.RUnlock()
 		}
 		if !found {
-			vs.add(p, "must be an entity of a known type")
+			vs.add(p, rule(RuleEntityType))
 			return nil
 		}
 	}
 	if n.entityType != "" && ref.EntityType != n.entityType {
-		vs.add(p, "must be "+withArticle(n.entityType)+" entity")
+		vs.add(p, Violation{Rule: RuleEntityType, Detail: n.entityType})
 		return nil
 	}
 	// One published reference per entity and run: a list of a thousand

@@ -218,7 +218,7 @@ func TestEntities(t *testing.T) {
 		t.Errorf("other's album: %+v, want an access failure naming the album", res)
 	}
 	res, _ = r.RunJSON(ctx, "album.publish", []byte(`{"album":"99"}`))
-	if res.Failure != FailureInput || !cmp.Equal(res.Violations, []Violation{{"album", `no album has the ID "99"`}}) {
+	if res.Failure != FailureInput || !cmp.Equal(res.Violations, []Violation{{Path: "album", Message: `no album has the ID "99"`}}, wordsOnly) {
 		t.Errorf("missing album: %+v", res)
 	}
 	res, _ = r.RunJSON(ctx, "album.publish", []byte(`{"album":"boom"}`))
@@ -230,13 +230,13 @@ func TestEntities(t *testing.T) {
 		t.Errorf("list with other's album: %+v", res)
 	}
 	res, _ = r.RunJSON(ctx, "album.merge", []byte(`{"albums":["album:1","song:3","12"]}`))
-	want := []Violation{{"albums[2]", `must be an entity reference of the form "type:id"`}}
-	if diff := cmp.Diff(want, res.Violations); diff != "" {
+	want := []Violation{{Path: "albums[2]", Message: `must be an entity reference of the form "type:id"`}}
+	if diff := cmp.Diff(want, res.Violations, wordsOnly); diff != "" {
 		t.Errorf("bad references (-want +got):\n%s", diff)
 	}
 	res, _ = r.RunJSON(ctx, "album.merge", []byte(`{"albums":["album:1","song:3"]}`))
-	want = []Violation{{"albums[1]", `names an unknown entity type "song"`}}
-	if diff := cmp.Diff(want, res.Violations); diff != "" {
+	want = []Violation{{Path: "albums[1]", Message: `names an unknown entity type "song"`}}
+	if diff := cmp.Diff(want, res.Violations, wordsOnly); diff != "" {
 		t.Errorf("unknown type (-want +got):\n%s", diff)
 	}
 	blocked := &User{ID: "editor", Permissions: []string{"p"}, IsBlocked: true}
@@ -272,7 +272,7 @@ func TestAccessAndConfirm(t *testing.T) {
 	if res, _ := r.RunJSON(WithAccount(context.Background(), &User{ID: "x"}), "t.access", []byte(`{"n":1}`)); res.Failure != FailureAccess {
 		t.Errorf("denied by access for another account: %+v", res)
 	}
-	if res, _ := r.RunJSON(ctx, "t.access", []byte(`{"n":-1}`)); res.Failure != FailureInput || !cmp.Equal(res.Violations, []Violation{{"n", "must not be negative"}}) {
+	if res, _ := r.RunJSON(ctx, "t.access", []byte(`{"n":-1}`)); res.Failure != FailureInput || !cmp.Equal(res.Violations, []Violation{{Path: "n", Message: "must not be negative"}}, wordsOnly) {
 		t.Errorf("InputError from access: %+v", res)
 	}
 	ran = 0
@@ -319,7 +319,7 @@ func TestCustomDataType(t *testing.T) {
 		t.Errorf("valid color: %+v", res)
 	}
 	res, _ := r.RunJSON(ctx, "test.echo", []byte(`{"c":"red"}`))
-	if diff := cmp.Diff([]Violation{{"c", "must be a color such as #ff8800"}}, res.Violations); diff != "" {
+	if diff := cmp.Diff([]Violation{{Path: "c", Message: "must be a color such as #ff8800"}}, res.Violations, wordsOnly); diff != "" {
 		t.Errorf("invalid color (-want +got):\n%s", diff)
 	}
 	if f := r.InputSchema(tl.ID).Properties["c"].Format; f != "color" {

@@ -119,7 +119,7 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 		ok, err := t.Access(ctx, in)
 		var ie *InputError
 		if errors.As(err, &ie) {
-			return inputFailure(t, []Violation{{Path: ie.Input, Message: ie.Message}})
+			return inputFailure(t, []Violation{{Path: ie.Input, Rule: RuleHandler, Message: ie.Message}})
 		}
 		if res := refusal(t, err); res != nil {
 			return res
@@ -148,7 +148,7 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 	if err != nil {
 		var ie *InputError
 		if errors.As(err, &ie) {
-			return inputFailure(t, []Violation{{Path: ie.Input, Message: ie.Message}})
+			return inputFailure(t, []Violation{{Path: ie.Input, Rule: RuleHandler, Message: ie.Message}})
 		}
 		if res := refusal(t, err); res != nil {
 			return res
@@ -209,7 +209,7 @@ func (r *Registry) finish(e *entry, res *Result) *Result {
 		seg := pathSeg{name: name}
 		if leftOut(n.def, v, present) {
 			if n.def.Required && res.Success {
-				vs.add(&seg, "is required")
+				vs.add(&seg, rule(RuleRequired))
 			}
 			continue
 		}
@@ -400,13 +400,13 @@ func (l *entityLoader) notFound(ref entityRef, p *pathSeg, vs *violations) {
 	et, ok := l.r.EntityType(ref.typ)
 	switch {
 	case !ok && l.sensitive:
-		vs.add(p, "names an unknown entity type")
+		vs.add(p, rule(RuleEntityType))
 	case !ok:
-		vs.add(p, "names an unknown entity type \""+ref.typ+"\"")
+		vs.add(p, Violation{Rule: RuleEntityType, Value: ref.typ})
 	case l.sensitive:
-		vs.add(p, withArticle(typeName(et))+" with this ID does not exist")
+		vs.add(p, Violation{Rule: RuleEntityNotFound, Detail: typeName(et)})
 	default:
-		vs.add(p, "no "+typeName(et)+" has the ID \""+ref.id+"\"")
+		vs.add(p, Violation{Rule: RuleEntityNotFound, Detail: typeName(et), Value: ref.id})
 	}
 }
 

@@ -120,10 +120,10 @@ func TestValidateFindsEverything(t *testing.T) {
 	ctx := WithAccount(context.Background(), editor)
 	_, vs, err := r.ValidateJSON(ctx, "t.v", []byte(`{"album":"99","others":["1","98","1"],"n":11,"zz":1}`))
 	want := []Violation{
-		{"album", `no album has the ID "99"`},
-		{"others[1]", `no album has the ID "98"`},
-		{"n", "must be at most 10"},
-		{"zz", "is not an input of this tool"},
+		{Path: "album", Rule: RuleEntityNotFound, Message: `no album has the ID "99"`, Detail: "album", Value: "99"},
+		{Path: "others[1]", Rule: RuleEntityNotFound, Message: `no album has the ID "98"`, Detail: "album", Value: "98"},
+		{Path: "n", Rule: RuleMaximum, Message: "must be at most 10", Limit: Ptr(10.0)},
+		{Path: "zz", Rule: RuleAdditionalProperties, Message: "is not an input of this tool", Detail: "input"},
 	}
 	if diff := cmp.Diff(want, vs); diff != "" || err != nil {
 		t.Errorf("violations (-want +got):\n%s\n%v", diff, err)

@@ -54,46 +54,46 @@ func TestInputValues(t *testing.T) {
 		viols []Violation
 	}{
 		{"required present", &Definition{Name: "x", Type: "string", Required: true}, `{"x":"a"}`, "a", nil},
-		{"required absent", &Definition{Name: "x", Type: "string", Required: true}, `{}`, nil, []Violation{{"x", "is required"}}},
-		{"required null", &Definition{Name: "x", Type: "string", Required: true}, `{"x":null}`, nil, []Violation{{"x", "is required"}}},
+		{"required absent", &Definition{Name: "x", Type: "string", Required: true}, `{}`, nil, []Violation{{Path: "x", Message: "is required"}}},
+		{"required null", &Definition{Name: "x", Type: "string", Required: true}, `{"x":null}`, nil, []Violation{{Path: "x", Message: "is required"}}},
 		{"empty list is a value", &Definition{Name: "x", Type: "list", Required: true, Items: &Definition{Type: "string"}}, `{"x":[]}`, []any{}, nil},
 		{"empty map is a value", &Definition{Name: "x", Type: "map", Required: true}, `{"x":{}}`, map[string]any{}, nil},
 		{"optional absent reads default", &Definition{Name: "x", Type: "integer", Default: 10}, `{}`, int64(10), nil},
 		{"optional null reads default", &Definition{Name: "x", Type: "integer", Default: 10}, `{"x":null}`, int64(10), nil},
 		{"optional absent without default is nil", &Definition{Name: "x", Type: "integer"}, `{}`, nil, nil},
-		{"notnull rejects null", &Definition{Name: "x", Type: "integer", Default: 10, Constraints: Constraints{NotNull: true}}, `{"x":null}`, nil, []Violation{{"x", "must not be null"}}},
-		{"notblank string", &Definition{Name: "x", Type: "string", Constraints: Constraints{NotBlank: true}}, `{"x":""}`, nil, []Violation{{"x", "must not be blank"}}},
-		{"notblank list", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}, Constraints: Constraints{NotBlank: true}}, `{"x":[]}`, nil, []Violation{{"x", "must not be empty"}}},
-		{"notblank map", &Definition{Name: "x", Type: "map", Constraints: Constraints{NotBlank: true}}, `{"x":{}}`, nil, []Violation{{"x", "must not be empty"}}},
-		{"count binds the list", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "integer"}, Constraints: Constraints{Count: &Bounds{Max: Ptr(2)}}}, `{"x":[1,2,3]}`, nil, []Violation{{"x", "must have at most 2 items"}}},
-		{"count binds a map", &Definition{Name: "x", Type: "map", Constraints: Constraints{Count: &Bounds{Min: Ptr(2)}}}, `{"x":{"a":1}}`, nil, []Violation{{"x", "must have at least 2 properties"}}},
-		{"choice binds each item", &Definition{Name: "tags", Type: "list", Items: &Definition{Type: "string"}, Constraints: Constraints{Choice: []any{"a", "b"}}}, `{"tags":["a","b","c"]}`, nil, []Violation{{"tags[2]", "must be one of: a, b"}}},
-		{"length binds each item", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}, Constraints: Constraints{Length: &Bounds{Max: Ptr(2)}}}, `{"x":["ab","abc"]}`, nil, []Violation{{"x[1]", "must be at most 2 characters long"}}},
-		{"null item", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}}, `{"x":["a",null]}`, nil, []Violation{{"x[1]", "must not be null"}}},
+		{"notnull rejects null", &Definition{Name: "x", Type: "integer", Default: 10, Constraints: Constraints{NotNull: true}}, `{"x":null}`, nil, []Violation{{Path: "x", Message: "must not be null"}}},
+		{"notblank string", &Definition{Name: "x", Type: "string", Constraints: Constraints{NotBlank: true}}, `{"x":""}`, nil, []Violation{{Path: "x", Message: "must not be blank"}}},
+		{"notblank list", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}, Constraints: Constraints{NotBlank: true}}, `{"x":[]}`, nil, []Violation{{Path: "x", Message: "must not be empty"}}},
+		{"notblank map", &Definition{Name: "x", Type: "map", Constraints: Constraints{NotBlank: true}}, `{"x":{}}`, nil, []Violation{{Path: "x", Message: "must not be empty"}}},
+		{"count binds the list", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "integer"}, Constraints: Constraints{Count: &Bounds{Max: Ptr(2)}}}, `{"x":[1,2,3]}`, nil, []Violation{{Path: "x", Message: "must have at most 2 items"}}},
+		{"count binds a map", &Definition{Name: "x", Type: "map", Constraints: Constraints{Count: &Bounds{Min: Ptr(2)}}}, `{"x":{"a":1}}`, nil, []Violation{{Path: "x", Message: "must have at least 2 properties"}}},
+		{"choice binds each item", &Definition{Name: "tags", Type: "list", Items: &Definition{Type: "string"}, Constraints: Constraints{Choice: []any{"a", "b"}}}, `{"tags":["a","b","c"]}`, nil, []Violation{{Path: "tags[2]", Message: "must be one of: a, b"}}},
+		{"length binds each item", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}, Constraints: Constraints{Length: &Bounds{Max: Ptr(2)}}}, `{"x":["ab","abc"]}`, nil, []Violation{{Path: "x[1]", Message: "must be at most 2 characters long"}}},
+		{"null item", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}}, `{"x":["a",null]}`, nil, []Violation{{Path: "x[1]", Message: "must not be null"}}},
 		{"nullable item", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string", Nullable: true}}, `{"x":["a",null]}`, []any{"a", nil}, nil},
-		{"range", &Definition{Name: "x", Type: "integer", Constraints: Constraints{Range: &Range{Min: Ptr(1.0), Max: Ptr(100.0)}}}, `{"x":101}`, nil, []Violation{{"x", "must be at most 100"}}},
+		{"range", &Definition{Name: "x", Type: "integer", Constraints: Constraints{Range: &Range{Min: Ptr(1.0), Max: Ptr(100.0)}}}, `{"x":101}`, nil, []Violation{{Path: "x", Message: "must be at most 100"}}},
 		{"integer from integral float", &Definition{Name: "x", Type: "integer"}, `{"x":3.0}`, int64(3), nil},
-		{"integer rejects fraction", &Definition{Name: "x", Type: "integer"}, `{"x":3.5}`, nil, []Violation{{"x", "must be an integer"}}},
-		{"integer rejects string", &Definition{Name: "x", Type: "integer"}, `{"x":"3"}`, nil, []Violation{{"x", "must be an integer"}}},
+		{"integer rejects fraction", &Definition{Name: "x", Type: "integer"}, `{"x":3.5}`, nil, []Violation{{Path: "x", Message: "must be an integer"}}},
+		{"integer rejects string", &Definition{Name: "x", Type: "integer"}, `{"x":"3"}`, nil, []Violation{{Path: "x", Message: "must be an integer"}}},
 		{"float", &Definition{Name: "x", Type: "float"}, `{"x":2}`, 2.0, nil},
-		{"boolean", &Definition{Name: "x", Type: "boolean"}, `{"x":"true"}`, nil, []Violation{{"x", "must be true or false"}}},
-		{"pattern", &Definition{Name: "x", Type: "string", Constraints: Constraints{Pattern: "^[a-z]+$"}}, `{"x":"A1"}`, nil, []Violation{{"x", "must match the pattern ^[a-z]+$"}}},
+		{"boolean", &Definition{Name: "x", Type: "boolean"}, `{"x":"true"}`, nil, []Violation{{Path: "x", Message: "must be true or false"}}},
+		{"pattern", &Definition{Name: "x", Type: "string", Constraints: Constraints{Pattern: "^[a-z]+$"}}, `{"x":"A1"}`, nil, []Violation{{Path: "x", Message: "must match the pattern ^[a-z]+$"}}},
 		{"length counts characters", &Definition{Name: "x", Type: "string", Constraints: Constraints{Length: &Bounds{Max: Ptr(2)}}}, `{"x":"éé"}`, "éé", nil},
-		{"email", &Definition{Name: "x", Type: "email"}, `{"x":"not-an-email"}`, nil, []Violation{{"x", "must be an email address"}}},
-		{"email constraint", &Definition{Name: "x", Type: "string", Constraints: Constraints{Email: true}}, `{"x":"ann@"}`, nil, []Violation{{"x", "must be an email address"}}},
-		{"uri", &Definition{Name: "x", Type: "uri"}, `{"x":"/relative"}`, nil, []Violation{{"x", "must be an absolute URI"}}},
+		{"email", &Definition{Name: "x", Type: "email"}, `{"x":"not-an-email"}`, nil, []Violation{{Path: "x", Message: "must be an email address"}}},
+		{"email constraint", &Definition{Name: "x", Type: "string", Constraints: Constraints{Email: true}}, `{"x":"ann@"}`, nil, []Violation{{Path: "x", Message: "must be an email address"}}},
+		{"uri", &Definition{Name: "x", Type: "uri"}, `{"x":"/relative"}`, nil, []Violation{{Path: "x", Message: "must be an absolute URI"}}},
 		{"datetime in UTC", &Definition{Name: "x", Type: "datetime_iso8601"}, `{"x":"2024-05-01T12:00:00+02:00"}`, time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC), nil},
 		{"dateonly", &Definition{Name: "x", Type: "datetime_iso8601", Constraints: Constraints{DateOnly: true}}, `{"x":"2024-05-01"}`, time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC), nil},
-		{"dateonly rejects time", &Definition{Name: "x", Type: "datetime_iso8601", Constraints: Constraints{DateOnly: true}}, `{"x":"2024-05-01T00:00:00Z"}`, nil, []Violation{{"x", "must be a date such as 2024-05-01"}}},
+		{"dateonly rejects time", &Definition{Name: "x", Type: "datetime_iso8601", Constraints: Constraints{DateOnly: true}}, `{"x":"2024-05-01T00:00:00Z"}`, nil, []Violation{{Path: "x", Message: "must be a date such as 2024-05-01"}}},
 		{"duration", &Definition{Name: "x", Type: "duration"}, `{"x":"PT1H30M"}`, 90 * time.Minute, nil},
 		{"map properties", &Definition{Name: "settings", Type: "map", Properties: []*Definition{
 			{Name: "limit", Type: "integer", Required: true, Constraints: Constraints{Range: &Range{Max: Ptr(100.0)}}},
 			{Name: "label", Type: "string"},
-		}}, `{"settings":{"limit":500,"other":1}}`, nil, []Violation{{"settings.limit", "must be at most 100"}, {"settings.other", "is not a known property"}}},
-		{"map property required", &Definition{Name: "s", Type: "map", Properties: []*Definition{{Name: "a", Type: "string", Required: true}}}, `{"s":{}}`, nil, []Violation{{"s.a", "is required"}}},
-		{"map values", &Definition{Name: "m", Type: "map", Values: &Definition{Type: "integer"}}, `{"m":{"a":1,"b":"x"}}`, nil, []Violation{{"m.b", "must be an integer"}}},
-		{"entity id must be a string", &Definition{Name: "a", Type: "entity:album", Required: true, EntityOp: "view"}, `{"a":12}`, nil, []Violation{{"a", "must be the ID of an album as a string"}}},
-		{"several problems at once", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "integer", Constraints: Constraints{Range: &Range{Min: Ptr(0.0)}}}}, `{"x":[-1,"a",3]}`, nil, []Violation{{"x[0]", "must be at least 0"}, {"x[1]", "must be an integer"}}},
+		}}, `{"settings":{"limit":500,"other":1}}`, nil, []Violation{{Path: "settings.limit", Message: "must be at most 100"}, {Path: "settings.other", Message: "is not a known property"}}},
+		{"map property required", &Definition{Name: "s", Type: "map", Properties: []*Definition{{Name: "a", Type: "string", Required: true}}}, `{"s":{}}`, nil, []Violation{{Path: "s.a", Message: "is required"}}},
+		{"map values", &Definition{Name: "m", Type: "map", Values: &Definition{Type: "integer"}}, `{"m":{"a":1,"b":"x"}}`, nil, []Violation{{Path: "m.b", Message: "must be an integer"}}},
+		{"entity id must be a string", &Definition{Name: "a", Type: "entity:album", Required: true, EntityOp: "view"}, `{"a":12}`, nil, []Violation{{Path: "a", Message: "must be the ID of an album as a string"}}},
+		{"several problems at once", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "integer", Constraints: Constraints{Range: &Range{Min: Ptr(0.0)}}}}, `{"x":[-1,"a",3]}`, nil, []Violation{{Path: "x[0]", Message: "must be at least 0"}, {Path: "x[1]", Message: "must be an integer"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,7 +114,7 @@ func TestInputValues(t *testing.T) {
 				if res.Success || res.Failure != FailureInput {
 					t.Fatalf("got success=%v failure=%q, want an input failure", res.Success, res.Failure)
 				}
-				if diff := cmp.Diff(tt.viols, res.Violations); diff != "" {
+				if diff := cmp.Diff(tt.viols, res.Violations, wordsOnly); diff != "" {
 					t.Errorf("violations (-want +got):\n%s", diff)
 				}
 				return
@@ -137,8 +137,8 @@ func TestUnknownAndLockedInputs(t *testing.T) {
 	r := newTestRegistry(t, echoTool(&got, &Definition{Name: "mode", Type: "string", Default: "safe", Locked: true}))
 	ctx := WithAccount(context.Background(), editor)
 	res, _ := r.RunJSON(ctx, "test.echo", []byte(`{"mode":"fast","zeta":1,"alpha":2}`))
-	want := []Violation{{"alpha", "is not an input of this tool"}, {"mode", "is locked and cannot be set"}, {"zeta", "is not an input of this tool"}}
-	if diff := cmp.Diff(want, res.Violations); diff != "" {
+	want := []Violation{{Path: "alpha", Message: "is not an input of this tool"}, {Path: "mode", Message: "is locked and cannot be set"}, {Path: "zeta", Message: "is not an input of this tool"}}
+	if diff := cmp.Diff(want, res.Violations, wordsOnly); diff != "" {
 		t.Errorf("violations (-want +got):\n%s", diff)
 	}
 	res, _ = r.RunJSON(ctx, "test.echo", nil)
@@ -174,7 +174,7 @@ func TestCoercion(t *testing.T) {
 		t.Errorf("values (-want +got):\n%s", diff)
 	}
 	res, _ = r.Run(ctx, "test.echo", map[string]any{"n": Text("ten")})
-	if diff := cmp.Diff([]Violation{{"n", "must be an integer"}}, res.Violations); diff != "" {
+	if diff := cmp.Diff([]Violation{{Path: "n", Message: "must be an integer"}}, res.Violations, wordsOnly); diff != "" {
 		t.Errorf("violations (-want +got):\n%s", diff)
 	}
 }
@@ -254,7 +254,7 @@ func TestErrors(t *testing.T) {
 	)
 	ctx := WithAccount(context.Background(), editor)
 	res, _ := r.RunJSON(ctx, "t.input", nil)
-	if res.Failure != FailureInput || !cmp.Equal(res.Violations, []Violation{{"word", "no such word"}}) {
+	if res.Failure != FailureInput || !cmp.Equal(res.Violations, []Violation{{Path: "word", Rule: RuleHandler, Message: "no such word"}}) {
 		t.Errorf("InputError: got %+v", res)
 	}
 	for _, id := range []string{"t.err", "t.panic"} {

@@ -2,7 +2,6 @@ package tool
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -10,12 +9,119 @@ import (
 )
 
 // A Violation is one problem with a value: the path of the value
-// ("tags[2]", "settings.limit") and what is wrong, in plain words
+// ("tags[2]", "settings.limit"), the rule it breaks as a stable key
+// ([RuleMaxLength], [RuleEntityNotFound], ...) with the rule's datum (the
+// bound, the choices, the entity type), and what is wrong in words
 // ("must be one of: red, blue").
+//
+// Code that reacts to a violation switches on Rule and reads the datum;
+// it never reads Message, whose words may change. Message is written for
+// models and programs that show it as it is (MCP, function calling);
+// [Violation.ForPeople] says the same for a person filling in a form or
+// typing a command.
 type Violation struct {
-	Path    string `json:"path"`
+	Path string `json:"path"`
+	// Rule is the broken rule: one of the Rule constants, or empty in a
+	// violation a handler built itself without one.
+	Rule string `json:"rule"`
+	// Message says what is wrong, without the path.
 	Message string `json:"message"`
+	// Limit is the bound of RuleMinLength, RuleMaxLength, RuleMinimum,
+	// RuleMaximum, RuleMinItems, RuleMaxItems, RuleMinProperties and
+	// RuleMaxProperties, and the number of violations left out for
+	// RuleTruncated; nil for the other rules.
+	Limit *float64 `json:"limit,omitempty"`
+	// Choices are the allowed values of RuleEnum, as the message lists
+	// them (strings as they are, other values as JSON).
+	Choices []string `json:"choices,omitempty"`
+	// Detail is the rule's other datum: the expected type of RuleType
+	// ("string", "integer", "number", "boolean", "list", "map",
+	// "object", "int64"), the format of RuleFormat ("email", "uri",
+	// "date-time", "date", "duration"), the encoding of
+	// RuleContentEncoding ("base64"), the pattern of RulePattern, the
+	// entity type of RuleEntityID and RuleEntityNotFound (by its label in
+	// lower case, else its ID; empty for an input of any type) and the
+	// entity type ID RuleEntityType expects, "input" for a
+	// RuleAdditionalProperties about a tool's inputs, and the parse
+	// problem of RuleJSON.
+	Detail string `json:"detail,omitempty"`
+	// Value is the value at fault when saying it helps: the ID no entity
+	// has (RuleEntityNotFound) and the unknown type a reference names
+	// (RuleEntityType). It is empty for a sensitive input.
+	Value string `json:"value,omitempty"`
 }
+
+// The rule keys of a [Violation]: the JSON Schema keyword the value
+// breaks where there is one, else the core's own rule.
+const (
+	// RuleRequired: a required input or property is absent.
+	RuleRequired = "required"
+	// RuleNotNull: a value is null where null is not allowed.
+	RuleNotNull = "not_null"
+	// RuleType: the value is not of the expected type (Detail).
+	RuleType = "type"
+	// RuleFormat: a string is not in its format (Detail).
+	RuleFormat = "format"
+	// RuleWholeSeconds: a duration is negative or has a fraction of a
+	// second, which its JSON form cannot hold.
+	RuleWholeSeconds = "whole_seconds"
+	// RuleContentEncoding: a string is not in its encoding (Detail).
+	RuleContentEncoding = "contentEncoding"
+	// RulePattern: a string does not match the pattern (Detail).
+	RulePattern = "pattern"
+	// RuleNULCharacter: a string holds the NUL character (U+0000).
+	RuleNULCharacter = "nul_character"
+	// RuleMinLength: a string has fewer characters than Limit; a Limit
+	// of 1 means it must not be blank.
+	RuleMinLength = "minLength"
+	// RuleMaxLength: a string has more characters than Limit.
+	RuleMaxLength = "maxLength"
+	// RuleMinimum: a number is below Limit.
+	RuleMinimum = "minimum"
+	// RuleMaximum: a number is above Limit.
+	RuleMaximum = "maximum"
+	// RuleEnum: the value is not one of Choices.
+	RuleEnum = "enum"
+	// RuleMinItems: a list has fewer items than Limit; a Limit of 1
+	// means it must not be empty.
+	RuleMinItems = "minItems"
+	// RuleMaxItems: a list has more items than Limit.
+	RuleMaxItems = "maxItems"
+	// RuleMinProperties: a map has fewer properties than Limit.
+	RuleMinProperties = "minProperties"
+	// RuleMaxProperties: a map has more properties than Limit.
+	RuleMaxProperties = "maxProperties"
+	// RuleAdditionalProperties: the name at Path is not a property of
+	// the map, or (Detail "input") not an input of the tool.
+	RuleAdditionalProperties = "additionalProperties"
+	// RuleLocked: a caller sent a locked input.
+	RuleLocked = "locked"
+	// RuleJSON: text that must be JSON does not parse; Detail says why.
+	// With an empty Path it is the arguments document itself.
+	RuleJSON = "json"
+	// RuleEntityID: the value is not an entity ID (or, for an input of
+	// any entity type, not a reference "type:id").
+	RuleEntityID = "entity_id"
+	// RuleEntityType: an entity reference names an unknown type (Value),
+	// or an output entity is not of the type (Detail) its definition
+	// declares.
+	RuleEntityType = "entity_type"
+	// RuleEntityNotFound: no entity of the type (Detail) has the ID
+	// (Value).
+	RuleEntityNotFound = "entity_not_found"
+	// RuleCheck: a custom data type's check refused the value; Message
+	// is the check's own.
+	RuleCheck = "check"
+	// RuleHandler: the tool refused the value with an [InputError];
+	// Message is the error's own.
+	RuleHandler = "handler"
+	// RuleUnavailable: the value cannot be checked now (its refiner
+	// failed); trying again may succeed.
+	RuleUnavailable = "unavailable"
+	// RuleTruncated: closes a list of violations that was cut; Limit is
+	// the number left out.
+	RuleTruncated = "truncated"
+)
 
 func (v Violation) String() string {
 	if v.Path == "" {
@@ -23,6 +129,189 @@ func (v Violation) String() string {
 	}
 	return v.Path + ": " + v.Message
 }
+
+// ForPeople returns what is wrong in the words of a person filling in a
+// form or typing a command: "must be a whole number such as 7" where
+// Message says "must be an integer", "is not in the expected form" where
+// it shows a regular expression. It is built from Rule and the datum, and
+// is Message itself for the rules whose words are plain already.
+func (v Violation) ForPeople() string {
+	switch v.Rule {
+	case RuleType:
+		switch v.Detail {
+		case "integer":
+			return "must be a whole number such as 7"
+		case "number":
+			return "must be a number such as 2.5"
+		case "boolean":
+			return "must be yes or no"
+		}
+	case RuleFormat:
+		switch v.Detail {
+		case "date-time":
+			return "must be a date and time such as 2024-05-01 12:00 (UTC)"
+		case "duration":
+			return "must be a duration such as 1h30m, 90s or PT1H30M"
+		case "email":
+			return "must be an email address such as ann@example.com"
+		case "uri":
+			return "must be a full web address such as https://example.com/page"
+		}
+	case RuleContentEncoding:
+		return "must be data encoded as " + v.Detail
+	case RulePattern:
+		return "is not in the expected form"
+	case RuleEntityID:
+		if v.Detail != "" {
+			return "must name " + withArticle(v.Detail) + ": type its label or its ID"
+		}
+		return "must name an entity as TYPE:ID, such as album:12"
+	case RuleEntityNotFound:
+		if v.Value != "" {
+			return "no " + v.Detail + " has the ID “" + v.Value + "”"
+		}
+	}
+	return v.Message
+}
+
+// violationMessage returns the words of v for models, from its rule and
+// datum; it is the one place they are built. A violation of a rule
+// without words of its own (RuleCheck, RuleHandler, none) keeps its
+// Message.
+func violationMessage(v *Violation) string {
+	limit := func() int {
+		if v.Limit == nil {
+			return 0
+		}
+		return int(*v.Limit)
+	}
+	bound := func() string {
+		if v.Limit == nil {
+			return "?"
+		}
+		return formatNumber(*v.Limit)
+	}
+	switch v.Rule {
+	case RuleRequired:
+		return "is required"
+	case RuleNotNull:
+		return "must not be null"
+	case RuleType:
+		switch v.Detail {
+		case "integer":
+			return "must be an integer"
+		case "int64":
+			return "must be an integer between -9223372036854775808 and 9223372036854775807"
+		case "number":
+			return "must be a number"
+		case "boolean":
+			return "must be true or false"
+		case "list":
+			return "must be a list"
+		case "map":
+			return "must be a map (a JSON object)"
+		case "object":
+			return "arguments must be a JSON object"
+		case "":
+			return "has a type that cannot be decoded"
+		}
+		return "must be " + withArticle(v.Detail)
+	case RuleFormat:
+		switch v.Detail {
+		case "email":
+			return "must be an email address"
+		case "uri":
+			return "must be an absolute URI"
+		case "date":
+			return "must be a date such as 2024-05-01"
+		case "date-time":
+			return "must be a date and time in RFC 3339 form such as 2024-05-01T12:00:00Z"
+		case "duration":
+			return "must be an ISO 8601 duration such as PT1H30M"
+		}
+		return "must be in the format " + v.Detail
+	case RuleWholeSeconds:
+		return "must be a whole, non-negative number of seconds such as 1h30m or PT1H30M"
+	case RuleContentEncoding:
+		if v.Detail == "base64" {
+			return "must be base64 (standard alphabet, padded)"
+		}
+		return "must be encoded as " + v.Detail
+	case RulePattern:
+		return "must match the pattern " + v.Detail
+	case RuleNULCharacter:
+		return "must not contain the NUL character (U+0000)"
+	case RuleMinLength:
+		if limit() == 1 {
+			return "must not be blank"
+		}
+		return "must be at least " + english.Count(limit(), "character") + " long"
+	case RuleMaxLength:
+		return "must be at most " + english.Count(limit(), "character") + " long"
+	case RuleMinimum:
+		return "must be at least " + bound()
+	case RuleMaximum:
+		return "must be at most " + bound()
+	case RuleEnum:
+		return "must be one of: " + strings.Join(v.Choices, ", ")
+	case RuleMinItems, RuleMinProperties:
+		if limit() == 1 {
+			return "must not be empty"
+		}
+		return "must have at least " + english.Count(limit(), countNoun(v.Rule))
+	case RuleMaxItems, RuleMaxProperties:
+		return "must have at most " + english.Count(limit(), countNoun(v.Rule))
+	case RuleAdditionalProperties:
+		if v.Detail == "input" {
+			return "is not an input of this tool"
+		}
+		return "is not a known property"
+	case RuleLocked:
+		return "is locked and cannot be set"
+	case RuleJSON:
+		if v.Path == "" {
+			return "arguments are not valid JSON: " + v.Detail
+		}
+		return "must be a list (the text is not a JSON array: " + v.Detail + ")"
+	case RuleEntityID:
+		if v.Detail != "" {
+			return "must be the ID of " + withArticle(v.Detail) + " as a string"
+		}
+		return `must be an entity reference of the form "type:id"`
+	case RuleEntityType:
+		switch {
+		case v.Detail != "":
+			return "must be " + withArticle(v.Detail) + " entity"
+		case v.Value != "":
+			return "names an unknown entity type \"" + v.Value + "\""
+		}
+		return "names an unknown entity type"
+	case RuleEntityNotFound:
+		if v.Value == "" {
+			return withArticle(v.Detail) + " with this ID does not exist"
+		}
+		return "no " + v.Detail + " has the ID \"" + v.Value + "\""
+	case RuleUnavailable:
+		return "cannot be checked now; try again"
+	case RuleTruncated:
+		return "and " + english.Count(limit(), "more violation") + ", left out"
+	}
+	return v.Message
+}
+
+// countNoun is what the count rules count.
+func countNoun(rule string) string {
+	if rule == RuleMinProperties || rule == RuleMaxProperties {
+		return "property"
+	}
+	return "item"
+}
+
+// limit returns a Limit of n.
+func limit(n int) *float64 { return limitAt(float64(n)) }
+
+// limitAt returns a Limit of f.
+func limitAt(f float64) *float64 { return &f }
 
 // maxViolations is the number of violations a result carries at most: a
 // run that finds more keeps the first maxViolations and closes the list
@@ -53,12 +342,24 @@ type violations struct {
 	more int
 }
 
-func (vs *violations) add(p *pathSeg, msg string) {
+// add adds v at the path p, its Message built from its rule and datum.
+func (vs *violations) add(p *pathSeg, v Violation) {
 	if len(vs.list) >= maxViolations {
 		vs.more++
 		return
 	}
-	vs.list = append(vs.list, Violation{Path: shorten(p.String(), maxPathBytes), Message: msg})
+	v.Path = shorten(p.String(), maxPathBytes)
+	v.Message = violationMessage(&v)
+	vs.list = append(vs.list, v)
+}
+
+// rule returns a violation of rule, with no datum.
+func rule(r string) Violation { return Violation{Rule: r} }
+
+// newViolation returns v with its Message built from its rule and datum.
+func newViolation(v Violation) Violation {
+	v.Message = violationMessage(&v)
+	return v
 }
 
 // empty reports whether no violation was found.
@@ -74,7 +375,7 @@ func (vs *violations) result() []Violation {
 	if vs.more == 0 {
 		return vs.list
 	}
-	return append(vs.list, Violation{Message: "and " + strconv.Itoa(vs.more) + " more " + pluralWord(vs.more, "violation") + ", left out"})
+	return append(vs.list, newViolation(Violation{Rule: RuleTruncated, Limit: limit(vs.more)}))
 }
 
 // shorten cuts s to at most max bytes on a rune boundary, marking the cut.
@@ -110,9 +411,9 @@ func (x *extraNames) report(e *entry, vs *violations) {
 	for _, k := range x.names {
 		seg := pathSeg{name: k}
 		if _, ok := e.inputIndex[k]; ok {
-			vs.add(&seg, "is locked and cannot be set")
+			vs.add(&seg, rule(RuleLocked))
 		} else {
-			vs.add(&seg, "is not an input of this tool")
+			vs.add(&seg, Violation{Rule: RuleAdditionalProperties, Detail: "input"})
 		}
 	}
 	vs.more += x.more

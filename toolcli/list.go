@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -287,26 +286,25 @@ func writeDefinition(tw io.Writer, path string, d *tool.Definition, input bool) 
 	}
 }
 
-// rulesOf spells what a value of d must be, one phrase per constraint,
-// with its examples last. The rules of a list's items follow the list's
-// own, after "each". A list input without a maximum count takes at most
-// [tool.DefaultMaxItems] items.
+// rulesOf spells what a value of d must be, one phrase per constraint
+// (as [tool.Definition.Requirements] words them), with its examples last.
+// The rules of a list's items follow the list's own, after "each". A list
+// input without a maximum count takes at most [tool.DefaultMaxItems]
+// items.
 func rulesOf(d *tool.Definition, input bool) []string {
-	noun := "item"
-	if d.Type == "map" {
-		noun = "property"
-	}
 	c := d.Constraints
 	if input && d.Type == "list" && (c.Count == nil || c.Count.Max == nil) {
 		count := tool.Bounds{Max: tool.Ptr(tool.DefaultMaxItems)}
 		if c.Count != nil {
 			count.Min = c.Count.Min
 		}
-		c.Count = &count
+		bounded := *d
+		bounded.Constraints.Count = &count
+		d = &bounded
 	}
-	rules := constraintRules(c, noun)
+	rules := requirementTexts(d)
 	if d.Type == "list" && d.Items != nil {
-		if items := constraintRules(d.Items.Constraints, ""); len(items) > 0 {
+		if items := requirementTexts(d.Items); len(items) > 0 {
 			rules = append(rules, "each "+strings.Join(items, ", "))
 		}
 	}
@@ -316,81 +314,17 @@ func rulesOf(d *tool.Definition, input bool) []string {
 	return rules
 }
 
-// constraintRules spells the constraints c, counting in nouns (item,
-// property) when they bound a count.
-func constraintRules(c tool.Constraints, noun string) []string {
-	var rules []string
-	if c.NotBlank {
-		rules = append(rules, "not blank")
+// requirementTexts returns the words of d's requirements, and its media
+// type, which is said but not checked.
+func requirementTexts(d *tool.Definition) []string {
+	var out []string
+	for _, r := range d.Requirements() {
+		out = append(out, r.Text)
 	}
-	if c.NotNull {
-		rules = append(rules, "not null")
+	if d.Constraints.Media != "" {
+		out = append(out, "media type "+d.Constraints.Media)
 	}
-	if c.Count != nil && noun != "" {
-		if r := boundsRule(c.Count, noun); r != "" {
-			rules = append(rules, r)
-		}
-	}
-	if c.Length != nil {
-		if r := boundsRule(c.Length, "character"); r != "" {
-			rules = append(rules, r)
-		}
-	}
-	if c.Range != nil {
-		num := func(f *float64) string { return strconv.FormatFloat(*f, 'g', -1, 64) }
-		switch {
-		case c.Range.Min != nil && c.Range.Max != nil:
-			rules = append(rules, "from "+num(c.Range.Min)+" to "+num(c.Range.Max))
-		case c.Range.Min != nil:
-			rules = append(rules, "at least "+num(c.Range.Min))
-		case c.Range.Max != nil:
-			rules = append(rules, "at most "+num(c.Range.Max))
-		}
-	}
-	if len(c.Choice) > 0 {
-		rules = append(rules, "one of "+jsonList(c.Choice, ", "))
-	}
-	if c.Pattern != "" {
-		rules = append(rules, "matching "+c.Pattern)
-	}
-	if c.Email {
-		rules = append(rules, "an email address")
-	}
-	if c.Encoding != "" {
-		rules = append(rules, c.Encoding+"-encoded")
-	}
-	if c.DateOnly {
-		rules = append(rules, "a date (YYYY-MM-DD)")
-	}
-	if c.Media != "" {
-		rules = append(rules, "media type "+c.Media)
-	}
-	return rules
-}
-
-// boundsRule spells the bounds b of a count of nouns: "1 to 5 items", "at
-// least 1 item", "exactly 2 characters".
-func boundsRule(b *tool.Bounds, noun string) string {
-	plural := func(n int) string {
-		if n == 1 {
-			return noun
-		}
-		if strings.HasSuffix(noun, "y") {
-			return strings.TrimSuffix(noun, "y") + "ies"
-		}
-		return noun + "s"
-	}
-	switch {
-	case b.Min != nil && b.Max != nil && *b.Min == *b.Max:
-		return fmt.Sprintf("exactly %d %s", *b.Min, plural(*b.Min))
-	case b.Min != nil && b.Max != nil:
-		return fmt.Sprintf("%d to %d %s", *b.Min, *b.Max, plural(*b.Max))
-	case b.Min != nil:
-		return fmt.Sprintf("at least %d %s", *b.Min, plural(*b.Min))
-	case b.Max != nil:
-		return fmt.Sprintf("at most %d %s", *b.Max, plural(*b.Max))
-	}
-	return ""
+	return out
 }
 
 // jsonList writes each value as JSON, joined by sep.

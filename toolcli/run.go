@@ -33,21 +33,11 @@ const (
 type outcome struct {
 	Success    bool
 	Message    string
-	Outputs    json.RawMessage // the outputs encoded; nil when none
-	ErrorType  string          // on failure
-	Violations []violation     // on failure
-}
-
-type violation struct {
-	Path    string `json:"path"`
-	Message string `json:"message"`
-}
-
-func (v violation) String() string {
-	if v.Path == "" {
-		return v.Message
-	}
-	return v.Path + ": " + v.Message
+	Outputs    json.RawMessage  // the outputs encoded; nil when none
+	ErrorType  string           // on failure
+	Violations []tool.Violation // on failure
+	// Tool names the tool of an input failure, for its heading.
+	Tool string
 }
 
 // run runs "run ID".
@@ -127,7 +117,11 @@ func (c *command) run(args []string) int {
 	if err != nil {
 		return c.report(fs, *asJSON, failure(errExecutionFailed, err.Error()))
 	}
-	return c.report(fs, *asJSON, fromResult(res))
+	name := id
+	if t != nil && t.Label != "" {
+		name = t.Label
+	}
+	return c.report(fs, *asJSON, fromResult(res, name))
 }
 
 func notFound(id string) *outcome {
@@ -194,10 +188,10 @@ func failure(errorType, message string) *outcome {
 	return &outcome{Message: message, ErrorType: errorType}
 }
 
-// fromResult turns the result of a run into an outcome, with the outputs
-// it carries, a failure's too.
-func fromResult(res *tool.Result) *outcome {
-	o := &outcome{Success: res.Success, Message: res.Message}
+// fromResult turns the result of a run of the tool called name into an
+// outcome, with the outputs it carries, a failure's too.
+func fromResult(res *tool.Result, name string) *outcome {
+	o := &outcome{Success: res.Success, Message: res.Message, Tool: name}
 	if len(res.Outputs) > 0 {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
@@ -218,9 +212,7 @@ func fromResult(res *tool.Result) *outcome {
 	default:
 		o.ErrorType = errExecutionFailed
 	}
-	for _, v := range res.Violations {
-		o.Violations = append(o.Violations, violation(v))
-	}
+	o.Violations = res.Violations
 	return o
 }
 
@@ -258,10 +250,20 @@ func (c *command) report(fs *flag.FlagSet, asJSON bool, o *outcome) int {
 		io.WriteString(c.stdout, msg.String()+outputs.String())
 		return status
 	}
-	if len(o.Violations) != 1 || !strings.Contains(o.Message, o.Violations[0].String()) {
-		// Unless the message says it all already.
+	if len(o.Violations) > 0 {
+		// The violations in people's words, one a line, under a heading
+		// that replaces the message (which lists them for models).
+		msg.Reset()
+		if o.ErrorType == errInvalidInput {
+			msg.WriteString("Invalid input for " + o.Tool + ":\n")
+		} else {
+			msg.WriteString(o.Message + "\n")
+		}
 		for _, v := range o.Violations {
-			msg.WriteString(v.String() + "\n")
+			if v.Path != "" {
+				msg.WriteString(v.Path + ": ")
+			}
+			msg.WriteString(v.ForPeople() + "\n")
 		}
 	}
 	io.WriteString(c.stderr, msg.String())
@@ -288,14 +290,14 @@ func writeOutcome(w io.Writer, o *outcome) error {
 	} else {
 		vs := o.Violations
 		if vs == nil {
-			vs = []violation{}
+			vs = []tool.Violation{}
 		}
 		v = struct {
-			Success    bool            `json:"success"`
-			Message    string          `json:"message"`
-			Outputs    json.RawMessage `json:"outputs,omitempty"`
-			ErrorType  string          `json:"error_type"`
-			Violations []violation     `json:"violations"`
+			Success    bool             `json:"success"`
+			Message    string           `json:"message"`
+			Outputs    json.RawMessage  `json:"outputs,omitempty"`
+			ErrorType  string           `json:"error_type"`
+			Violations []tool.Violation `json:"violations"`
 		}{false, o.Message, o.Outputs, o.ErrorType, vs}
 	}
 	return writeJSON(w, v)

@@ -435,10 +435,10 @@ func TestRunText(t *testing.T) {
 		t.Errorf("violation lines (-want +got):\n%s\nstderr:\n%s", diff, errOut)
 	}
 
-	// One violation: the message names it, so it is not repeated.
+	// A violation in people's words, under the tool's heading.
 	code, _, errOut = call(t, reg, nil, "run", "demo.sum", "--input", "numbers=x")
-	if lines := strings.Split(strings.TrimSpace(errOut), "\n"); code != 1 || len(lines) != 1 || !strings.Contains(lines[0], "numbers[0]: ") {
-		t.Errorf("one violation: exit status %d, stderr:\n%s", code, errOut)
+	if want := "Invalid input for Sum:\nnumbers[0]: must be a whole number such as 7\n"; code != 1 || errOut != want {
+		t.Errorf("one violation: exit status %d, stderr:\n%s\nwant:\n%s", code, errOut, want)
 	}
 
 	code, _, errOut = call(t, reg, nil, "run", "demo.echo", "--input", "{oops")
@@ -941,5 +941,26 @@ func TestMisplacedFlagHint(t *testing.T) {
 	got := runJSON(t, reg, opts, "demo.echo", "--db", "x.db")
 	if got.ErrorType != "invalid_option" || !strings.Contains(got.Message, `give it before "tool"`) {
 		t.Errorf("--json: %+v", got)
+	}
+}
+
+// TestRunJSONRule checks that --json gives each violation its rule key and
+// datum beside the message, and the text output the people's words.
+func TestRunJSONRule(t *testing.T) {
+	reg := newRegistry(t)
+	_, out, _ := call(t, reg, nil, "run", "demo.sum", "--json", "--input", "numbers=two")
+	var raw struct {
+		Violations []map[string]any `json:"violations"`
+	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]any{{"path": "numbers[0]", "rule": "type", "message": "must be an integer", "detail": "integer"}}
+	if diff := cmp.Diff(want, raw.Violations); diff != "" {
+		t.Errorf("--json violations (-want +got):\n%s", diff)
+	}
+	got := runJSON(t, reg, nil, "demo.echo", "--input", "word=hi", "--input", "settings.limit=500")
+	if len(got.Violations) != 1 || got.Violations[0].Rule != tool.RuleMaximum || got.Violations[0].Limit == nil || *got.Violations[0].Limit != 100 {
+		t.Errorf("violations %+v, want one of rule %q with limit 100", got.Violations, tool.RuleMaximum)
 	}
 }

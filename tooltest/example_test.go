@@ -63,7 +63,8 @@ func ExampleAs() {
 	// Output:
 	// Add note completed. Groceries [1/1 stored]
 	// Books
-	// input failure: Invalid input for Add note: title: must not be blank
+	// input failure:
+	//   title: must not be blank (rule: minLength)
 }
 
 // A test talks to the tools over MCP, in memory, as an agent's client

@@ -151,8 +151,9 @@ type Result struct {
 	rec *recorder
 }
 
-// String describes the result in one line or a few: the outcome, the
-// message and each violation the message does not name already.
+// String describes the result in one line or a few: the outcome, then
+// each violation with its rule ("title: must not be blank (rule:
+// minLength)"), or the message when there are no violations.
 func (r *Result) String() string {
 	var b strings.Builder
 	if r.Success {
@@ -160,14 +161,18 @@ func (r *Result) String() string {
 	} else {
 		fmt.Fprintf(&b, "%s failure", r.Failure)
 	}
-	if r.Message != "" {
-		b.WriteString(": " + r.Message)
-	}
-	if len(r.Violations) == 1 && strings.Contains(r.Message, r.Violations[0].String()) {
+	if len(r.Violations) == 0 {
+		if r.Message != "" {
+			b.WriteString(": " + r.Message)
+		}
 		return b.String()
 	}
+	b.WriteString(":")
 	for _, v := range r.Violations {
 		b.WriteString("\n  " + v.String())
+		if v.Rule != "" {
+			b.WriteString(" (rule: " + v.Rule + ")")
+		}
 	}
 	return b.String()
 }
@@ -203,6 +208,22 @@ func (r *Result) Violates(paths ...string) *Result {
 			r.t.Fatalf("%s: want a violation at %q, got %s", r.id, p, r)
 		}
 	}
+	return r
+}
+
+// ViolatesRule fails the test at once unless the run failed on its inputs
+// with a violation at path of the rule key rule ([tool.RuleRequired],
+// [tool.RuleMaximum], ...), and returns r. It checks the rule, not the
+// words, which may change.
+func (r *Result) ViolatesRule(path, rule string) *Result {
+	r.t.Helper()
+	r.Failed(tool.FailureInput)
+	for _, v := range r.Violations {
+		if v.Path == path && v.Rule == rule {
+			return r
+		}
+	}
+	r.t.Fatalf("%s: want a violation of rule %s at %q, got %s", r.id, rule, path, r)
 	return r
 }
 

@@ -116,10 +116,16 @@ func TestCallerReportsWhatWentWrong(t *testing.T) {
 			"notes.add: want success, got access failure: "},
 		{"another category", func(ft *fakeT) {
 			As(ft, reg, editor).Run("notes.add", map[string]any{}).Failed(tool.FailureAccess)
-		}, "notes.add: want a failure of category access, got input failure: "},
+		}, "notes.add: want a failure of category access, got input failure:\n  title: is required (rule: required)"},
 		{"missing violation", func(ft *fakeT) {
 			As(ft, reg, editor).Run("notes.add", map[string]any{"title": ""}).Violates("limit")
-		}, `notes.add: want a violation at "limit", got input failure: `},
+		}, "notes.add: want a violation at \"limit\", got input failure:\n  title: must not be blank (rule: minLength)"},
+		{"violation of another rule", func(ft *fakeT) {
+			As(ft, reg, editor).Run("notes.add", map[string]any{"title": "", "limit": 11}).ViolatesRule("limit", tool.RuleMinimum)
+		}, "notes.add: want a violation of rule minimum at \"limit\", got input failure:\n  title: must not be blank (rule: minLength)\n  limit: must be at most 10 (rule: maximum)"},
+		{"violation of the rule", func(ft *fakeT) {
+			As(ft, reg, editor).Run("notes.add", map[string]any{"title": "", "limit": 11}).ViolatesRule("limit", tool.RuleMaximum).ViolatesRule("title", tool.RuleMinLength)
+		}, ""},
 		{"violation present", func(ft *fakeT) {
 			As(ft, reg, editor).Run("notes.add", map[string]any{"title": ""}).Violates("title")
 		}, ""},

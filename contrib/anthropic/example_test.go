@@ -58,5 +58,5 @@ func Example() {
 	}
 	// Output:
 	// toolu_1 false {"success":true,"message":"Upper completed.","outputs":{"result":"HELLO"}}
-	// toolu_2 true {"success":false,"message":"Invalid input for Upper: text: is required","error_type":"invalid_input","violations":[{"path":"text","message":"is required"}],"input_schema":{"type":"object","properties":{"text":{"type":"string","pattern":"^[^\\x00]*$"}},"required":["text"],"additionalProperties":false}}
+	// toolu_2 true {"success":false,"message":"Invalid input for Upper: text: is required","error_type":"invalid_input","violations":[{"path":"text","rule":"required","message":"is required"}],"input_schema":{"type":"object","properties":{"text":{"type":"string","pattern":"^[^\\x00]*$"}},"required":["text"],"additionalProperties":false}}
 }

@@ -115,7 +115,7 @@ var calls = []struct{ id, name, args string }{
 var wantResults = []map[string]any{
 	{"success": true, "message": "Upper completed.", "outputs": map[string]any{"result": "HELLO"}},
 	{"success": false, "message": "Invalid input for Upper: text: must be at most 10 characters long", "error_type": "invalid_input",
-		"violations": []any{map[string]any{"path": "text", "message": "must be at most 10 characters long"}},
+		"violations": []any{map[string]any{"path": "text", "rule": "maxLength", "message": "must be at most 10 characters long", "limit": 10.0}},
 		"input_schema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string", "maxLength": 10.0, "pattern": nulFree}},
 			"required": []any{"text"}, "additionalProperties": false}},
 	{"success": false, "message": "There is no tool named vault__secret.", "error_type": "tool_not_found"},

@@ -182,7 +182,7 @@ func TestGenerate(t *testing.T) {
 		func(req *ai.ModelRequest) *ai.Message {
 			got := outputs(t, req)
 			want := map[string]any{"success": false, "message": "Invalid input for Define: word: is not in the dictionary; it knows: hello",
-				"error_type": "invalid_input", "violations": []any{map[string]any{"path": "word", "message": "is not in the dictionary; it knows: hello"}},
+				"error_type": "invalid_input", "violations": []any{map[string]any{"path": "word", "rule": "handler", "message": "is not in the dictionary; it knows: hello"}},
 				"input_schema": map[string]any{"type": "object", "properties": map[string]any{"word": map[string]any{"type": "string", "pattern": nulFree}},
 					"required": []any{"word"}, "additionalProperties": false}}
 			if diff := cmp.Diff(want, got["1"]); diff != "" {
@@ -229,8 +229,8 @@ func TestGenerateRetry(t *testing.T) {
 		func(req *ai.ModelRequest) *ai.Message {
 			want := map[string]any{"success": false, "message": "Invalid input for Upper: text: must be at most 10 characters long; loud: is not an input of this tool",
 				"error_type": "invalid_input", "violations": []any{
-					map[string]any{"path": "text", "message": "must be at most 10 characters long"},
-					map[string]any{"path": "loud", "message": "is not an input of this tool"},
+					map[string]any{"path": "text", "rule": "maxLength", "message": "must be at most 10 characters long", "limit": 10.0},
+					map[string]any{"path": "loud", "rule": "additionalProperties", "message": "is not an input of this tool", "detail": "input"},
 				},
 				"input_schema": upperInput}
 			if diff := cmp.Diff(want, outputs(t, req)["1"]); diff != "" {

@@ -137,7 +137,7 @@ func TestExecutor(t *testing.T) {
 			if err := json.Unmarshal([]byte(answers["call_1"]), &resp); err != nil {
 				t.Fatalf("answer to call_1 %q: %v", answers["call_1"], err)
 			}
-			want := []tool.Violation{{Path: "text", Message: "must be at most 10 characters long"}}
+			want := []tool.Violation{{Path: "text", Rule: tool.RuleMaxLength, Message: "must be at most 10 characters long", Limit: tool.Ptr(10.0)}}
 			if resp.ErrorType != "invalid_input" || !cmp.Equal(want, resp.Violations) {
 				t.Errorf("answer to the long text: %s", answers["call_1"])
 			}

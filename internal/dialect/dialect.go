@@ -34,6 +34,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/toolapi/toolapi/internal/english"
 )
 
 // A Dialect is a schema dialect of a model API.
@@ -549,15 +551,8 @@ func describe(desc any, notes []string) string {
 	return strings.Join(parts, " ")
 }
 
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if strings.HasSuffix(noun, "y") {
-		return strconv.Itoa(n) + " " + strings.TrimSuffix(noun, "y") + "ies"
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
+// count returns n and noun, in the plural unless n is 1.
+func count(n int, noun string) string { return english.Count(n, noun) }
 
 func jsonText(v any) string {
 	b, err := json.Marshal(v)

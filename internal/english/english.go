@@ -1,12 +1,16 @@
 // Package english holds the small pieces of English grammar that messages
-// and generated comments need: the indefinite article of a noun.
+// and generated comments need: the indefinite article of a noun and the
+// plural of a counted one.
 //
 // Package tool uses it for run-time messages ("The ID of a user.") and
 // toolgen for the comments it writes ("// userProperties returns the
 // properties of a User."); generated code never imports it.
 package english
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // WithArticle returns noun with its indefinite article, chosen by how the
 // noun is spoken rather than by its first letter: "an album", "a photo",
@@ -68,3 +72,27 @@ func takesAn(w string) bool {
 }
 
 func isVowel(c byte) bool { return strings.IndexByte("aeiou", c) >= 0 }
+
+// Plural returns noun in the plural unless n is 1: "1 item" but "0 items",
+// "2 properties". It knows the regular English plurals of the nouns that
+// messages count (a consonant and "y" become "ies"; "s", "x", "ch" and
+// "sh" take "es").
+func Plural(n int, noun string) string {
+	if n == 1 || noun == "" {
+		return noun
+	}
+	l := strings.ToLower(noun)
+	switch {
+	case len(l) >= 2 && l[len(l)-1] == 'y' && !isVowel(l[len(l)-2]):
+		return noun[:len(noun)-1] + "ies"
+	case strings.HasSuffix(l, "s") || strings.HasSuffix(l, "x") || strings.HasSuffix(l, "ch") || strings.HasSuffix(l, "sh"):
+		return noun + "es"
+	}
+	return noun + "s"
+}
+
+// Count returns n and noun, in the plural unless n is 1: "1 character",
+// "3 characters", "0 items", "2 properties".
+func Count(n int, noun string) string {
+	return strconv.Itoa(n) + " " + Plural(n, noun)
+}

@@ -66,3 +66,24 @@ func TestWithArticle(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		noun string
+		want string
+	}{
+		{1, "character", "1 character"},
+		{0, "character", "0 characters"},
+		{2, "item", "2 items"},
+		{1, "property", "1 property"},
+		{3, "property", "3 properties"},
+		{2, "day", "2 days"},
+		{2, "match", "2 matches"},
+		{2, "box", "2 boxes"},
+	} {
+		if got := english.Count(tc.n, tc.noun); got != tc.want {
+			t.Errorf("Count(%d, %q) = %q, want %q", tc.n, tc.noun, got, tc.want)
+		}
+	}
+}

@@ -157,7 +157,7 @@ func TestCLIBytes(t *testing.T) {
 		code, out := cli(t, r, append([]string{"run", "e2e.thumbnail", "--json", "--user", "reader"}, tc.args...)...)
 		want := map[string]any{
 			"success": false, "message": out["message"], "error_type": "invalid_input",
-			"violations": []any{map[string]any{"path": tc.path, "message": "must be base64 (standard alphabet, padded)"}},
+			"violations": []any{map[string]any{"path": tc.path, "rule": "contentEncoding", "message": "must be base64 (standard alphabet, padded)", "detail": "base64"}},
 		}
 		if diff := cmp.Diff(want, out); code != 1 || diff != "" {
 			t.Errorf("%q: exit %d (-want +got):\n%s", tc.args, code, diff)

@@ -285,7 +285,7 @@ func TestAccessMethodWithBytes(t *testing.T) {
 	// Bytes that are not base64 reach neither the access method nor the
 	// method: the run is an input failure naming the input.
 	res := run(t, r, as("attach"), "e2e.attach", `{"file":"%%%"}`)
-	want := []tool.Violation{{Path: "file", Message: "must be base64 (standard alphabet, padded)"}}
+	want := []tool.Violation{{Path: "file", Rule: tool.RuleContentEncoding, Message: "must be base64 (standard alphabet, padded)", Detail: "base64"}}
 	if res.Failure != tool.FailureInput || !cmp.Equal(want, res.Violations) {
 		t.Errorf("not base64: %+v", res)
 	}
