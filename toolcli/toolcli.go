@@ -214,20 +214,19 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		return nil, &optionError{msg: err.Error() + undefinedFlagHint(fs, err)}
+		return nil, &optionError{msg: err.Error() + undefinedFlagHint(fs, flags)}
 	}
 	return append(fs.Args(), words...), nil
 }
 
-// undefinedFlagHint returns, for the error of a flag fs does not define,
+// undefinedFlagHint returns, when args hold a flag fs does not define,
 // the flags it does take and where a flag of the application goes (before
-// "tool"); "" for any other error.
-func undefinedFlagHint(fs *flag.FlagSet, err error) string {
-	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
-	if !ok {
+// "tool"); "" when fs defines every flag in args.
+func undefinedFlagHint(fs *flag.FlagSet, args []string) string {
+	name := undefinedFlag(fs, args)
+	if name == "" {
 		return ""
 	}
-	name = strings.TrimLeft(name, "-")
 	var known []string
 	fs.VisitAll(func(f *flag.Flag) { known = append(known, "--"+f.Name) })
 	where := "before the tool command"
@@ -236,6 +235,27 @@ func undefinedFlagHint(fs *flag.FlagSet, err error) string {
 	}
 	return fmt.Sprintf(" (%s takes %s; if --%s is a flag of the application, give it %s)",
 		fs.Name(), strings.Join(known, ", "), name, where)
+}
+
+// undefinedFlag returns the name of the first flag in args that fs does
+// not define (help aside), or "".
+func undefinedFlag(fs *flag.FlagSet, args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			return ""
+		}
+		if len(a) < 2 || a[0] != '-' {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name == "" || name == "h" || name == "help" {
+			continue
+		}
+		if fs.Lookup(name) == nil {
+			return name
+		}
+	}
+	return ""
 }
 
 func isBoolFlag(f *flag.Flag) bool {
