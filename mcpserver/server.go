@@ -159,11 +159,14 @@ type Options struct {
 	ClientAddress func(r *http.Request) string
 	// UsedStates remembers the request states of multi round-trip calls
 	// that were used, so that each runs the tool once: a call replaying a
-	// state fails without running. Nil means a [MemoryStateStore] of
-	// [DefaultUsedStates] states, which holds for one process; several
-	// processes serving one endpoint without sessions should share one
-	// store (a table of used nonces in a shared database), or a state may
-	// be used once in each process.
+	// state fails without running. Each account has a share
+	// ([DefaultUsedStatesPerAccount] unexpired states): an account that
+	// fills it, by sending states back without answers, say, has its own
+	// calls refused until they expire, and no one else's. Nil means a
+	// [MemoryStateStore] of [DefaultUsedStates] states, which holds for
+	// one process; several processes serving one endpoint (with or
+	// without sessions) should share one store, a [SQLStateStore] in their
+	// shared database, or a state may be used once in each process.
 	UsedStates StateStore
 	// JSONResponse answers HTTP requests with application/json rather than
 	// an event stream. False streams, which progress and log notifications
@@ -293,7 +296,7 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	}
 	s.used = s.opts.UsedStates
 	if s.used == nil {
-		s.used = NewMemoryStateStore(0)
+		s.used = NewMemoryStateStore(0, 0)
 	}
 	s.applyLimitDefaults()
 	// The SDK logs each session it opens at Info; a stateless server opens
