@@ -2,6 +2,7 @@ package toolapp
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -40,6 +41,15 @@ type App struct {
 	// [mcpserver.Options.StateKey]); it is asked once, by serve
 	// --stateless. Nil means each process makes its own random key.
 	StateKey func(ctx context.Context) ([]byte, error)
+	// DB is the application's database, when it has one (SQLite or
+	// PostgreSQL). The MCP servers of serve and mcp keep in it the request
+	// states of multi round-trip calls that were used, in a table
+	// ([mcpserver.DefaultStateTable]) created on start, so that the
+	// processes serving one endpoint run a confirmed call once between
+	// them, with sessions or without (see [mcpserver.SQLStateStore]). Nil,
+	// or MCP.UsedStates set, leaves that to MCP.UsedStates (each process's
+	// memory by default).
+	DB *sql.DB
 	// MCP holds options of the MCP server beyond those the runner sets.
 	// Zero fields are filled in: Name and Title from [Options], and
 	// Authenticate from Accounts (a bearer token names an account; a

@@ -2,10 +2,12 @@ package toolapp
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
@@ -263,6 +265,9 @@ func mcpOptions(app *App, o *Options, http bool) *mcpserver.Options {
 		m.Title = o.Title
 	}
 	m.Stateless = m.Stateless || o.Stateless
+	if m.UsedStates == nil && app.DB != nil {
+		m.UsedStates = newUsedStates(app.DB, m.Logger, app.Registry)
+	}
 	if !http {
 		return &m
 	}
@@ -347,4 +352,54 @@ func explorerOptions(app *App, o *Options) *explorer.Options {
 		e.Account = app.account
 	}
 	return &e
+}
+
+// usedStates is the store of used request states in an application's
+// database: a [mcpserver.SQLStateStore] whose table is created on start,
+// or, when that fails (the database is out of reach), on the first use
+// that finds the database back. Until then calls that bring a request
+// state fail without running.
+type usedStates struct {
+	db *sql.DB
+
+	mu    sync.Mutex
+	store *mcpserver.SQLStateStore
+}
+
+// usedStatesSetup bounds the creation of the table of used states.
+const usedStatesSetup = 10 * time.Second
+
+func newUsedStates(db *sql.DB, logger *slog.Logger, reg *tool.Registry) *usedStates {
+	u := &usedStates{db: db}
+	ctx, cancel := context.WithTimeout(context.Background(), usedStatesSetup)
+	defer cancel()
+	if _, err := u.sqlStore(ctx); err != nil {
+		if logger == nil {
+			logger = reg.Logger()
+		}
+		logger.Error("the table of used MCP request states is not ready; calls that answer a question fail until it is", "error", err.Error())
+	}
+	return u
+}
+
+func (u *usedStates) sqlStore(ctx context.Context) (*mcpserver.SQLStateStore, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.store == nil {
+		st, err := mcpserver.NewSQLStateStore(ctx, u.db, "", 0)
+		if err != nil {
+			return nil, err
+		}
+		u.store = st
+	}
+	return u.store, nil
+}
+
+// Use implements [mcpserver.StateStore].
+func (u *usedStates) Use(ctx context.Context, account, nonce string, expires time.Time) (bool, error) {
+	st, err := u.sqlStore(ctx)
+	if err != nil {
+		return false, err
+	}
+	return st.Use(ctx, account, nonce, expires)
 }
