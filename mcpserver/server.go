@@ -136,11 +136,45 @@ type Options struct {
 	// busy. Zero means [DefaultMaxSessions], 1000; negative means no cap.
 	MaxSessions int
 	// MaxSessionsPerAccount caps the HTTP sessions one account holds open
-	// at once (all anonymous clients are one account), the same way: a
-	// client opening one more closes its account's session idle longest.
+	// at once, the same way: a client opening one more closes its
+	// account's session idle longest. All anonymous clients (the account
+	// with the ID of [tool.Anonymous]) count as one account, and this is
+	// their total; a new anonymous session past it closes the idlest
+	// session of the client address holding the most anonymous sessions.
 	// Zero means [DefaultMaxSessionsPerAccount], 100; negative means no
 	// cap.
 	MaxSessionsPerAccount int
+	// MaxSessionsPerAddress caps the anonymous HTTP sessions one client
+	// address (see ClientAddress) holds open at once: a client opening
+	// one more closes that address's session idle longest, so that one
+	// address flooding initialize requests recycles its own sessions and
+	// leaves the others' alone. Zero means [DefaultMaxSessionsPerAddress],
+	// 10; negative means no cap. Anonymous access is sturdiest without
+	// sessions (see Stateless): there is then nothing to evict.
+	MaxSessionsPerAddress int
+
+	// MaxStreams caps the event streams (the GET requests of sessions,
+	// each holding a connection) open at once. A GET past a cap is
+	// answered with a Retry-After header: 503 past MaxStreams or
+	// MaxAnonymousStreams, 429 past MaxStreamsPerAccount or
+	// MaxStreamsPerAddress. A stream ends with its session (closed,
+	// evicted for a new one, or idle past SessionTimeout), and the
+	// connection of a stream is closed when the stream ends, never kept
+	// alive. Zero means [DefaultMaxStreams], 500; negative means no cap.
+	MaxStreams int
+	// MaxStreamsPerAccount caps the event streams one signed-in account
+	// holds open at once. Zero means [DefaultMaxStreamsPerAccount], 10;
+	// negative means no cap.
+	MaxStreamsPerAccount int
+	// MaxAnonymousStreams caps the event streams of all anonymous clients
+	// together, so that they never take the streams of signed-in
+	// accounts. Zero means [DefaultMaxAnonymousStreams], 100; negative
+	// means no cap.
+	MaxAnonymousStreams int
+	// MaxStreamsPerAddress caps the anonymous event streams of one client
+	// address. Zero means [DefaultMaxStreamsPerAddress], 4; negative means
+	// no cap.
+	MaxStreamsPerAddress int
 
 	// AuthFailureBurst and AuthFailureInterval limit failed
 	// authentications (credentials Authenticate rejects) per client
@@ -153,7 +187,8 @@ type Options struct {
 	AuthFailureBurst    int
 	AuthFailureInterval time.Duration
 	// ClientAddress returns the address a request comes from, for the
-	// limit on failed authentications. Nil means the IP of the request's
+	// limit on failed authentications and the anonymous shares of
+	// sessions and streams. Nil means the IP of the request's
 	// remote address, IPv6 addresses by their /64 network; behind a
 	// reverse proxy, return the client address the proxy reports.
 	ClientAddress func(r *http.Request) string
