@@ -28,9 +28,19 @@ type sse struct {
 // and its response's status.
 func openStream(t testing.TB, base, token, session, client, local string) (*sse, int) {
 	t.Helper()
-	u, err := url.Parse(base)
+	s, err := dialStream(base, token, session, client, local)
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.conn.Close() })
+	return s, s.resp.StatusCode
+}
+
+// dialStream is openStream for any goroutine: the caller closes s.conn.
+func dialStream(base, token, session, client, local string) (*sse, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return nil, err
 	}
 	d := net.Dialer{Timeout: 10 * time.Second}
 	if local != "" {
@@ -38,7 +48,7 @@ func openStream(t testing.TB, base, token, session, client, local string) (*sse,
 	}
 	conn, err := d.Dial("tcp", u.Host)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	req := fmt.Sprintf("GET /mcp HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\nMcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-11-25\r\n", u.Host, session)
 	if token != "" {
@@ -48,20 +58,19 @@ func openStream(t testing.TB, base, token, session, client, local string) (*sse,
 		req += "X-Test-Client: " + client + "\r\n"
 	}
 	if _, err := io.WriteString(conn, req+"\r\n"); err != nil {
-		t.Fatal(err)
+		conn.Close()
+		return nil, err
 	}
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	s := &sse{conn: conn, r: bufio.NewReader(conn)}
-	s.resp, err = http.ReadResponse(s.r, nil)
-	if err != nil {
+	if s.resp, err = http.ReadResponse(s.r, nil); err != nil {
 		conn.Close()
-		t.Fatalf("GET /mcp: %v", err)
+		return nil, fmt.Errorf("GET /mcp: %w", err)
 	}
 	if s.resp.StatusCode != 200 {
 		io.Copy(io.Discard, s.resp.Body)
 	}
-	t.Cleanup(func() { conn.Close() })
-	return s, s.resp.StatusCode
+	return s, nil
 }
 
 // ended reports whether the stream ends and its connection is closed by
