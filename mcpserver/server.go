@@ -53,6 +53,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -300,6 +301,9 @@ type Server struct {
 
 	httpOnce sync.Once
 	http     http.Handler
+
+	quit    context.Context // done once Shutdown is called: pending questions end
+	stopAll context.CancelFunc
 }
 
 // schemaDialect is the JSON Schema dialect the advertised schemas follow.
@@ -308,6 +312,7 @@ const schemaDialect = "https://json-schema.org/draft/2020-12/schema"
 // New returns a Server for the tools of reg. opts may be nil.
 func New(reg *tool.Registry, opts *Options) *Server {
 	s := &Server{reg: reg, listed: make(map[string]*entry), named: make(map[string]*entry)}
+	s.quit, s.stopAll = context.WithCancel(context.Background())
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -356,9 +361,58 @@ func New(reg *tool.Registry, opts *Options) *Server {
 		Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version,
 	}, &sdk)
 	s.mcp.AddReceivingMiddleware(s.filterList, s.resolveName, s.sessions.middleware)
+	s.mcp.AddSendingMiddleware(s.questions)
 	reg.OnChange(s.sync)
 	s.sync()
 	return s
+}
+
+// Shutdown ends the serving of s for a server that is shutting down: from
+// then on it refuses new HTTP sessions and event streams, ends every
+// stream (so that the HTTP server can let their connections go), ends
+// every question a tool is waiting on (a confirmation asked and not yet
+// answered fails, and its tool does not run), and closes each HTTP
+// session once no request of it runs. It returns when no session is left,
+// or when ctx is done, after closing the sessions still busy, with ctx's
+// error. Call it beside [http.Server.Shutdown], with the same grace period.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopAll()
+	left := s.sessions.shutdown()
+	select {
+	case <-left:
+		return nil
+	case <-ctx.Done():
+		s.sessions.closeAll()
+		return ctx.Err()
+	}
+}
+
+// errShuttingDown ends a question asked while the Server shuts down.
+var errShuttingDown = errors.New("the server is shutting down")
+
+// questions is sending middleware that ends the requests a tool sends to
+// the client (elicitation, sampling, roots) when the Server shuts down,
+// rather than wait for an answer that would come too late.
+func (s *Server) questions(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "elicitation/create", "sampling/createMessage", "roots/list":
+		default:
+			return next(ctx, method, req)
+		}
+		if s.quit.Err() != nil {
+			return nil, errShuttingDown
+		}
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		stop := context.AfterFunc(s.quit, func() { cancel(errShuttingDown) })
+		defer stop()
+		res, err := next(ctx, method, req)
+		if err != nil && context.Cause(ctx) == errShuttingDown {
+			return nil, errShuttingDown
+		}
+		return res, err
+	}
 }
 
 // MCPServer returns the SDK server underneath, for adding what the registry

@@ -333,6 +333,50 @@ func (t *sessions) end(id string) {
 	if s := t.byID[id]; s != nil {
 		s.busy--
 		s.lastUsed = time.Now()
+		if t.closing && s.busy == 0 {
+			// Shutting down: the session's last request is over.
+			go s.ss.Close()
+		}
+	}
+}
+
+// shutdown refuses new sessions and streams from now on, ends every
+// stream, closes the idle sessions (the busy ones close as their last
+// request ends, see [sessions.end]) and returns a channel closed once no
+// session is left.
+func (t *sessions) shutdown() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.closing = true
+	if t.noSessions == nil {
+		t.noSessions = make(chan struct{})
+	}
+	left := t.noSessions
+	if len(t.byID) == 0 {
+		close(t.noSessions)
+		t.noSessions = nil
+	}
+	for _, s := range t.byID {
+		for st := range s.streams {
+			st.end()
+		}
+		if s.busy == 0 {
+			go s.ss.Close()
+		}
+	}
+	return left
+}
+
+// closeAll closes every session left, busy or not.
+func (t *sessions) closeAll() {
+	t.mu.Lock()
+	var all []*mcp.ServerSession
+	for _, s := range t.byID {
+		all = append(all, s.ss)
+	}
+	t.mu.Unlock()
+	for _, ss := range all {
+		ss.Close()
 	}
 }
 
