@@ -57,8 +57,10 @@ func (r *runner) serve(args []string) error {
 	addr := r.addr()
 	var printTok bool
 	stateless := r.opts.Stateless
+	grace := r.opts.limits().ShutdownTimeout
 	fs := r.flagSet("serve", func(fs *flag.FlagSet) {
 		fs.StringVar(&addr, "addr", addr, "the `address` to listen on")
+		fs.DurationVar(&grace, "grace", grace, "how long a shutdown waits for the requests in flight (`duration`, such as 30s)")
 		fs.BoolVar(&stateless, "stateless", stateless, "serve MCP without sessions, so that several processes can answer one address behind a load balancer")
 		fs.BoolVar(&printTok, "print-tokens", false, "issue and print an API token for every account")
 	})
@@ -88,15 +90,23 @@ func (r *runner) serve(args []string) error {
 	if err != nil {
 		return err
 	}
+	if grace <= 0 {
+		fmt.Fprintf(r.opts.Stderr, "%s: --grace %v: must be more than zero\n", fs.Name(), grace)
+		return errUsage
+	}
 	opts := r.opts
 	opts.Stateless = stateless
+	opts.ShutdownTimeout = grace
 	opts.telemetry = tel
 	return Serve(r.ctx, ln, app, &opts)
 }
 
 // Serve serves app on ln until ctx is done, then shuts down gracefully:
-// it stops accepting connections, lets the requests in flight finish for
-// up to [Options.ShutdownTimeout], and then closes what is left. It serves
+// it stops accepting connections, ends MCP's event streams and the
+// questions tools wait on (a confirmation not yet answered fails and its
+// tool does not run), lets the requests in flight finish for up to
+// [Options.ShutdownTimeout] (serve --grace), closing each MCP session as
+// it goes idle, and then closes what is left. It serves
 // [Handler] with the limits of opts (see [Options]), writes the address it
 // serves on to [Options.Stdout] and returns nil after a shutdown that ctx
 // asked for. opts may be nil.
@@ -113,7 +123,8 @@ func Serve(ctx context.Context, ln net.Listener, app *App, opts *Options) error 
 	if stdout == nil {
 		stdout = io.Discard
 	}
-	srv := newServer(Handler(app, &o), &o)
+	h, mcpSrv := handler(app, &o)
+	srv := newServer(h, &o)
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "Serving %s on %s (MCP at %s/mcp).\n", o.Title, url, url)
 	served := make(chan error, 1)
@@ -130,7 +141,16 @@ func Serve(ctx context.Context, ln net.Listener, app *App, opts *Options) error 
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
 	defer cancel()
+	// The MCP server ends its event streams and the questions its tools
+	// wait on, and closes its sessions as they go idle, so that the HTTP
+	// server's connections go idle within the grace period.
+	mcpDone := make(chan struct{})
+	go func() {
+		defer close(mcpDone)
+		mcpSrv.Shutdown(sctx)
+	}()
 	err := srv.Shutdown(sctx)
+	<-mcpDone
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = srv.Close()
 	}
@@ -188,6 +208,12 @@ func withMaxBody(h http.Handler, n int64) http.Handler {
 // [App.Health] fails) and the tool explorer at /, with the body limits of
 // opts. [Serve] serves it with the rest of the limits. opts may be nil.
 func Handler(app *App, opts *Options) http.Handler {
+	h, _ := handler(app, opts)
+	return h
+}
+
+// handler returns [Handler] and the MCP server it serves at /mcp.
+func handler(app *App, opts *Options) (http.Handler, *mcpserver.Server) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -198,7 +224,8 @@ func Handler(app *App, opts *Options) http.Handler {
 	}
 	logger := app.Registry.Logger()
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", withMaxBody(newMCPServer(app, &o, true).Handler(), o.MaxMCPBody))
+	mcpSrv := newMCPServer(app, &o, true)
+	mux.Handle("/mcp", withMaxBody(mcpSrv.Handler(), o.MaxMCPBody))
 	if app.OAuth != nil {
 		mux.Handle(app.OAuth.MetadataPath(), app.OAuth.MetadataHandler())
 	}
@@ -213,7 +240,7 @@ func Handler(app *App, opts *Options) http.Handler {
 		io.WriteString(w, "ok\n")
 	})
 	mux.Handle("/", withMaxBody(explorer.New(app.Registry, explorerOptions(app, &o)), o.MaxFormBody))
-	return mux
+	return mux, mcpSrv
 }
 
 // startTelemetry turns OpenTelemetry on for serve and mcp when the

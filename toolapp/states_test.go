@@ -3,11 +3,13 @@ package toolapp
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "modernc.org/sqlite"
@@ -103,5 +105,89 @@ func TestServeSharesUsedStates(t *testing.T) {
 	}
 	if n := ran.Load(); n != 1 {
 		t.Errorf("the confirmed call ran %d times, want once", n)
+	}
+}
+
+// TestServeShutdownPendingQuestion checks that serve --grace sets the
+// grace period, and that a shutdown with a confirmation asked and never
+// answered does not wait for it: the call fails, its tool does not run,
+// and serve returns well within a grace period of an hour.
+func TestServeShutdownPendingQuestion(t *testing.T) {
+	a := newTestApp(t)
+	var ran atomic.Int64
+	err := a.reg.Add(&tool.Tool{
+		ID: "notes.purge", Label: "Purge notes", Description: "Deletes every note.",
+		Operation: tool.OpWrite, Permission: "read notes", Confirm: true,
+		Handler: func(context.Context, *tool.Values) (*tool.Result, error) {
+			ran.Add(1)
+			return nil, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := a.accounts.IssueToken(context.Background(), "ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out lockedBuffer
+	served := make(chan int, 1)
+	go func() {
+		served <- Run(ctx, a.open, []string{"serve", "--addr", "127.0.0.1:0", "--grace", "1h"}, &Options{Name: "notes", Stdout: &out, Stderr: &out})
+	}()
+	var base string
+	for deadline := time.Now().Add(30 * time.Second); base == ""; time.Sleep(10 * time.Millisecond) {
+		if _, rest, ok := strings.Cut(out.String(), " on http://"); ok {
+			base = "http://" + strings.Fields(rest)[0]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("serve did not start: %s", out.String())
+		}
+	}
+	asked := make(chan struct{}, 1)
+	c := mcp.NewClient(&mcp.Implementation{Name: "toolapp-test", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked <- struct{}{}
+			<-ctx.Done() // the person never answers
+			return nil, ctx.Err()
+		},
+	})
+	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{
+		Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	called := make(chan error, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "notes.purge"})
+		if err == nil && !res.IsError {
+			err = errors.New("the call succeeded")
+		} else {
+			err = nil
+		}
+		called <- err
+	}()
+	select {
+	case <-asked:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the person was never asked")
+	}
+	cancel()
+	select {
+	case code := <-served:
+		if code != 0 {
+			t.Errorf("serve exited with status %d: %s", code, out.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("serve waits for the unanswered question")
+	}
+	if err := <-called; err != nil {
+		t.Errorf("the call whose confirmation was pending: %v, want a failure", err)
+	}
+	if n := ran.Load(); n != 0 {
+		t.Errorf("the tool ran %d times without confirmation", n)
 	}
 }
