@@ -134,9 +134,12 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if id := r.Header.Get(sessionIDHeader); r.Method == http.MethodGet && id != "" && !h.s.opts.Stateless {
 		// An event stream holds its connection as long as it lasts: it
 		// is counted within the limits, ends with its session, and its
-		// connection is closed when it ends rather than kept alive.
-		w = &closingWriter{ResponseWriter: w}
-		w.Header().Set("Connection", "close")
+		// HTTP/1 connection is closed when it ends rather than kept alive.
+		if r.ProtoMajor == 1 {
+			// HTTP/2 ends the stream alone; its connection is shared.
+			w = &closingWriter{ResponseWriter: w}
+			w.Header().Set("Connection", "close")
+		}
 		var end context.CancelFunc
 		ctx, end = context.WithCancel(ctx)
 		defer end()
