@@ -2,15 +2,19 @@ package toolapp
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"errors"
 	"net/http"
+	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL, for the tests of the used states
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "modernc.org/sqlite"
 
@@ -18,11 +22,15 @@ import (
 	"github.com/toolapi/toolapi/tool"
 )
 
-// TestServeSharesUsedStates checks that two serve processes without
-// sessions on one database create the table of used request states on
+// TestServeSharesUsedStates checks, on SQLite and PostgreSQL, that two
+// serve processes without sessions on one database create the table of used request states on
 // start and run a confirmed call once between them: the answer replayed
 // on the other process is refused.
 func TestServeSharesUsedStates(t *testing.T) {
+	eachDB(t, testServeSharesUsedStates)
+}
+
+func testServeSharesUsedStates(t *testing.T, db *sql.DB, hasTable func(name string) bool) {
 	a := newTestApp(t)
 	var ran atomic.Int64
 	err := a.reg.Add(&tool.Tool{
@@ -40,11 +48,6 @@ func TestServeSharesUsedStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "app.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
 	key := []byte("a state key shared by both serve processes")
 	withDB := func(ctx context.Context) (*App, error) {
 		app, err := a.open(ctx)
@@ -81,9 +84,8 @@ func TestServeSharesUsedStates(t *testing.T) {
 		return cs
 	}
 	csOne, csTwo := connectNew(one), connectNew(two)
-	var tables int
-	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, mcpserver.DefaultStateTable).Scan(&tables); err != nil || tables != 1 {
-		t.Errorf("table %s: %d found, %v; want it created on start", mcpserver.DefaultStateTable, tables, err)
+	if !hasTable(mcpserver.DefaultStateTable) {
+		t.Errorf("no table %s: want it created on start", mcpserver.DefaultStateTable)
 	}
 	asked, err := csOne.CallTool(t.Context(), &mcp.CallToolParams{Name: "notes.purge"})
 	if err != nil || !asked.NeedsInput() {
@@ -106,6 +108,65 @@ func TestServeSharesUsedStates(t *testing.T) {
 	if n := ran.Load(); n != 1 {
 		t.Errorf("the confirmed call ran %d times, want once", n)
 	}
+}
+
+// eachDB runs test on a new SQLite database and, when
+// TOOLAPI_TEST_POSTGRES holds a server's URL, on a new PostgreSQL schema
+// (on CI a missing URL fails the test), with a function that reports
+// whether the database holds a table.
+func eachDB(t *testing.T, test func(t *testing.T, db *sql.DB, hasTable func(name string) bool)) {
+	t.Run("sqlite", func(t *testing.T) {
+		db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "app.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		test(t, db, func(name string) bool {
+			var n int
+			err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, name).Scan(&n)
+			return err == nil && n == 1
+		})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		base := os.Getenv("TOOLAPI_TEST_POSTGRES")
+		if base == "" {
+			if os.Getenv("CI") == "true" {
+				t.Fatal("TOOLAPI_TEST_POSTGRES is not set on CI: run eval \"$(scripts/postgres.sh)\" before the tests")
+			}
+			t.Skip("TOOLAPI_TEST_POSTGRES is not set; eval \"$(scripts/postgres.sh)\" starts a server")
+		}
+		admin, err := sql.Open("pgx", base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { admin.Close() })
+		schema := "toolapp_" + strings.ToLower(rand.Text()[:12])
+		if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
+			t.Fatalf("creating schema: %v", err)
+		}
+		t.Cleanup(func() {
+			if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
+				t.Errorf("dropping schema: %v", err)
+			}
+		})
+		u, err := url.Parse(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := u.Query()
+		q.Set("search_path", schema)
+		u.RawQuery = q.Encode()
+		db, err := sql.Open("pgx", u.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		test(t, db, func(name string) bool {
+			var n int
+			err := db.QueryRow(`SELECT count(*) FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2`, schema, name).Scan(&n)
+			return err == nil && n == 1
+		})
+	})
 }
 
 // TestServeShutdownPendingQuestion checks that serve --grace sets the
