@@ -450,3 +450,31 @@ func TestSQLStateStore(t *testing.T) {
 		}
 	})
 }
+
+// TestMemoryStateStoreShares checks that a MemoryStateStore keeps a share
+// per account, that expired states free it, and that a replay is told as
+// one even when the share is full.
+func TestMemoryStateStoreShares(t *testing.T) {
+	ctx := context.Background()
+	store := mcpserver.NewMemoryStateStore(0, 2)
+	past, future := time.Now().Add(-time.Minute), time.Now().Add(time.Minute)
+	for i, tc := range []struct {
+		account, nonce string
+		expires        time.Time
+		fresh          bool
+		err            error
+	}{
+		{"ann", "a", past, true, nil},
+		{"ann", "b", past, true, nil},
+		{"ann", "c", future, true, nil}, // the share is full of expired states: they go
+		{"ann", "d", future, true, nil},
+		{"ann", "e", future, false, mcpserver.ErrTooManyStates},
+		{"ann", "d", future, false, nil}, // a replay
+		{"bob", "f", future, true, nil},  // bob's share is his own
+	} {
+		fresh, err := store.Use(ctx, tc.account, tc.nonce, tc.expires)
+		if fresh != tc.fresh || !errors.Is(err, tc.err) || (tc.err == nil && err != nil) {
+			t.Errorf("use %d of %q by %s: fresh %v, %v; want %v, %v", i, tc.nonce, tc.account, fresh, err, tc.fresh, tc.err)
+		}
+	}
+}
