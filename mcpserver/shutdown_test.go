@@ -24,15 +24,22 @@ func TestShutdownPendingQuestion(t *testing.T) {
 	t.Cleanup(ts.Close)
 
 	asked := make(chan struct{}, 1)
+	testOver := make(chan struct{})
 	never := &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		asked <- struct{}{}
-		<-ctx.Done() // the person never answers
-		return nil, ctx.Err()
+		select { // the person never answers
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-testOver:
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}
 	}}
 	cs, err := connectHTTP(t, ts.URL, "admin-token", never, legacy)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Should the test fail, the question ends before the server closes.
+	t.Cleanup(func() { close(testOver) })
 	idle := openSession(t, ts.URL, "editor-token")
 	stream, status := openStream(t, ts.URL, "editor-token", idle, "", "")
 	if status != 200 {

@@ -207,11 +207,16 @@ func TestServeShutdownPendingQuestion(t *testing.T) {
 		}
 	}
 	asked := make(chan struct{}, 1)
+	testOver := make(chan struct{})
 	c := mcp.NewClient(&mcp.Implementation{Name: "toolapp-test", Version: "1"}, &mcp.ClientOptions{
 		ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			asked <- struct{}{}
-			<-ctx.Done() // the person never answers
-			return nil, ctx.Err()
+			select { // the person never answers
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-testOver:
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
 		},
 	})
 	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{
@@ -220,7 +225,9 @@ func TestServeShutdownPendingQuestion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
+	t.Cleanup(func() { cs.Close() })
+	// Should the test fail, the question ends before the client closes.
+	t.Cleanup(func() { close(testOver) })
 	called := make(chan error, 1)
 	go func() {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "notes.purge"})
