@@ -113,7 +113,9 @@ type Options struct {
 	// protocol versions from 2026-07-28 on, whose multi round-trip requests
 	// carry the answers from one request to the next (in a request state
 	// signed with StateKey, which the processes must then share); older
-	// clients get [tool.ErrUnsupported]. False keeps a session per client.
+	// clients get [tool.ErrUnsupported]. It is also the sturdiest way to
+	// serve anonymous clients: there is no session to evict and no event
+	// stream to hold. False keeps a session per client.
 	Stateless bool
 	// StateKey signs the request state of multi round-trip calls (protocol
 	// versions from 2026-07-28 on). A call that asks the client a question
