@@ -93,6 +93,10 @@ func refusal(t *tool.Tool, err error) string {
 		return t.Label + " did not run: its request state was used by an earlier call. Call it again without requestState and inputResponses."
 	case errors.Is(err, errNotAsked):
 		return t.Label + " did not run: the call answers a question that was not asked. Call it again without inputResponses."
+	case errors.Is(err, ErrTooManyStates):
+		return t.Label + " did not run: this account has too many questions open (request states used in the last 15 minutes). Try again once some have expired."
+	case errors.Is(err, errStateUnchecked):
+		return t.Label + " did not run: the server could not record the use of its request state. Try again later."
 	}
 	return t.Label + " did not run: the request state does not belong to this call. Call it again without requestState and inputResponses."
 }

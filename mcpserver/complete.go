@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,6 +25,11 @@ const ToolURIScheme = "tool://"
 // of the labels of its values, one per value in order: an entity's label
 // beside its ID ("Blue Hours" for "42"), the value itself for a choice.
 const MetaLabels = "toolapi/labels"
+
+// MaxCompletionValue is the most characters argument.value may hold in a
+// completion request for a tool: a longer value is refused as invalid
+// params and reaches no search.
+const MaxCompletionValue = 256
 
 // completionHandler returns the completion/complete handler of the Server:
 // references to a tool (see [ToolURIScheme]) are answered from the
@@ -61,6 +67,11 @@ func (s *Server) completeTool(ctx context.Context, req *mcp.CompleteRequest) (*m
 		// A tool the account may not call is answered as one that does
 		// not exist, as tools/call answers it.
 		return nil, unknownTool(name)
+	}
+	if n := utf8.RuneCountInString(p.Argument.Value); n > MaxCompletionValue {
+		// Nothing so long is worth a search: it would only load the store.
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
+			"argument.value: must be at most %d characters to complete, not %d", MaxCompletionValue, n)}
 	}
 	var args map[string]any
 	if p.Context != nil && len(p.Context.Arguments) > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -23,7 +24,9 @@ import (
 // it serves MCP for the account. A client address whose credentials failed
 // too often is refused 429 before they are checked again (see
 // [Options.AuthFailures]); HTTP sessions are closed when idle and
-// capped (see [Options.SessionTimeout] and [Options.MaxSessions]).
+// capped (see [Options.SessionTimeout] and [Options.MaxSessions]), and so
+// are their event streams (see [Options.MaxStreams]), which end with their
+// session and close their connection as they end.
 //
 // Within a session every request must authenticate as the account that
 // opened it, by [tool.Account.AccountID] (a request without credentials
@@ -81,6 +84,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var acct tool.Account
+	addr := h.s.opts.ClientAddress(r)
 	if h.s.opts.Authenticate != nil {
 		a, ok := h.authenticate(w, r)
 		if !ok {
@@ -108,8 +112,31 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, &AuthError{Status: http.StatusForbidden, Scope: scope, Description: "the token does not grant this tool"})
 		return
 	}
-	info := &auth.TokenInfo{UserID: acct.AccountID(), Extra: map[string]any{accountExtra: acct}}
-	r = r.WithContext(context.WithValue(r.Context(), tokenInfoKey{}, info))
+	info := &auth.TokenInfo{UserID: acct.AccountID(), Extra: map[string]any{accountExtra: acct, addressExtra: addr}}
+	ctx := context.WithValue(r.Context(), tokenInfoKey{}, info)
+	if id := r.Header.Get(sessionIDHeader); r.Method == http.MethodGet && id != "" && !h.s.opts.Stateless {
+		// An event stream holds its connection as long as it lasts: it
+		// is counted within the limits, ends with its session, and its
+		// HTTP/1 connection is closed when it ends rather than kept alive.
+		if r.ProtoMajor == 1 {
+			// HTTP/2 ends the stream alone; its connection is shared.
+			w = &closingWriter{ResponseWriter: w}
+			w.Header().Set("Connection", "close")
+		}
+		var end context.CancelFunc
+		ctx, end = context.WithCancel(ctx)
+		defer end()
+		release, no := h.s.sessions.openStream(id, acct.AccountID(), addr, end)
+		if no != nil {
+			if no.status != http.StatusNotFound {
+				w.Header().Set("Retry-After", strconv.Itoa(int(streamRetryAfter.Seconds())))
+			}
+			http.Error(w, no.msg, no.status)
+			return
+		}
+		defer release()
+	}
+	r = r.WithContext(ctx)
 	r.Header = r.Header.Clone()
 	if _, ok := bearerToken(r); !ok {
 		// The request is anonymous, or Authenticate accepted other
@@ -120,6 +147,32 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.atNegotiatedVersion(r)
 	h.authenticated.ServeHTTP(w, r)
 }
+
+// A closingWriter is the ResponseWriter of an event stream: whatever
+// Connection header the SDK sets, the response says "Connection: close",
+// so that the server closes the connection once the stream ends.
+type closingWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *closingWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.wrote = true
+		w.Header().Set("Connection", "close")
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *closingWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets [http.ResponseController] flush the stream.
+func (w *closingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Headers of streamable HTTP.
 const (

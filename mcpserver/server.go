@@ -53,6 +53,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -113,7 +114,9 @@ type Options struct {
 	// protocol versions from 2026-07-28 on, whose multi round-trip requests
 	// carry the answers from one request to the next (in a request state
 	// signed with StateKey, which the processes must then share); older
-	// clients get [tool.ErrUnsupported]. False keeps a session per client.
+	// clients get [tool.ErrUnsupported]. It is also the sturdiest way to
+	// serve anonymous clients: there is no session to evict and no event
+	// stream to hold. False keeps a session per client.
 	Stateless bool
 	// StateKey signs the request state of multi round-trip calls (protocol
 	// versions from 2026-07-28 on). A call that asks the client a question
@@ -137,11 +140,45 @@ type Options struct {
 	// busy. Zero means [DefaultMaxSessions], 1000; negative means no cap.
 	MaxSessions int
 	// MaxSessionsPerAccount caps the HTTP sessions one account holds open
-	// at once (all anonymous clients are one account), the same way: a
-	// client opening one more closes its account's session idle longest.
+	// at once, the same way: a client opening one more closes its
+	// account's session idle longest. All anonymous clients (the account
+	// with the ID of [tool.Anonymous]) count as one account, and this is
+	// their total; a new anonymous session past it closes the idlest
+	// session of the client address holding the most anonymous sessions.
 	// Zero means [DefaultMaxSessionsPerAccount], 100; negative means no
 	// cap.
 	MaxSessionsPerAccount int
+	// MaxSessionsPerAddress caps the anonymous HTTP sessions one client
+	// address (see ClientAddress) holds open at once: a client opening
+	// one more closes that address's session idle longest, so that one
+	// address flooding initialize requests recycles its own sessions and
+	// leaves the others' alone. Zero means [DefaultMaxSessionsPerAddress],
+	// 10; negative means no cap. Anonymous access is sturdiest without
+	// sessions (see Stateless): there is then nothing to evict.
+	MaxSessionsPerAddress int
+
+	// MaxStreams caps the event streams (the GET requests of sessions,
+	// each holding a connection) open at once. A GET past a cap is
+	// answered with a Retry-After header: 503 past MaxStreams or
+	// MaxAnonymousStreams, 429 past MaxStreamsPerAccount or
+	// MaxStreamsPerAddress. A stream ends with its session (closed,
+	// evicted for a new one, or idle past SessionTimeout), and the
+	// connection of a stream is closed when the stream ends, never kept
+	// alive. Zero means [DefaultMaxStreams], 500; negative means no cap.
+	MaxStreams int
+	// MaxStreamsPerAccount caps the event streams one signed-in account
+	// holds open at once. Zero means [DefaultMaxStreamsPerAccount], 10;
+	// negative means no cap.
+	MaxStreamsPerAccount int
+	// MaxAnonymousStreams caps the event streams of all anonymous clients
+	// together, so that they never take the streams of signed-in
+	// accounts. Zero means [DefaultMaxAnonymousStreams], 100; negative
+	// means no cap.
+	MaxAnonymousStreams int
+	// MaxStreamsPerAddress caps the anonymous event streams of one client
+	// address. Zero means [DefaultMaxStreamsPerAddress], 4; negative means
+	// no cap.
+	MaxStreamsPerAddress int
 
 	// AuthFailures limits the failed checks of credentials per client
 	// address (see [ratelimit.Failures]): a request with credentials from
@@ -154,10 +191,10 @@ type Options struct {
 	// limit off.
 	AuthFailures *ratelimit.Failures
 	// ClientAddress returns the address a request comes from, for the
-	// limit on failed authentications. Nil means the peer of the
-	// connection, IPv6 addresses by their /64 network (see
-	// [ratelimit.ClientAddress] for one that reads the address a trusted
-	// reverse proxy reports).
+	// limit on failed authentications and the anonymous shares of
+	// sessions and streams. Nil means the peer of the connection, IPv6
+	// addresses by their /64 network (see [ratelimit.ClientAddress] for
+	// one that reads the address a trusted reverse proxy reports).
 	ClientAddress func(r *http.Request) string
 	// ChallengeScope lists the scopes, separated by spaces, that the
 	// Bearer challenge of a 401 answer names, so that an OAuth client
@@ -166,11 +203,14 @@ type Options struct {
 	ChallengeScope string
 	// UsedStates remembers the request states of multi round-trip calls
 	// that were used, so that each runs the tool once: a call replaying a
-	// state fails without running. Nil means a [MemoryStateStore] of
-	// [DefaultUsedStates] states, which holds for one process; several
-	// processes serving one endpoint without sessions should share one
-	// store (a table of used nonces in a shared database), or a state may
-	// be used once in each process.
+	// state fails without running. Each account has a share
+	// ([DefaultUsedStatesPerAccount] unexpired states): an account that
+	// fills it, by sending states back without answers, say, has its own
+	// calls refused until they expire, and no one else's. Nil means a
+	// [MemoryStateStore] of [DefaultUsedStates] states, which holds for
+	// one process; several processes serving one endpoint (with or
+	// without sessions) should share one store, a [SQLStateStore] in their
+	// shared database, or a state may be used once in each process.
 	UsedStates StateStore
 	// JSONResponse answers HTTP requests with application/json rather than
 	// an event stream. False streams, which progress and log notifications
@@ -275,6 +315,9 @@ type Server struct {
 
 	httpOnce sync.Once
 	http     http.Handler
+
+	quit    context.Context // done once Shutdown is called: pending questions end
+	stopAll context.CancelFunc
 }
 
 // schemaDialect is the JSON Schema dialect the advertised schemas follow.
@@ -283,6 +326,7 @@ const schemaDialect = "https://json-schema.org/draft/2020-12/schema"
 // New returns a Server for the tools of reg. opts may be nil.
 func New(reg *tool.Registry, opts *Options) *Server {
 	s := &Server{reg: reg, listed: make(map[string]*entry), named: make(map[string]*entry)}
+	s.quit, s.stopAll = context.WithCancel(context.Background())
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -306,7 +350,7 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	}
 	s.used = s.opts.UsedStates
 	if s.used == nil {
-		s.used = NewMemoryStateStore(0)
+		s.used = NewMemoryStateStore(0, 0)
 	}
 	s.applyLimitDefaults()
 	// The SDK logs each session it opens at Info; a stateless server opens
@@ -331,9 +375,58 @@ func New(reg *tool.Registry, opts *Options) *Server {
 		Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version,
 	}, &sdk)
 	s.mcp.AddReceivingMiddleware(s.filterList, s.resolveName, s.sessions.middleware)
+	s.mcp.AddSendingMiddleware(s.questions)
 	reg.OnChange(s.sync)
 	s.sync()
 	return s
+}
+
+// Shutdown ends the serving of s for a server that is shutting down: from
+// then on it refuses new HTTP sessions and event streams, ends every
+// stream (so that the HTTP server can let their connections go), ends
+// every question a tool is waiting on (a confirmation asked and not yet
+// answered fails, and its tool does not run), and closes each HTTP
+// session once no request of it runs. It returns when no session is left,
+// or when ctx is done, after closing the sessions still busy, with ctx's
+// error. Call it beside [http.Server.Shutdown], with the same grace period.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopAll()
+	left := s.sessions.shutdown()
+	select {
+	case <-left:
+		return nil
+	case <-ctx.Done():
+		s.sessions.closeAll()
+		return ctx.Err()
+	}
+}
+
+// errShuttingDown ends a question asked while the Server shuts down.
+var errShuttingDown = errors.New("the server is shutting down")
+
+// questions is sending middleware that ends the requests a tool sends to
+// the client (elicitation, sampling, roots) when the Server shuts down,
+// rather than wait for an answer that would come too late.
+func (s *Server) questions(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "elicitation/create", "sampling/createMessage", "roots/list":
+		default:
+			return next(ctx, method, req)
+		}
+		if s.quit.Err() != nil {
+			return nil, errShuttingDown
+		}
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		stop := context.AfterFunc(s.quit, func() { cancel(errShuttingDown) })
+		defer stop()
+		res, err := next(ctx, method, req)
+		if err != nil && context.Cause(ctx) == errShuttingDown {
+			return nil, errShuttingDown
+		}
+		return res, err
+	}
 }
 
 // MCPServer returns the SDK server underneath, for adding what the registry

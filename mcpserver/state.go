@@ -45,6 +45,9 @@ var (
 	errStateExpired  = errors.New("request state expired")
 	errNotAsked      = errors.New("answer to a question not asked")
 	errStateUsed     = errors.New("request state used already")
+	// errStateUnchecked wraps the error of a StateStore that could not
+	// record a use: ErrTooManyStates, or a store out of reach.
+	errStateUnchecked = errors.New("the use of the request state not recorded")
 )
 
 // stateContext separates the signatures of request states from any other
@@ -100,9 +103,9 @@ func (s *Server) answers(ctx context.Context, toolID, accountID string, p *mcp.C
 		}
 		// The state is good for one call: replaying it would run the tool
 		// again with answers given once.
-		fresh, err := s.used.Use(ctx, st.Nonce, time.Unix(st.Expires, 0))
+		fresh, err := s.used.Use(ctx, st.Account, st.Nonce, time.Unix(st.Expires, 0))
 		if err != nil {
-			return nil, fmt.Errorf("recording the use of a request state: %w", err)
+			return nil, fmt.Errorf("%w: %w", errStateUnchecked, err)
 		}
 		if !fresh {
 			return nil, errStateUsed
@@ -181,60 +184,127 @@ func argsDigest(args json.RawMessage) []byte {
 // carries, a person's confirmation among them, then run the tool once.
 // See [Options.UsedStates].
 type StateStore interface {
-	// Use records that the state with the given nonce is used, to be
-	// remembered until expires (after which the state is refused as
-	// expired anyway). It reports false when the state was used before,
-	// and an error when it cannot tell, which refuses the call.
-	Use(ctx context.Context, nonce string, expires time.Time) (fresh bool, err error)
+	// Use records that the state with the given nonce, signed for the
+	// account with the given ID, is used, to be remembered until expires
+	// (after which the state is refused as expired anyway). It reports
+	// false when the state was used before, [ErrTooManyStates] when the
+	// account holds as many unexpired used states as it may, and any
+	// other error when it cannot tell; an error refuses the call.
+	Use(ctx context.Context, account, nonce string, expires time.Time) (fresh bool, err error)
 }
 
-// DefaultUsedStates is the number of unexpired used request states a
-// [MemoryStateStore] remembers when [Options.UsedStates] is nil.
-const DefaultUsedStates = 100_000
+// Defaults of the stores of used request states.
+const (
+	// DefaultUsedStates is the number of unexpired used request states a
+	// [MemoryStateStore] remembers in all when its size is not given.
+	DefaultUsedStates = 100_000
+	// DefaultUsedStatesPerAccount is the number of unexpired used request
+	// states a store remembers for one account when its share is not
+	// given. A state lives 15 minutes: a person answering a question every
+	// second stays under it.
+	DefaultUsedStatesPerAccount = 1000
+)
 
-// A MemoryStateStore is a [StateStore] in the memory of one process,
-// remembering at most a fixed number of unexpired states. When it is full,
-// it forgets the expired ones; when none has expired, it refuses new ones
-// (the calls that bring them fail) rather than forget one that could then
-// be used again.
-type MemoryStateStore struct {
-	max int
-	now func() time.Time
-
-	mu      sync.Mutex
-	expires map[string]time.Time
-}
-
-// NewMemoryStateStore returns a MemoryStateStore remembering up to max
-// states; max <= 0 means [DefaultUsedStates].
-func NewMemoryStateStore(max int) *MemoryStateStore {
-	if max <= 0 {
-		max = DefaultUsedStates
-	}
-	return &MemoryStateStore{max: max, now: time.Now, expires: make(map[string]time.Time)}
-}
+// ErrTooManyStates is the error of a [StateStore] whose share for an
+// account is full: that account's calls with a request state fail, saying
+// so, until some of its states expire; other accounts are not held back.
+var ErrTooManyStates = errors.New("too many request states of this account in use")
 
 // errStatesFull is the error of a [MemoryStateStore] that is full.
 var errStatesFull = errors.New("too many request states in use")
 
+// A MemoryStateStore is a [StateStore] in the memory of one process,
+// remembering at most a fixed number of unexpired states in all and per
+// account. When an account's share or the whole store is full, it forgets
+// the expired states; when none has expired, it refuses new ones (the
+// calls that bring them fail) rather than forget one that could then be
+// used again.
+type MemoryStateStore struct {
+	max, perAccount int
+	now             func() time.Time
+
+	mu        sync.Mutex
+	total     int
+	byAccount map[string]*accountStates
+}
+
+// accountStates are the used states of one account.
+type accountStates struct {
+	expires map[string]time.Time // by nonce
+	soonest time.Time            // no state expires before
+}
+
+// NewMemoryStateStore returns a MemoryStateStore remembering up to max
+// states, and up to perAccount of one account. Zero or less means
+// [DefaultUsedStates] and [DefaultUsedStatesPerAccount].
+func NewMemoryStateStore(max, perAccount int) *MemoryStateStore {
+	if max <= 0 {
+		max = DefaultUsedStates
+	}
+	if perAccount <= 0 {
+		perAccount = DefaultUsedStatesPerAccount
+	}
+	return &MemoryStateStore{max: max, perAccount: perAccount, now: time.Now, byAccount: make(map[string]*accountStates)}
+}
+
 // Use implements [StateStore].
-func (m *MemoryStateStore) Use(_ context.Context, nonce string, expires time.Time) (bool, error) {
+func (m *MemoryStateStore) Use(_ context.Context, account, nonce string, expires time.Time) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.expires[nonce]; ok {
-		return false, nil
-	}
-	if len(m.expires) >= m.max {
-		now := m.now()
-		for n, e := range m.expires {
-			if now.After(e) {
-				delete(m.expires, n)
-			}
+	a := m.byAccount[account]
+	if a != nil {
+		if _, ok := a.expires[nonce]; ok {
+			return false, nil
 		}
-		if len(m.expires) >= m.max {
+	}
+	now := m.now()
+	if a != nil && len(a.expires) >= m.perAccount {
+		m.sweep(account, a, now)
+		if len(a.expires) >= m.perAccount {
+			return false, ErrTooManyStates
+		}
+	}
+	if m.total >= m.max {
+		for id, other := range m.byAccount {
+			m.sweep(id, other, now)
+		}
+		if m.total >= m.max {
 			return false, errStatesFull
 		}
 	}
-	m.expires[nonce] = expires
+	if a = m.byAccount[account]; a == nil {
+		a = &accountStates{expires: make(map[string]time.Time), soonest: expires}
+		m.byAccount[account] = a
+	}
+	a.expires[nonce] = expires
+	a.soonest = minTime(a.soonest, expires)
+	m.total++
 	return true, nil
+}
+
+// sweep forgets the expired states of the account with the given ID. m.mu
+// is held.
+func (m *MemoryStateStore) sweep(account string, a *accountStates, now time.Time) {
+	if !now.After(a.soonest) {
+		return
+	}
+	a.soonest = time.Time{}
+	for n, e := range a.expires {
+		if now.After(e) {
+			delete(a.expires, n)
+			m.total--
+		} else if a.soonest.IsZero() || e.Before(a.soonest) {
+			a.soonest = e
+		}
+	}
+	if len(a.expires) == 0 {
+		delete(m.byAccount, account)
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }

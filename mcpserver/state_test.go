@@ -2,16 +2,21 @@ package mcpserver_test
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL, for the stores' tests
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "modernc.org/sqlite"
 
@@ -221,7 +226,7 @@ func TestRequestState(t *testing.T) {
 func TestRequestStateSharedStore(t *testing.T) {
 	f := newFixture(t)
 	key := []byte("an example key of thirty-two bytes")
-	used := mcpserver.NewMemoryStateStore(2)
+	used := mcpserver.NewMemoryStateStore(2, 0)
 	manual := &mcp.ClientOptions{
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -269,49 +274,207 @@ func TestRequestStateSharedStore(t *testing.T) {
 	}
 }
 
-// TestSQLStateStore checks that a state is used once through a table, and
-// that expired states are deleted.
-func TestSQLStateStore(t *testing.T) {
-	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "states.db"))
-	if err != nil {
-		t.Fatal(err)
+// TestRequestStateAccountShare checks that an account sending request
+// states back without answers fills its own share of the store of used
+// states only: its next call with a state fails saying so, while another
+// account's confirmation runs.
+func TestRequestStateAccountShare(t *testing.T) {
+	for _, store := range []string{"memory", "sqlite"} {
+		t.Run(store, func(t *testing.T) {
+			f := newFixture(t)
+			var used mcpserver.StateStore = mcpserver.NewMemoryStateStore(0, 5)
+			if store == "sqlite" {
+				db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "states.db"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { db.Close() })
+				if used, err = mcpserver.NewSQLStateStore(context.Background(), db, "", 5); err != nil {
+					t.Fatal(err)
+				}
+			}
+			srv := mcpserver.New(f.reg, &mcpserver.Options{UsedStates: used})
+			manual := &mcp.ClientOptions{
+				MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+				ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: "decline"}, nil
+				},
+			}
+			flooder := connect(t, srv, admin, manual)
+			other := connect(t, srv, &tool.User{ID: "other-admin", Permissions: admin.Permissions}, manual)
+			args := map[string]any{"note": "spring"}
+
+			// Each state sent back without answers is used and answered
+			// with a fresh one: five fill the share.
+			res := callTool(t, flooder, "site.publish", args)
+			for i := range 5 {
+				next, err := flooder.CallTool(context.Background(), &mcp.CallToolParams{Name: "site.publish", Arguments: args, RequestState: res.RequestState})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !next.NeedsInput() {
+					t.Fatalf("state %d sent back without answers: %s, want the question again", i+1, mustJSON(t, next))
+				}
+				res = next
+			}
+			accept := mcp.InputResponseMap{}
+			for q := range res.InputRequests {
+				accept[q] = &mcp.ElicitResult{Action: "accept"}
+			}
+			refused, err := flooder.CallTool(context.Background(), &mcp.CallToolParams{Name: "site.publish", Arguments: args, InputResponses: accept, RequestState: res.RequestState})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !refused.IsError || !strings.Contains(texts(refused)[0], "too many questions open") {
+				t.Errorf("the flooding account's answer: %s, want a failure saying it has too many questions open", mustJSON(t, refused))
+			}
+
+			first := callTool(t, other, "site.publish", args)
+			accept = mcp.InputResponseMap{}
+			for q := range first.InputRequests {
+				accept[q] = &mcp.ElicitResult{Action: "accept"}
+			}
+			ok, err := other.CallTool(context.Background(), &mcp.CallToolParams{Name: "site.publish", Arguments: args, InputResponses: accept, RequestState: first.RequestState})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok.IsError || ok.NeedsInput() {
+				t.Errorf("another account's confirmed call: %s, want success", mustJSON(t, ok))
+			}
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.published != 1 {
+				t.Errorf("ran %d times, want once (the other account's)", f.published)
+			}
+		})
 	}
-	defer db.Close()
-	ctx := context.Background()
-	if _, err := mcpserver.NewSQLStateStore(ctx, db, "bad name"); err == nil {
-		t.Error("a table name with a space was accepted")
-	}
-	one, err := mcpserver.NewSQLStateStore(ctx, db, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	two, err := mcpserver.NewSQLStateStore(ctx, db, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	expires := time.Now().Add(time.Minute)
-	for i, tc := range []struct {
-		store *mcpserver.SQLStateStore
-		nonce string
-		fresh bool
-	}{
-		{one, "a", true}, {one, "a", false}, {two, "a", false}, {two, "b", true},
-	} {
-		fresh, err := tc.store.Use(ctx, tc.nonce, expires)
-		if err != nil || fresh != tc.fresh {
-			t.Errorf("use %d of %q: fresh %v, %v; want %v", i, tc.nonce, fresh, err, tc.fresh)
-		}
-	}
-	for i := range 1000 {
-		if _, err := one.Use(ctx, fmt.Sprint("old", i), time.Now().Add(-time.Minute)); err != nil {
+}
+
+// eachDB runs test on a new SQLite database and, when TOOLAPI_TEST_POSTGRES
+// holds a server's URL, on a new PostgreSQL schema (on CI a missing URL
+// fails the test).
+func eachDB(t *testing.T, test func(t *testing.T, db *sql.DB)) {
+	t.Run("sqlite", func(t *testing.T) {
+		db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "states.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM mcp_used_states`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n > 10 {
-		t.Errorf("%d states kept, want the expired ones deleted", n)
+		t.Cleanup(func() { db.Close() })
+		test(t, db)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		base := os.Getenv("TOOLAPI_TEST_POSTGRES")
+		if base == "" {
+			if os.Getenv("CI") == "true" {
+				t.Fatal("TOOLAPI_TEST_POSTGRES is not set on CI: run eval \"$(scripts/postgres.sh)\" before the tests")
+			}
+			t.Skip("TOOLAPI_TEST_POSTGRES is not set; eval \"$(scripts/postgres.sh)\" starts a server")
+		}
+		admin, err := sql.Open("pgx", base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { admin.Close() })
+		schema := "mcpstates_" + strings.ToLower(rand.Text()[:12])
+		if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
+			t.Fatalf("creating schema: %v", err)
+		}
+		t.Cleanup(func() {
+			if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
+				t.Errorf("dropping schema: %v", err)
+			}
+		})
+		u, err := url.Parse(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := u.Query()
+		q.Set("search_path", schema)
+		u.RawQuery = q.Encode()
+		db, err := sql.Open("pgx", u.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		test(t, db)
+	})
+}
+
+// TestSQLStateStore checks, on SQLite and PostgreSQL, that a state is
+// used once through a table shared by two stores, that an account's share
+// is its own, and that expired states are deleted and free the share.
+func TestSQLStateStore(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *sql.DB) {
+		ctx := context.Background()
+		if _, err := mcpserver.NewSQLStateStore(ctx, db, "bad name", 0); err == nil {
+			t.Error("a table name with a space was accepted")
+		}
+		one, err := mcpserver.NewSQLStateStore(ctx, db, "", 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		two, err := mcpserver.NewSQLStateStore(ctx, db, "", 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		expires := time.Now().Add(time.Minute)
+		for i, tc := range []struct {
+			store   *mcpserver.SQLStateStore
+			account string
+			nonce   string
+			fresh   bool
+			err     error
+		}{
+			{one, "ann", "a", true, nil}, {one, "ann", "a", false, nil}, {two, "ann", "a", false, nil},
+			{two, "ann", "b", true, nil}, {one, "ann", "c", true, nil},
+			{two, "ann", "d", false, mcpserver.ErrTooManyStates}, // ann's share of 3 is full
+			{one, "ann", "b", false, nil},                        // a replay is still told as one
+			{one, "bob", "e", true, nil},                         // bob's share is his own
+		} {
+			fresh, err := tc.store.Use(ctx, tc.account, tc.nonce, expires)
+			if fresh != tc.fresh || !errors.Is(err, tc.err) || (tc.err == nil && err != nil) {
+				t.Errorf("use %d of %q by %s: fresh %v, %v; want %v, %v", i, tc.nonce, tc.account, fresh, err, tc.fresh, tc.err)
+			}
+		}
+		for i := range 1000 {
+			if _, err := one.Use(ctx, "carl", fmt.Sprint("old", i), time.Now().Add(-time.Minute)); err != nil && !errors.Is(err, mcpserver.ErrTooManyStates) {
+				t.Fatal(err)
+			}
+		}
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM mcp_used_states`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 10 {
+			t.Errorf("%d states kept, want the expired ones deleted", n)
+		}
+	})
+}
+
+// TestMemoryStateStoreShares checks that a MemoryStateStore keeps a share
+// per account, that expired states free it, and that a replay is told as
+// one even when the share is full.
+func TestMemoryStateStoreShares(t *testing.T) {
+	ctx := context.Background()
+	store := mcpserver.NewMemoryStateStore(0, 2)
+	past, future := time.Now().Add(-time.Minute), time.Now().Add(time.Minute)
+	for i, tc := range []struct {
+		account, nonce string
+		expires        time.Time
+		fresh          bool
+		err            error
+	}{
+		{"ann", "a", past, true, nil},
+		{"ann", "b", past, true, nil},
+		{"ann", "c", future, true, nil}, // the share is full of expired states: they go
+		{"ann", "d", future, true, nil},
+		{"ann", "e", future, false, mcpserver.ErrTooManyStates},
+		{"ann", "d", future, false, nil}, // a replay
+		{"bob", "f", future, true, nil},  // bob's share is his own
+	} {
+		fresh, err := store.Use(ctx, tc.account, tc.nonce, tc.expires)
+		if fresh != tc.fresh || !errors.Is(err, tc.err) || (tc.err == nil && err != nil) {
+			t.Errorf("use %d of %q by %s: fresh %v, %v; want %v, %v", i, tc.nonce, tc.account, fresh, err, tc.fresh, tc.err)
+		}
 	}
 }

@@ -28,13 +28,17 @@ func (tel *Telemetry) MCPMiddleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			start := time.Now()
+			// What the client sends is bounded before it names a span or
+			// fills an attribute: a tool name of megabytes would otherwise
+			// be exported whole with every span.
+			method = bounded(method)
 			attrs := []attribute.KeyValue{keyMethod.String(method)}
 			name := method
 			toolName := ""
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
-				toolName = p.Name
-				name = method + " " + p.Name
-				attrs = append(attrs, keyToolName.String(p.Name), keyOperation.String(executeTool))
+				toolName = bounded(p.Name)
+				name = method + " " + toolName
+				attrs = append(attrs, keyToolName.String(toolName), keyOperation.String(executeTool))
 			}
 			// The trace context the client sent: in params._meta, else in
 			// the headers of the HTTP request that carried the message.
@@ -45,10 +49,10 @@ func (tel *Telemetry) MCPMiddleware() mcp.Middleware {
 			}
 			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
 				if id := ss.ID(); id != "" {
-					attrs = append(attrs, keySessionID.String(id))
+					attrs = append(attrs, keySessionID.String(bounded(id)))
 				}
 				if ip := ss.InitializeParams(); ip != nil && ip.ProtocolVersion != "" {
-					attrs = append(attrs, keyProtocolVer.String(ip.ProtocolVersion))
+					attrs = append(attrs, keyProtocolVer.String(bounded(ip.ProtocolVersion)))
 				}
 			}
 			ctx, span := tel.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))

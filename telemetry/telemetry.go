@@ -34,7 +34,9 @@
 //     jsonrpc.request.id: the MCP SDK does not hand its middleware the
 //     request's ID.
 //
-// Inputs and outputs are never recorded.
+// Inputs and outputs are never recorded, and no name or value a span
+// takes is longer than [MaxText] bytes: a client's made-up tool name of
+// megabytes is cut, not exported whole.
 package telemetry
 
 import (
@@ -42,6 +44,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -72,6 +75,24 @@ const (
 
 // executeTool is the gen_ai.operation.name of a run.
 const executeTool = "execute_tool"
+
+// MaxText is the most bytes of text a span takes from one name or value:
+// the tool's name in a span's name, each attribute's value. Longer text
+// is cut at a character boundary and ends with "...".
+const MaxText = 256
+
+// bounded returns s cut to at most [MaxText] bytes.
+func bounded(s string) string {
+	if len(s) <= MaxText {
+		return s
+	}
+	const more = "..."
+	cut := MaxText - len(more)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + more
+}
 
 // Options configure [New]; nil fields mean no-ops.
 type Options struct {
@@ -155,16 +176,17 @@ func (tel *Telemetry) Middleware() tool.Middleware {
 	return func(next tool.RunFunc) tool.RunFunc {
 		return func(ctx context.Context, c *tool.Call) *tool.Result {
 			start := time.Now()
-			ctx, span := tel.tracer.Start(ctx, executeTool+" "+c.Tool.ID,
+			id := bounded(c.Tool.ID)
+			ctx, span := tel.tracer.Start(ctx, executeTool+" "+id,
 				trace.WithSpanKind(trace.SpanKindInternal),
 				trace.WithAttributes(
 					keyOperation.String(executeTool),
-					keyToolName.String(c.Tool.ID),
+					keyToolName.String(id),
 					keyToolType.String("function"),
-					keyToolDesc.String(c.Tool.Description),
+					keyToolDesc.String(bounded(c.Tool.Description)),
 				))
 			if id, ok := ctx.Value(callIDKey{}).(string); ok {
-				span.SetAttributes(keyToolCallID.String(id))
+				span.SetAttributes(keyToolCallID.String(bounded(id)))
 			}
 			r := next(ctx, c)
 			outcome, errType := "success", ""

@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -235,4 +237,48 @@ func TestFromEnvOff(t *testing.T) {
 		t.Fatalf("FromEnv with OTEL_TRACES_EXPORTER=otlp: %v", err)
 	}
 	shutdown(context.Background())
+}
+
+// TestMCPSpanBounds checks that a tools/call naming an unknown tool of 3
+// MiB gets a span whose name and attributes are each at most
+// telemetry.MaxText bytes.
+func TestMCPSpanBounds(t *testing.T) {
+	f := newFixture(t)
+	srv := mcpserver.New(f.reg, nil)
+	srv.MCPServer().AddReceivingMiddleware(f.tel.MCPMiddleware())
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := srv.Connect(ctx, st, echoer); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	huge := strings.Repeat("é", 3<<20/2) // 3 MiB, two bytes a character
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: huge}); err == nil {
+		t.Fatal("a call of an unknown tool succeeded")
+	}
+	var call sdktrace.ReadOnlySpan
+	for _, s := range f.spans.Ended() {
+		if strings.HasPrefix(s.Name(), "tools/call") {
+			call = s
+		}
+	}
+	if call == nil {
+		t.Fatalf("spans %v, want one of tools/call", f.spans.Ended())
+	}
+	if len(call.Name()) > telemetry.MaxText {
+		t.Errorf("span name of %d bytes, want at most %d", len(call.Name()), telemetry.MaxText)
+	}
+	for _, kv := range call.Attributes() {
+		v := kv.Value.Emit()
+		if len(v) > telemetry.MaxText || !utf8.ValidString(v) {
+			t.Errorf("attribute %s: %d bytes (valid UTF-8: %v), want at most %d", kv.Key, len(v), utf8.ValidString(v), telemetry.MaxText)
+		}
+		if kv.Key == "gen_ai.tool.name" && !strings.HasPrefix(huge, strings.TrimSuffix(v, "...")) {
+			t.Errorf("gen_ai.tool.name %q is not the start of the name sent", v)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package toolapp
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -41,6 +42,15 @@ type App struct {
 	// [mcpserver.Options.StateKey]); it is asked once, by serve
 	// --stateless. Nil means each process makes its own random key.
 	StateKey func(ctx context.Context) ([]byte, error)
+	// DB is the application's database, when it has one (SQLite or
+	// PostgreSQL). The MCP servers of serve and mcp keep in it the request
+	// states of multi round-trip calls that were used, in a table
+	// ([mcpserver.DefaultStateTable]) created on start, so that the
+	// processes serving one endpoint run a confirmed call once between
+	// them, with sessions or without (see [mcpserver.SQLStateStore]). Nil,
+	// or MCP.UsedStates set, leaves that to MCP.UsedStates (each process's
+	// memory by default).
+	DB *sql.DB
 	// MCP holds options of the MCP server beyond those the runner sets.
 	// Zero fields are filled in: Name and Title from [Options], and
 	// Authenticate from Accounts (a bearer token names an account; a
@@ -136,8 +146,8 @@ type Options struct {
 	// a larger one is refused 413. Zero means 1 MiB.
 	MaxFormBody int64
 	// ShutdownTimeout is how long serve, once told to stop, waits for the
-	// requests in flight before it closes their connections. Zero means 10
-	// seconds.
+	// requests in flight before it closes their connections (serve --grace
+	// sets it). Zero means 10 seconds.
 	ShutdownTimeout time.Duration
 	// OnShutdown, when set, is called once when serve begins to shut down,
 	// while the requests in flight finish.
@@ -189,7 +199,7 @@ func Main(open Opener, opts *Options) {
 //
 //	tool list|search|info|run|export ...  the tool command line (see [toolcli.Run])
 //	mcp [--user NAME]                     MCP over standard input and output, for one account
-//	serve [--addr A] [--stateless]        MCP at /mcp, the explorer at /, GET /healthz (see [Serve])
+//	serve [--addr A] [--stateless] [--grace D]  MCP at /mcp, the explorer at /, GET /healthz (see [Serve])
 //	tokens [NAME...]                      issue API tokens (with a [TokenIssuer] store)
 //	help                                  the usage
 //
@@ -313,7 +323,7 @@ func (r *runner) usage(w io.Writer) {
 			write(synopsis, summary)
 		}
 	}
-	line("serve [--addr "+r.addr()+"] [--stateless] [--print-tokens]", "serve MCP at /mcp and the tool explorer at /\n(--stateless: MCP without sessions, for several processes behind one address)")
+	line("serve [--addr "+r.addr()+"] [--stateless] [--grace D] [--print-tokens]", "serve MCP at /mcp and the tool explorer at /\n(--stateless: MCP without sessions, for several processes behind one address,\nthe sturdiest for anonymous access; --grace: how long a shutdown waits)")
 	line("tool list|search|info|run|export ...", "list, describe and run the tools ("+o.Name+" tool help)")
 	line("mcp [--user NAME]", "serve MCP over standard input and output for one account")
 	line("tokens [NAME...]", "issue new API tokens (for every account when none is named)\nand print them; each replaces the account's earlier token")

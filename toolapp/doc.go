@@ -16,7 +16,7 @@
 //
 //	notes tool list|search|info|run|export ...   the tool command line (package toolcli)
 //	notes mcp [--user NAME]                      MCP over standard input and output (package mcpserver)
-//	notes serve [--addr A] [--stateless]         MCP at /mcp, the explorer at /, GET /healthz
+//	notes serve [--addr A] [--stateless] [--grace D]  MCP at /mcp, the explorer at /, GET /healthz
 //	notes tokens [NAME...]                       issue API tokens
 //
 // # Accounts
@@ -39,7 +39,8 @@
 // is no overall write timeout), an idle timeout for kept-alive
 // connections, a header size limit and body size limits on /mcp and the
 // explorer. SIGINT and SIGTERM start a graceful shutdown: no new
-// connections, the requests in flight finish.
+// connections, MCP's event streams and pending questions end, and the
+// requests in flight finish within the grace period (serve --grace).
 //
 // serve and mcp turn OpenTelemetry on when the standard OTEL_* variables
 // ask for an exporter (see [telemetry.FromEnv]): a span and metrics per

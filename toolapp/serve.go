@@ -2,10 +2,12 @@ package toolapp
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"slices"
@@ -57,8 +59,10 @@ func (r *runner) serve(args []string) error {
 	var printTok bool
 	stateless := r.opts.Stateless
 	proxies, hosts := slices.Clone(r.opts.TrustedProxies), slices.Clone(r.opts.PublicHosts)
+	grace := r.opts.limits().ShutdownTimeout
 	fs := r.flagSet("serve", func(fs *flag.FlagSet) {
 		fs.StringVar(&addr, "addr", addr, "the `address` to listen on")
+		fs.DurationVar(&grace, "grace", grace, "how long a shutdown waits for the requests in flight (`duration`, such as 30s)")
 		fs.BoolVar(&stateless, "stateless", stateless, "serve MCP without sessions, so that several processes can answer one address behind a load balancer")
 		fs.BoolVar(&printTok, "print-tokens", false, "issue and print an API token for every account")
 		addProxyFlags(fs, &proxies, &hosts)
@@ -89,16 +93,24 @@ func (r *runner) serve(args []string) error {
 	if err != nil {
 		return err
 	}
+	if grace <= 0 {
+		fmt.Fprintf(r.opts.Stderr, "%s: --grace %v: must be more than zero\n", fs.Name(), grace)
+		return errUsage
+	}
 	opts := r.opts
 	opts.Stateless = stateless
 	opts.TrustedProxies, opts.PublicHosts = proxies, hosts
+	opts.ShutdownTimeout = grace
 	opts.telemetry = tel
 	return Serve(r.ctx, ln, app, &opts)
 }
 
 // Serve serves app on ln until ctx is done, then shuts down gracefully:
-// it stops accepting connections, lets the requests in flight finish for
-// up to [Options.ShutdownTimeout], and then closes what is left. It serves
+// it stops accepting connections, ends MCP's event streams and the
+// questions tools wait on (a confirmation not yet answered fails and its
+// tool does not run), lets the requests in flight finish for up to
+// [Options.ShutdownTimeout] (serve --grace), closing each MCP session as
+// it goes idle, and then closes what is left. It serves
 // [Handler] with the limits of opts (see [Options]), writes the address it
 // serves on to [Options.Stdout] and returns nil after a shutdown that ctx
 // asked for. opts may be nil.
@@ -115,7 +127,8 @@ func Serve(ctx context.Context, ln net.Listener, app *App, opts *Options) error 
 	if stdout == nil {
 		stdout = io.Discard
 	}
-	srv := newServer(Handler(app, &o), &o)
+	h, mcpSrv := handler(app, &o)
+	srv := newServer(h, &o)
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "Serving %s on %s (MCP at %s/mcp).\n", o.Title, url, url)
 	served := make(chan error, 1)
@@ -132,7 +145,16 @@ func Serve(ctx context.Context, ln net.Listener, app *App, opts *Options) error 
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
 	defer cancel()
+	// The MCP server ends its event streams and the questions its tools
+	// wait on, and closes its sessions as they go idle, so that the HTTP
+	// server's connections go idle within the grace period.
+	mcpDone := make(chan struct{})
+	go func() {
+		defer close(mcpDone)
+		mcpSrv.Shutdown(sctx)
+	}()
 	err := srv.Shutdown(sctx)
+	<-mcpDone
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = srv.Close()
 	}
@@ -190,6 +212,12 @@ func withMaxBody(h http.Handler, n int64) http.Handler {
 // [App.Health] fails) and the tool explorer at /, with the body limits of
 // opts. [Serve] serves it with the rest of the limits. opts may be nil.
 func Handler(app *App, opts *Options) http.Handler {
+	h, _ := handler(app, opts)
+	return h
+}
+
+// handler returns [Handler] and the MCP server it serves at /mcp.
+func handler(app *App, opts *Options) (http.Handler, *mcpserver.Server) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -201,7 +229,8 @@ func Handler(app *App, opts *Options) http.Handler {
 	logger := app.Registry.Logger()
 	o.doors = newDoors(&o)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", withMaxBody(newMCPServer(app, &o, true).Handler(), o.MaxMCPBody))
+	mcpSrv := newMCPServer(app, &o, true)
+	mux.Handle("/mcp", withMaxBody(mcpSrv.Handler(), o.MaxMCPBody))
 	if app.OAuth != nil {
 		mux.Handle(app.OAuth.MetadataPath(), app.OAuth.MetadataHandler())
 	}
@@ -216,7 +245,7 @@ func Handler(app *App, opts *Options) http.Handler {
 		io.WriteString(w, "ok\n")
 	})
 	mux.Handle("/", withMaxBody(explorer.New(app.Registry, explorerOptions(app, &o)), o.MaxFormBody))
-	return mux
+	return mux, mcpSrv
 }
 
 // startTelemetry turns OpenTelemetry on for serve and mcp when the
@@ -268,6 +297,9 @@ func mcpOptions(app *App, o *Options, http bool) *mcpserver.Options {
 		m.Title = o.Title
 	}
 	m.Stateless = m.Stateless || o.Stateless
+	if m.UsedStates == nil && app.DB != nil {
+		m.UsedStates = newUsedStates(app.DB, m.Logger, app.Registry)
+	}
 	if !http {
 		return &m
 	}
@@ -363,4 +395,54 @@ func explorerOptions(app *App, o *Options) *explorer.Options {
 		}
 	}
 	return &e
+}
+
+// usedStates is the store of used request states in an application's
+// database: a [mcpserver.SQLStateStore] whose table is created on start,
+// or, when that fails (the database is out of reach), on the first use
+// that finds the database back. Until then calls that bring a request
+// state fail without running.
+type usedStates struct {
+	db *sql.DB
+
+	mu    sync.Mutex
+	store *mcpserver.SQLStateStore
+}
+
+// usedStatesSetup bounds the creation of the table of used states.
+const usedStatesSetup = 10 * time.Second
+
+func newUsedStates(db *sql.DB, logger *slog.Logger, reg *tool.Registry) *usedStates {
+	u := &usedStates{db: db}
+	ctx, cancel := context.WithTimeout(context.Background(), usedStatesSetup)
+	defer cancel()
+	if _, err := u.sqlStore(ctx); err != nil {
+		if logger == nil {
+			logger = reg.Logger()
+		}
+		logger.Error("the table of used MCP request states is not ready; calls that answer a question fail until it is", "error", err.Error())
+	}
+	return u
+}
+
+func (u *usedStates) sqlStore(ctx context.Context) (*mcpserver.SQLStateStore, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.store == nil {
+		st, err := mcpserver.NewSQLStateStore(ctx, u.db, "", 0)
+		if err != nil {
+			return nil, err
+		}
+		u.store = st
+	}
+	return u.store, nil
+}
+
+// Use implements [mcpserver.StateStore].
+func (u *usedStates) Use(ctx context.Context, account, nonce string, expires time.Time) (bool, error) {
+	st, err := u.sqlStore(ctx)
+	if err != nil {
+		return false, err
+	}
+	return st.Use(ctx, account, nonce, expires)
 }

@@ -21,11 +21,21 @@ import (
 // ends, and returns its base URL.
 func startServe(t *testing.T, a *testApp, opts *Options) string {
 	t.Helper()
+	return startServeApp(t, a.open, opts)
+}
+
+// startServeApp serves the App open returns on a free loopback port with
+// opts until the test ends, and returns its base URL.
+func startServeApp(t *testing.T, open Opener, opts *Options) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, _ := a.open(context.Background())
+	app, err := open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- Serve(ctx, ln, app, opts) }()

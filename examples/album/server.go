@@ -20,6 +20,9 @@ func (a *App) Service() *toolapp.App {
 		Registry: a.Registry,
 		Accounts: a.Store,
 		Health:   a.Store.DB().PingContext,
+		// The used request states of MCP calls are shared through the
+		// database, so that a confirmed call runs once across processes.
+		DB: a.Store.DB(),
 		// Processes behind one load balancer must read each other's
 		// request state: they share the key through the database.
 		StateKey: a.Store.StateKey,
