@@ -2,6 +2,7 @@ package toolapp
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -32,8 +33,13 @@ type App struct {
 	// of the explorer's sign-in. Nil means every caller is
 	// [tool.Anonymous] and nobody can sign in.
 	Accounts Accounts
-	// Health reports whether the application can serve, for GET /healthz
-	// (a database ping, say). Nil means healthy whenever it answers.
+	// DB is the application's database, when it has one: serve sizes its
+	// pool of connections (see [Options.Pool]) and GET /readyz pings it.
+	// Nil means no database to size or ping.
+	DB *sql.DB
+	// Health reports whether the application can serve, for GET /readyz,
+	// besides the ping of DB (a check of another service, say). Nil means
+	// ready once DB answers.
 	Health func(ctx context.Context) error
 	// StateKey returns the key with which the MCP servers of processes
 	// serving one endpoint without sessions sign their request state (see
@@ -65,8 +71,17 @@ type App struct {
 }
 
 // An Opener builds the App a command runs, once the command line's flags
-// are parsed (so that it can open the database a flag names).
+// are parsed (so that it can open the database a flag names). An error
+// wrapping [ErrUnavailable] says that what the App needs cannot be reached
+// yet (the database is down or starting): serve then keeps trying (see
+// [Options.StartTimeout]). Any other error ends the command at once.
 type Opener func(ctx context.Context) (*App, error)
+
+// ErrUnavailable is wrapped by an [Opener]'s error when a service the App
+// needs cannot be reached for now, so that trying again later may work:
+// the database refuses connections or is starting up, say. A wrong
+// password or a missing database is not such an error.
+var ErrUnavailable = errors.New("unavailable for now")
 
 // Options configure [Run] and [Main]; see each field for its zero value.
 type Options struct {
@@ -127,6 +142,20 @@ type Options struct {
 	// OnShutdown, when set, is called once when serve begins to shut down,
 	// while the requests in flight finish.
 	OnShutdown func()
+	// StartTimeout is how long serve keeps trying to open the App while
+	// its [Opener] reports [ErrUnavailable]; it listens meanwhile, GET
+	// /readyz answering 503. Zero means 5 minutes.
+	StartTimeout time.Duration
+
+	// Pool is the most connections serve keeps open to [App.DB], idle
+	// ones included (serve --db-pool). Zero means sized from the machine
+	// and the database: 8 per GOMAXPROCS, at least 16 and at most 128,
+	// and on PostgreSQL at most its max_connections, less the connections
+	// it reserves, divided by Replicas.
+	Pool int
+	// Replicas is how many serve processes are expected to share one
+	// PostgreSQL database, for the default Pool. Zero means 3.
+	Replicas int
 
 	// telemetry records the MCP requests of serve and mcp when the OTEL_*
 	// variables turn it on (see [runner.startTelemetry]); nil when off.

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolapi/toolapi/explorer"
@@ -55,10 +56,12 @@ func (r *runner) serve(args []string) error {
 	addr := r.addr()
 	var printTok bool
 	stateless := r.opts.Stateless
+	pool := poolFlag(max(r.opts.Pool, 0))
 	fs := r.flagSet("serve", func(fs *flag.FlagSet) {
 		fs.StringVar(&addr, "addr", addr, "the `address` to listen on")
 		fs.BoolVar(&stateless, "stateless", stateless, "serve MCP without sessions, so that several processes can answer one address behind a load balancer")
 		fs.BoolVar(&printTok, "print-tokens", false, "issue and print an API token for every account")
+		fs.Var(&pool, "db-pool", "the most `N` connections to the database (default: 8 per CPU within 16..128, within the database's share per replica)")
 	})
 	if err := parse(fs, args); err != nil {
 		return err
@@ -67,72 +70,180 @@ func (r *runner) serve(args []string) error {
 		fmt.Fprintf(r.opts.Stderr, "%s: unexpected arguments %q\n", fs.Name(), fs.Args())
 		return errUsage
 	}
-	app, release, err := r.openApp()
-	if err != nil {
-		return err
-	}
-	defer release()
-	tel, stopTelemetry, err := r.startTelemetry(app)
-	if err != nil {
-		return err
-	}
-	defer stopTelemetry()
-	if printTok {
-		if err := printTokens(r.ctx, app, nil, r.opts.Stdout); err != nil {
-			return err
-		}
-	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	opts := r.opts
 	opts.Stateless = stateless
-	opts.telemetry = tel
-	return Serve(r.ctx, ln, app, &opts)
+	opts.Pool = int(pool)
+	s := newLiveServer(&opts)
+	s.start(ln)
+	// The server answers while the App opens: /healthz says it is alive,
+	// /readyz and everything else that it is not ready yet.
+	app, release, err := r.openWaiting(&opts)
+	if err != nil {
+		s.stop(nil)
+		if r.ctx.Err() != nil {
+			return nil // told to stop while starting: a clean end
+		}
+		return err
+	}
+	defer release()
+	tel, stopTelemetry, err := r.startTelemetry(app)
+	if err != nil {
+		s.stop(nil)
+		return err
+	}
+	defer stopTelemetry()
+	s.o.telemetry = tel
+	s.ready(r.ctx, app)
+	if printTok {
+		if err := printTokens(r.ctx, app, nil, r.opts.Stdout); err != nil {
+			s.stop(nil)
+			return err
+		}
+	}
+	return s.wait(r.ctx)
+}
+
+// The bounds of the backoff with which serve retries opening its App
+// while its database is unavailable.
+const (
+	startRetryFirst = 250 * time.Millisecond
+	startRetryMost  = 10 * time.Second
+)
+
+// openWaiting opens the App, trying again while the opener reports
+// [ErrUnavailable]: after 250ms, then twice as long each time up to 10s,
+// for up to o.StartTimeout, logging each failure to [Options.Stderr].
+func (r *runner) openWaiting(o *Options) (*App, func(), error) {
+	limit := o.StartTimeout
+	if limit <= 0 {
+		limit = DefaultStartTimeout
+	}
+	giveUp := time.Now().Add(limit)
+	delay := startRetryFirst
+	for attempt := 1; ; attempt++ {
+		app, release, err := r.openApp()
+		if err == nil {
+			return app, release, nil
+		}
+		if !errors.Is(err, ErrUnavailable) || r.ctx.Err() != nil {
+			return nil, nil, err
+		}
+		if time.Now().Add(delay).After(giveUp) {
+			return nil, nil, fmt.Errorf("still unavailable after %s: %w", limit, err)
+		}
+		fmt.Fprintf(r.opts.Stderr, "%s serve: not ready (attempt %d): %v; trying again in %s\n", r.opts.Name, attempt, err, delay)
+		select {
+		case <-r.ctx.Done():
+			return nil, nil, r.ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, startRetryMost)
+	}
 }
 
 // Serve serves app on ln until ctx is done, then shuts down gracefully:
 // it stops accepting connections, lets the requests in flight finish for
 // up to [Options.ShutdownTimeout], and then closes what is left. It serves
-// [Handler] with the limits of opts (see [Options]), writes the address it
-// serves on to [Options.Stdout] and returns nil after a shutdown that ctx
-// asked for. opts may be nil.
+// [Handler] with the limits of opts (see [Options]), sizes the pool of
+// [App.DB] (see [Options.Pool]), writes the address it serves on to
+// [Options.Stdout] and returns nil after a shutdown that ctx asked for.
+// opts may be nil.
 func Serve(ctx context.Context, ln net.Listener, app *App, opts *Options) error {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
-	o = o.limits()
-	if o.Title == "" {
-		o.Title = o.Name
+	s := newLiveServer(&o)
+	s.ready(ctx, app)
+	s.start(ln)
+	return s.wait(ctx)
+}
+
+// A liveServer is an HTTP server started on a listener, answering that it
+// is starting until [liveServer.ready] gives it the App's handler.
+type liveServer struct {
+	o      Options // defaulted
+	srv    *http.Server
+	h      atomic.Pointer[http.Handler]
+	served chan error
+	stdout io.Writer
+}
+
+// newLiveServer returns the server of opts, answering that it is starting.
+func newLiveServer(opts *Options) *liveServer {
+	s := &liveServer{o: opts.limits(), served: make(chan error, 1)}
+	if s.o.Title == "" {
+		s.o.Title = s.o.Name
 	}
-	stdout := o.Stdout
-	if stdout == nil {
-		stdout = io.Discard
+	s.stdout = s.o.Stdout
+	if s.stdout == nil {
+		s.stdout = io.Discard
 	}
-	srv := newServer(Handler(app, &o), &o)
+	var starting http.Handler = http.HandlerFunc(serveStarting)
+	s.h.Store(&starting)
+	s.srv = newServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		(*s.h.Load()).ServeHTTP(w, r)
+	}), &s.o)
+	return s
+}
+
+// start serves on ln.
+func (s *liveServer) start(ln net.Listener) {
 	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(stdout, "Serving %s on %s (MCP at %s/mcp).\n", o.Title, url, url)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(s.stdout, "Serving %s on %s (MCP at %s/mcp).\n", s.o.Title, url, url)
+	go func() { s.served <- s.srv.Serve(ln) }()
+}
+
+// serveStarting answers while the App is not open yet: GET /healthz 200
+// (the process is alive), anything else 503 with a Retry-After.
+func serveStarting(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/healthz" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		io.WriteString(w, "ok\n")
+		return
+	}
+	w.Header().Set("Retry-After", "5")
+	http.Error(w, "starting: not ready yet", http.StatusServiceUnavailable)
+}
+
+// ready sizes the pool of app's database and serves app from now on.
+func (s *liveServer) ready(ctx context.Context, app *App) {
+	if app.DB != nil {
+		sizePool(app.DB, poolSize(ctx, app.DB, s.o.Pool, s.o.Replicas))
+	}
+	h := Handler(app, &s.o)
+	s.h.Store(&h)
+}
+
+// wait serves until ctx is done or the server fails, then stops.
+func (s *liveServer) wait(ctx context.Context) error {
 	select {
-	case err := <-served:
+	case err := <-s.served:
 		return err
 	case <-ctx.Done():
 	}
-	fmt.Fprintln(stdout, "Shutting down: finishing the requests in flight.")
-	if o.OnShutdown != nil {
+	return s.stop(s.o.OnShutdown)
+}
+
+// stop shuts the server down gracefully: it stops accepting connections,
+// calls onShutdown (when not nil), lets the requests in flight finish for
+// up to [Options.ShutdownTimeout], and then closes what is left.
+func (s *liveServer) stop(onShutdown func()) error {
+	fmt.Fprintln(s.stdout, "Shutting down: finishing the requests in flight.")
+	if onShutdown != nil {
 		var once sync.Once
-		srv.RegisterOnShutdown(func() { once.Do(o.OnShutdown) })
+		s.srv.RegisterOnShutdown(func() { once.Do(onShutdown) })
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), s.o.ShutdownTimeout)
 	defer cancel()
-	err := srv.Shutdown(sctx)
+	err := s.srv.Shutdown(sctx)
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = srv.Close()
+		err = s.srv.Close()
 	}
-	if serr := <-served; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+	if serr := <-s.served; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
 		return serr
 	}
 	return err
@@ -182,9 +293,10 @@ func withMaxBody(h http.Handler, n int64) http.Handler {
 
 // Handler returns the HTTP handler of app: MCP over streamable HTTP at
 // /mcp (with the protected resource metadata of [App.OAuth] when set), a
-// health check at GET /healthz (200 "ok", or 503 when
-// [App.Health] fails) and the tool explorer at /, with the body limits of
-// opts. [Serve] serves it with the rest of the limits. opts may be nil.
+// liveness check at GET /healthz (200 "ok" whenever it answers; it touches
+// nothing), a readiness check at GET /readyz (200 "ok", or 503 when
+// [App.DB] does not answer a ping within [ReadyTimeout] or [App.Health]
+// fails) and the tool explorer at /, with the body limits of opts. [Serve] serves it with the rest of the limits. opts may be nil.
 func Handler(app *App, opts *Options) http.Handler {
 	var o Options
 	if opts != nil {
@@ -201,17 +313,37 @@ func Handler(app *App, opts *Options) http.Handler {
 		mux.Handle(app.OAuth.MetadataPath(), app.OAuth.MetadataHandler())
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		if app.Health != nil {
-			if err := app.Health(r.Context()); err != nil {
-				logger.Error("health check failed", "error", err.Error())
-				http.Error(w, "unavailable", http.StatusServiceUnavailable)
-				return
-			}
+		// Alive: it answers. It touches nothing, so that a busy database
+		// does not make a load balancer take the process out.
+		io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if err := app.ready(r.Context()); err != nil {
+			logger.Error("readiness check failed", "error", err.Error())
+			w.Header().Set("Retry-After", "5")
+			http.Error(w, "unavailable", http.StatusServiceUnavailable)
+			return
 		}
 		io.WriteString(w, "ok\n")
 	})
 	mux.Handle("/", withMaxBody(explorer.New(app.Registry, explorerOptions(app, &o)), o.MaxFormBody))
 	return mux
+}
+
+// ready reports whether app can serve: its database answers a ping within
+// [ReadyTimeout] and its Health check passes.
+func (app *App) ready(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, ReadyTimeout)
+	defer cancel()
+	if app.DB != nil {
+		if err := app.DB.PingContext(ctx); err != nil {
+			return fmt.Errorf("database: %w", err)
+		}
+	}
+	if app.Health != nil {
+		return app.Health(ctx)
+	}
+	return nil
 }
 
 // startTelemetry turns OpenTelemetry on for serve and mcp when the

@@ -116,7 +116,9 @@ func TestServe(t *testing.T) {
 		body   string
 	}{
 		{nil, "/healthz", 200, "ok\n"},
-		{errors.New("database down"), "/healthz", 503, "unavailable\n"},
+		{errors.New("database down"), "/healthz", 200, "ok\n"},
+		{nil, "/readyz", 200, "ok\n"},
+		{errors.New("database down"), "/readyz", 503, "unavailable\n"},
 		{nil, "/", 200, "notes.slow"},
 		{nil, "/signin", 200, "API token"},
 	} {

@@ -7,10 +7,11 @@ import (
 )
 
 // Service returns what the standard commands serve (see package toolapp):
-// the registry, the users of the store as accounts, a health check that
-// pings the database, and the explorer's sessions, presets and runs, kept
-// in the database so that every serve process on it shares them, and the
-// audit trail for admins once [App.UseAuditTrail] installed it.
+// the registry, the users of the store as accounts, the database (whose
+// pool serve sizes and which /readyz pings), and the explorer's sessions,
+// presets and runs, kept in the database so that every serve process on
+// it shares them, and the audit trail for admins once [App.UseAuditTrail]
+// installed it.
 // MCP over HTTP authenticates with a bearer token (see the tokens
 // command); a request without one runs as the seeded user anonymous.
 // People sign in to the explorer with a user's name and API token. Closing
@@ -19,7 +20,8 @@ func (a *App) Service() *toolapp.App {
 	service := &toolapp.App{
 		Registry: a.Registry,
 		Accounts: a.Store,
-		Health:   a.Store.DB().PingContext,
+		// serve sizes its pool and /readyz pings it.
+		DB: a.Store.DB(),
 		// Processes behind one load balancer must read each other's
 		// request state: they share the key through the database.
 		StateKey: a.Store.StateKey,

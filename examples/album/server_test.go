@@ -116,7 +116,8 @@ func TestServeCommand(t *testing.T) {
 	tokens := map[string]string{}
 	var base string
 	lines := bufio.NewScanner(out)
-	for base == "" && lines.Scan() {
+	// serve listens first, then opens the database and prints the tokens.
+	for (base == "" || len(tokens) < 3) && lines.Scan() {
 		line := lines.Text()
 		if f := strings.Fields(line); len(f) == 2 && strings.HasPrefix(f[1], "alb_") {
 			tokens[f[0]] = f[1]
