@@ -1,6 +1,10 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"time"
+
 	"github.com/toolapi/toolapi/explorer"
 	"github.com/toolapi/toolapi/mcpserver"
 	"github.com/toolapi/toolapi/toolapp"
@@ -33,11 +37,27 @@ func (a *App) Service() *toolapp.App {
 			Store:        a.Store.Explorer(),
 			SanitizeHTML: explorer.InlineHTML,
 		},
-		Close: a.Store.Close,
+		Close: a.close,
 	}
 	if a.Trail != nil {
 		// Admins (who hold every permission) see the audit trail.
 		service.Explorer.Audit = a.Trail
 	}
 	return service
+}
+
+// closeTimeout bounds how long closing the service writes what the audit
+// trail holds.
+const closeTimeout = 5 * time.Second
+
+// close writes what the audit trail holds (refusals counted but not
+// written, runs still under way as interrupted) and closes the store.
+func (a *App) close() error {
+	var err error
+	if a.trail != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+		err = a.trail.Close(ctx)
+		cancel()
+	}
+	return errors.Join(err, a.Store.Close())
 }
