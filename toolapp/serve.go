@@ -81,7 +81,7 @@ func (r *runner) serve(args []string) error {
 	s.start(ln)
 	// The server answers while the App opens: /healthz says it is alive,
 	// /readyz and everything else that it is not ready yet.
-	app, release, err := r.openWaiting(&opts)
+	app, release, err := r.openWaiting(&opts, s.url)
 	if err != nil {
 		s.stop(nil)
 		if r.ctx.Err() != nil {
@@ -104,6 +104,7 @@ func (r *runner) serve(args []string) error {
 			return err
 		}
 	}
+	s.announce()
 	return s.wait(r.ctx)
 }
 
@@ -116,8 +117,9 @@ const (
 
 // openWaiting opens the App, trying again while the opener reports
 // [ErrUnavailable]: after 250ms, then twice as long each time up to 10s,
-// for up to o.StartTimeout, logging each failure to [Options.Stderr].
-func (r *runner) openWaiting(o *Options) (*App, func(), error) {
+// for up to o.StartTimeout, logging each failure to [Options.Stderr] with
+// the url it listens on.
+func (r *runner) openWaiting(o *Options, url string) (*App, func(), error) {
 	limit := o.StartTimeout
 	if limit <= 0 {
 		limit = DefaultStartTimeout
@@ -135,7 +137,7 @@ func (r *runner) openWaiting(o *Options) (*App, func(), error) {
 		if time.Now().Add(delay).After(giveUp) {
 			return nil, nil, fmt.Errorf("still unavailable after %s: %w", limit, err)
 		}
-		fmt.Fprintf(r.opts.Stderr, "%s serve: not ready (attempt %d): %v; trying again in %s\n", r.opts.Name, attempt, err, delay)
+		fmt.Fprintf(r.opts.Stderr, "%s serve: listening on %s, not ready (attempt %d): %v; trying again in %s\n", r.opts.Name, url, attempt, err, delay)
 		select {
 		case <-r.ctx.Done():
 			return nil, nil, r.ctx.Err()
@@ -158,8 +160,10 @@ func Serve(ctx context.Context, ln net.Listener, app *App, opts *Options) error 
 		o = *opts
 	}
 	s := newLiveServer(&o)
+	s.url = "http://" + ln.Addr().String()
 	s.ready(ctx, app)
 	s.start(ln)
+	s.announce()
 	return s.wait(ctx)
 }
 
@@ -171,6 +175,7 @@ type liveServer struct {
 	h      atomic.Pointer[http.Handler]
 	served chan error
 	stdout io.Writer
+	url    string // once started
 }
 
 // newLiveServer returns the server of opts, answering that it is starting.
@@ -193,8 +198,7 @@ func newLiveServer(opts *Options) *liveServer {
 
 // start serves on ln.
 func (s *liveServer) start(ln net.Listener) {
-	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(s.stdout, "Serving %s on %s (MCP at %s/mcp).\n", s.o.Title, url, url)
+	s.url = "http://" + ln.Addr().String()
 	go func() { s.served <- s.srv.Serve(ln) }()
 }
 
@@ -216,6 +220,11 @@ func (s *liveServer) ready(ctx context.Context, app *App) {
 	}
 	h := Handler(app, &s.o)
 	s.h.Store(&h)
+}
+
+// announce says on [Options.Stdout] that the server serves.
+func (s *liveServer) announce() {
+	fmt.Fprintf(s.stdout, "Serving %s on %s (MCP at %s/mcp).\n", s.o.Title, s.url, s.url)
 }
 
 // wait serves until ctx is done or the server fails, then stops.

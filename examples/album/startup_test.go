@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net"
@@ -78,28 +77,12 @@ func forward(t *testing.T, addr, target string) {
 }
 
 // serveInProcess runs `album serve` with args in this process and returns
-// its base URL, its stderr and the channel its exit status arrives on.
-func serveInProcess(t *testing.T, ctx context.Context, args ...string) (string, *lockedBuffer, chan int) {
-	t.Helper()
-	out, w := io.Pipe()
-	stderr := new(lockedBuffer)
+// its stdout, its stderr and the channel its exit status arrives on.
+func serveInProcess(ctx context.Context, args ...string) (*lockedBuffer, *lockedBuffer, chan int) {
+	stdout, stderr := new(lockedBuffer), new(lockedBuffer)
 	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, args, nil, w, stderr)
-		w.Close()
-	}()
-	lines := bufio.NewScanner(out)
-	var base string
-	for base == "" && lines.Scan() {
-		if rest, ok := strings.CutPrefix(lines.Text(), "Serving Album demo on "); ok {
-			base, _, _ = strings.Cut(rest, " ")
-		}
-	}
-	if base == "" {
-		t.Fatalf("serve printed no address; stderr:\n%s", stderr)
-	}
-	go io.Copy(io.Discard, out)
-	return base, stderr, done
+	go func() { done <- run(ctx, args, nil, stdout, stderr) }()
+	return stdout, stderr, done
 }
 
 // serve listens before PostgreSQL answers: /healthz says it is alive,
@@ -116,7 +99,17 @@ func TestServeWaitsForTheDatabase(t *testing.T) {
 	u.Host = freeAddr(t) // nothing listens there yet
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	base, stderr, done := serveInProcess(t, ctx, "--db", u.String(), "--exports", t.TempDir(), "serve", "--addr", "127.0.0.1:0")
+	stdout, stderr, done := serveInProcess(ctx, "--db", u.String(), "--exports", t.TempDir(), "serve", "--addr", "127.0.0.1:0")
+	// Until the database answers, serve logs where it listens.
+	var base string
+	waitFor(t, 20*time.Second, "a logged attempt", func() bool {
+		_, rest, ok := strings.Cut(stderr.String(), "album serve: listening on ")
+		base, _, _ = strings.Cut(rest, ",")
+		return ok
+	})
+	if stdout.String() != "" {
+		t.Errorf("serve said it serves before it could: %q", stdout)
+	}
 
 	if code, _, _ := get(t, base+"/healthz"); code != http.StatusOK {
 		t.Errorf("/healthz before the database = %d, want 200", code)
@@ -146,6 +139,9 @@ func TestServeWaitsForTheDatabase(t *testing.T) {
 	if code, _, body := get(t, base+"/"); code != http.StatusOK || !strings.Contains(body, "album.search") {
 		t.Errorf("/ once ready = %d, want the explorer", code)
 	}
+	if want := "Serving Album demo on " + base + " "; !strings.HasPrefix(stdout.String(), want) {
+		t.Errorf("serve printed %q once ready, want %q...", stdout, want)
+	}
 	cancel()
 	if code := <-done; code != 0 {
 		t.Errorf("serve exited %d; stderr:\n%s", code, stderr)
@@ -155,7 +151,7 @@ func TestServeWaitsForTheDatabase(t *testing.T) {
 		u, _ := url.Parse(dsn)
 		u.User = url.UserPassword(u.User.Username(), "not-the-password")
 		start := time.Now()
-		_, stderr, done := serveInProcess(t, t.Context(), "--db", u.String(), "--exports", t.TempDir(), "serve", "--addr", "127.0.0.1:0")
+		_, stderr, done := serveInProcess(t.Context(), "--db", u.String(), "--exports", t.TempDir(), "serve", "--addr", "127.0.0.1:0")
 		select {
 		case code := <-done:
 			if code != 1 {
