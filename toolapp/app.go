@@ -157,6 +157,9 @@ type Options struct {
 	// PostgreSQL database, for the default Pool. Zero means 3.
 	Replicas int
 
+	// process names this process on the explorer's runs (see
+	// [explorer.Options.Process]); serve sets it.
+	process string
 	// telemetry records the MCP requests of serve and mcp when the OTEL_*
 	// variables turn it on (see [runner.startTelemetry]); nil when off.
 	telemetry *telemetry.Telemetry

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -160,7 +161,7 @@ func Serve(ctx context.Context, ln net.Listener, app *App, opts *Options) error 
 		o = *opts
 	}
 	s := newLiveServer(&o)
-	s.url = "http://" + ln.Addr().String()
+	s.listening(ln)
 	s.ready(ctx, app)
 	s.start(ln)
 	s.announce()
@@ -176,6 +177,7 @@ type liveServer struct {
 	served chan error
 	stdout io.Writer
 	url    string // once started
+	app    *App   // once ready
 }
 
 // newLiveServer returns the server of opts, answering that it is starting.
@@ -198,7 +200,7 @@ func newLiveServer(opts *Options) *liveServer {
 
 // start serves on ln.
 func (s *liveServer) start(ln net.Listener) {
-	s.url = "http://" + ln.Addr().String()
+	s.listening(ln)
 	go func() { s.served <- s.srv.Serve(ln) }()
 }
 
@@ -213,13 +215,65 @@ func serveStarting(w http.ResponseWriter, r *http.Request) {
 	http.Error(w, "starting: not ready yet", http.StatusServiceUnavailable)
 }
 
-// ready sizes the pool of app's database and serves app from now on.
+// listening records the address of ln, and with it the name of this
+// process on the explorer's runs: the host's name and the address, which
+// the process that replaces this one on the same host takes over.
+func (s *liveServer) listening(ln net.Listener) {
+	s.url = "http://" + ln.Addr().String()
+	host, err := os.Hostname()
+	if err != nil {
+		host = "localhost"
+	}
+	s.o.process = host + " " + ln.Addr().String()
+}
+
+// ready sizes the pool of app's database and serves app from now on. It
+// first ends as interrupted the explorer's runs that a process of the
+// same name left under way: that process is gone, since this one holds
+// its address.
 func (s *liveServer) ready(ctx context.Context, app *App) {
 	if app.DB != nil {
 		sizePool(app.DB, poolSize(ctx, app.DB, s.o.Pool, s.o.Replicas))
 	}
+	s.app = app
+	s.interruptRuns(ctx, "left by the previous process")
 	h := Handler(app, &s.o)
 	s.h.Store(&h)
+}
+
+// interruptRunsTimeout bounds the ending of the explorer's abandoned runs.
+const interruptRunsTimeout = 5 * time.Second
+
+// interruptRuns ends as interrupted the explorer's runs under way of this
+// process, logging how many there were (why says whose they were).
+func (s *liveServer) interruptRuns(ctx context.Context, why string) {
+	store := s.app.runStore()
+	if store == nil || s.o.process == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), interruptRunsTimeout)
+	defer cancel()
+	logger := s.app.Registry.Logger()
+	n, err := explorer.InterruptRuns(ctx, store, s.o.process)
+	if err != nil {
+		logger.Error("the explorer's runs under way cannot be ended as interrupted", "error", err.Error())
+	} else if n > 0 {
+		logger.Warn("explorer runs ended as interrupted: "+why, "runs", n)
+	}
+}
+
+// runStore returns the store of the explorer's runs of app: Explorer.Runs,
+// else Explorer.Store, else nil (runs kept in memory end with the process).
+func (app *App) runStore() explorer.RunStore {
+	switch {
+	case app.Explorer == nil:
+		return nil
+	case app.Explorer.Runs != nil:
+		return app.Explorer.Runs
+	case app.Explorer.Store != nil:
+		return app.Explorer.Store
+	}
+	return nil
 }
 
 // announce says on [Options.Stdout] that the server serves.
@@ -254,6 +308,10 @@ func (s *liveServer) stop(onShutdown func()) error {
 	}
 	if serr := <-s.served; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
 		return serr
+	}
+	if s.app != nil {
+		// Runs still under way now are cut off by the end of the process.
+		s.interruptRuns(context.Background(), "the server shut down before they ended")
 	}
 	return err
 }
@@ -462,6 +520,9 @@ func explorerOptions(app *App, o *Options) *explorer.Options {
 	}
 	if e.AppName == "" {
 		e.AppName = o.Name
+	}
+	if e.Process == "" {
+		e.Process = o.process
 	}
 	if app.Accounts == nil {
 		return &e
