@@ -142,6 +142,11 @@ type Options struct {
 	// OnShutdown, when set, is called once when serve begins to shut down,
 	// while the requests in flight finish.
 	OnShutdown func()
+	// Drain is how long serve, once told to stop, goes on serving while
+	// GET /readyz answers 503, before it shuts down (serve --drain), so
+	// that a load balancer checking /readyz stops sending it requests
+	// first. Zero means no such wait.
+	Drain time.Duration
 	// StartTimeout is how long serve keeps trying to open the App while
 	// its [Opener] reports [ErrUnavailable]; it listens meanwhile, GET
 	// /readyz answering 503. Zero means 5 minutes.

@@ -58,10 +58,12 @@ func (r *runner) serve(args []string) error {
 	var printTok bool
 	stateless := r.opts.Stateless
 	pool := poolFlag(max(r.opts.Pool, 0))
+	drain := r.opts.Drain
 	fs := r.flagSet("serve", func(fs *flag.FlagSet) {
 		fs.StringVar(&addr, "addr", addr, "the `address` to listen on")
 		fs.BoolVar(&stateless, "stateless", stateless, "serve MCP without sessions, so that several processes can answer one address behind a load balancer")
 		fs.BoolVar(&printTok, "print-tokens", false, "issue and print an API token for every account")
+		fs.DurationVar(&drain, "drain", drain, "once told to stop, go on serving this `long` while /readyz answers 503, so that a load balancer stops sending requests first")
 		fs.Var(&pool, "db-pool", "the most `N` connections to the database (default: 8 per CPU within 16..128, within the database's share per replica)")
 	})
 	if err := parse(fs, args); err != nil {
@@ -78,6 +80,7 @@ func (r *runner) serve(args []string) error {
 	opts := r.opts
 	opts.Stateless = stateless
 	opts.Pool = int(pool)
+	opts.Drain = max(drain, 0)
 	s := newLiveServer(&opts)
 	s.start(ln)
 	// The server answers while the App opens: /healthz says it is alive,
@@ -178,6 +181,9 @@ type liveServer struct {
 	stdout io.Writer
 	url    string // once started
 	app    *App   // once ready
+	// draining makes /readyz answer 503 while the server, told to stop,
+	// goes on serving for [Options.Drain].
+	draining atomic.Bool
 }
 
 // newLiveServer returns the server of opts, answering that it is starting.
@@ -193,6 +199,11 @@ func newLiveServer(opts *Options) *liveServer {
 	var starting http.Handler = http.HandlerFunc(serveStarting)
 	s.h.Store(&starting)
 	s.srv = newServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.draining.Load() && r.URL.Path == "/readyz" {
+			w.Header().Set("Retry-After", "5")
+			http.Error(w, "shutting down", http.StatusServiceUnavailable)
+			return
+		}
 		(*s.h.Load()).ServeHTTP(w, r)
 	}), &s.o)
 	return s
@@ -287,6 +298,15 @@ func (s *liveServer) wait(ctx context.Context) error {
 	case err := <-s.served:
 		return err
 	case <-ctx.Done():
+	}
+	if s.o.Drain > 0 {
+		fmt.Fprintf(s.stdout, "Draining: /readyz answers 503 for %s before the shutdown.\n", s.o.Drain)
+		s.draining.Store(true)
+		select {
+		case err := <-s.served:
+			return err
+		case <-time.After(s.o.Drain):
+		}
 	}
 	return s.stop(s.o.OnShutdown)
 }
