@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -485,4 +486,77 @@ func TestReplicas(t *testing.T) {
 		}
 	}
 	t.Logf("writes: %d acknowledged, each stored once; %d failed calls' writes were stored all the same", acked, unackedStored)
+}
+
+// TestReplicasThroughput measures album.search calls per second through
+// haproxy with 16 and 64 clients, on PostgreSQL with one, two and three
+// replicas, next to one process on SQLite behind the same haproxy. It is
+// a measurement, not a check: set TOOLAPI_LOAD=1 to run it, and read the
+// table it logs (go test -v). Each client sends one call after another.
+func TestReplicasThroughput(t *testing.T) {
+	if os.Getenv("TOOLAPI_LOAD") == "" {
+		t.Skip("a measurement: set TOOLAPI_LOAD=1 to run it")
+	}
+	const window = 5 * time.Second
+	pg := startPostgres(t)
+	bin := buildAlbum(t)
+	token := issueToken(t, bin, pg.dsn, "editor")
+	exports := t.TempDir()
+	var pgAddrs [3]string
+	for i := range pgAddrs {
+		pgAddrs[i] = freeAddr(t)
+		r := &replica{t: t, bin: bin, dsn: pg.dsn, addr: pgAddrs[i], exports: exports}
+		r.start()
+		t.Cleanup(func() { r.stop(syscall.SIGKILL) })
+	}
+	sqliteDB := filepath.Join(t.TempDir(), "album.db")
+	sqliteToken := issueToken(t, bin, sqliteDB, "editor")
+	lite := &replica{t: t, bin: bin, dsn: sqliteDB, addr: freeAddr(t), exports: exports}
+	lite.start()
+	t.Cleanup(func() { lite.stop(syscall.SIGKILL) })
+
+	type setup struct {
+		name  string
+		token string
+		front string
+	}
+	var setups []setup
+	for n := 1; n <= 3; n++ {
+		front := freeAddr(t)
+		// haproxy's three servers are the first n replicas, in turn.
+		startHAProxy(t, front, [3]string{pgAddrs[0], pgAddrs[1%n], pgAddrs[2%n]})
+		setups = append(setups, setup{fmt.Sprintf("PostgreSQL, %d replica(s)", n), token, front})
+	}
+	front := freeAddr(t)
+	startHAProxy(t, front, [3]string{lite.addr, lite.addr, lite.addr})
+	setups = append(setups, setup{"SQLite, 1 process", sqliteToken, front})
+
+	rate := map[string]float64{}
+	var table strings.Builder
+	fmt.Fprintf(&table, "%-28s %10s %10s\n", "searches/s", "16 clients", "64 clients")
+	for _, s := range setups {
+		fmt.Fprintf(&table, "%-28s", s.name)
+		for _, clients := range []int{16, 64} {
+			l := startLoad("http://"+s.front, s.token, "", clients, 0, "")
+			start := time.Now()
+			time.Sleep(window)
+			st := l.stop()
+			r := float64(st.ok) / time.Since(start).Seconds()
+			rate[fmt.Sprint(s.name, clients)] = r
+			fmt.Fprintf(&table, " %10.0f", r)
+			if st.failures() > 0 {
+				t.Logf("%s, %d clients: %s", s.name, clients, st)
+			}
+		}
+		table.WriteString("\n")
+	}
+	for _, clients := range []int{16, 64} {
+		lite := rate[fmt.Sprint("SQLite, 1 process", clients)]
+		fmt.Fprintf(&table, "ratio to SQLite at %d clients:", clients)
+		for n := 1; n <= 3; n++ {
+			fmt.Fprintf(&table, " %d replica(s) %.2f×", n, rate[fmt.Sprintf("PostgreSQL, %d replica(s)%d", n, clients)]/lite)
+		}
+		table.WriteString("\n")
+	}
+	t.Logf("GOMAXPROCS of the test %d; every process shares the machine\n%s", runtime.GOMAXPROCS(0), table.String())
 }
