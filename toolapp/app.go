@@ -209,7 +209,7 @@ func Main(open Opener, opts *Options) {
 //
 //	tool list|search|info|run|export ...  the tool command line (see [toolcli.Run])
 //	mcp [--user NAME]                     MCP over standard input and output, for one account
-//	serve [--addr A] [--stateless]        MCP at /mcp, the explorer at /, GET /healthz (see [Serve])
+//	serve [--addr A] [--stateless]        MCP at /mcp, the explorer at /, GET /healthz and /readyz (see [Serve])
 //	tokens [NAME...]                      issue API tokens (with a [TokenIssuer] store)
 //	help                                  the usage
 //
