@@ -24,7 +24,7 @@ import (
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // newSQLite returns a SQLStore on a new SQLite database.
-func newSQLite(t *testing.T) *audit.SQLStore {
+func newSQLite(t testing.TB) *audit.SQLStore {
 	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "audit.db")+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
