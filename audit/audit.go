@@ -2,10 +2,12 @@
 // middleware of a [tool.Registry]: every run of a write or trigger tool,
 // and every run of any tool that is refused, from every caller.
 //
-//	trail, err := audit.NewSQLStore(db, nil) // or any Store
+//	store, err := audit.NewSQLStore(db, nil) // or any Store
 //	if err != nil { ... }
-//	if err := trail.Migrate(ctx); err != nil { ... }
-//	reg.Use(audit.Middleware(trail, nil))
+//	if err := store.Migrate(ctx); err != nil { ... }
+//	trail := audit.New(store, nil)
+//	reg.Use(trail.Middleware())
+//	defer trail.Close(ctx) // writes the counted refusals, ends runs under way
 //
 // A record says when the run started, for which account, which tool, its
 // outcome, its failure category and the SHA-256 of its inputs (the
