@@ -315,7 +315,9 @@ func (s *liveServer) wait(ctx context.Context) error {
 // calls onShutdown (when not nil), lets the requests in flight finish for
 // up to [Options.ShutdownTimeout], and then closes what is left.
 func (s *liveServer) stop(onShutdown func()) error {
-	fmt.Fprintln(s.stdout, "Shutting down: finishing the requests in flight.")
+	if s.app != nil {
+		fmt.Fprintln(s.stdout, "Shutting down: finishing the requests in flight.")
+	}
 	if onShutdown != nil {
 		var once sync.Once
 		s.srv.RegisterOnShutdown(func() { once.Do(onShutdown) })
