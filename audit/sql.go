@@ -55,7 +55,8 @@ func (s *SQLStore) Migrate(ctx context.Context) error {
 	outcome TEXT NOT NULL,
 	failure TEXT NOT NULL,
 	inputs_sha256 TEXT NOT NULL,
-	duration_ns BIGINT NOT NULL
+	duration_ns BIGINT NOT NULL,
+	runs BIGINT NOT NULL DEFAULT 1
 )`,
 		`CREATE INDEX IF NOT EXISTS ` + s.table + `_started ON ` + s.table + ` (started_ns)`,
 	} {
@@ -63,15 +64,26 @@ func (s *SQLStore) Migrate(ctx context.Context) error {
 			return fmt.Errorf("audit: creating the trail: %w", err)
 		}
 	}
+	// A trail made before records counted runs gets the column.
+	if rows, err := s.db.QueryContext(ctx, `SELECT runs FROM `+s.table+` WHERE 1 = 0`); err == nil {
+		rows.Close()
+		return nil
+	}
+	if _, err := s.db.ExecContext(ctx, `ALTER TABLE `+s.table+` ADD COLUMN runs BIGINT NOT NULL DEFAULT 1`); err != nil {
+		return fmt.Errorf("audit: adding the column runs: %w", err)
+	}
 	return nil
 }
+
+// runs returns the runs a record stands for: r.Runs, at least 1.
+func runs(r *Record) int64 { return int64(max(r.Runs, 1)) }
 
 // Add implements [Store].
 func (s *SQLStore) Add(ctx context.Context, r *Record) error {
 	r.ID = rand.Text()
 	_, err := s.db.ExecContext(ctx, `INSERT INTO `+s.table+
-		` (id, started_ns, account, tool, operation, outcome, failure, inputs_sha256, duration_ns) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		r.ID, r.Time.UnixNano(), r.Account, r.Tool, r.Operation, string(r.Outcome), string(r.Failure), r.InputsSHA256, int64(r.Duration))
+		` (id, started_ns, account, tool, operation, outcome, failure, inputs_sha256, duration_ns, runs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		r.ID, r.Time.UnixNano(), r.Account, r.Tool, r.Operation, string(r.Outcome), string(r.Failure), r.InputsSHA256, int64(r.Duration), runs(r))
 	if err != nil {
 		return fmt.Errorf("audit: adding a record: %w", err)
 	}
@@ -81,8 +93,8 @@ func (s *SQLStore) Add(ctx context.Context, r *Record) error {
 // Complete implements [Store].
 func (s *SQLStore) Complete(ctx context.Context, r *Record) error {
 	res, err := s.db.ExecContext(ctx, `UPDATE `+s.table+
-		` SET outcome = $1, failure = $2, inputs_sha256 = $3, duration_ns = $4 WHERE id = $5`,
-		string(r.Outcome), string(r.Failure), r.InputsSHA256, int64(r.Duration), r.ID)
+		` SET outcome = $1, failure = $2, inputs_sha256 = $3, duration_ns = $4, runs = $5 WHERE id = $6`,
+		string(r.Outcome), string(r.Failure), r.InputsSHA256, int64(r.Duration), runs(r), r.ID)
 	if err != nil {
 		return fmt.Errorf("audit: completing record %s: %w", r.ID, err)
 	}
@@ -112,7 +124,7 @@ func (s *SQLStore) List(ctx context.Context, f *Filter) ([]Record, error) {
 		args = append(args, f.Tool)
 		where = append(where, fmt.Sprintf("tool = $%d", len(args)))
 	}
-	q := `SELECT id, started_ns, account, tool, operation, outcome, failure, inputs_sha256, duration_ns FROM ` + s.table
+	q := `SELECT id, started_ns, account, tool, operation, outcome, failure, inputs_sha256, duration_ns, runs FROM ` + s.table
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -126,13 +138,13 @@ func (s *SQLStore) List(ctx context.Context, f *Filter) ([]Record, error) {
 	var out []Record
 	for rows.Next() {
 		var r Record
-		var started, dur int64
+		var started, dur, n int64
 		var outcome, failure string
-		if err := rows.Scan(&r.ID, &started, &r.Account, &r.Tool, &r.Operation, &outcome, &failure, &r.InputsSHA256, &dur); err != nil {
+		if err := rows.Scan(&r.ID, &started, &r.Account, &r.Tool, &r.Operation, &outcome, &failure, &r.InputsSHA256, &dur, &n); err != nil {
 			return nil, fmt.Errorf("audit: listing the trail: %w", err)
 		}
 		r.Time = time.Unix(0, started).UTC()
-		r.Outcome, r.Failure, r.Duration = Outcome(outcome), tool.Failure(failure), time.Duration(dur)
+		r.Outcome, r.Failure, r.Duration, r.Runs = Outcome(outcome), tool.Failure(failure), time.Duration(dur), int(n)
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {

@@ -70,6 +70,13 @@ func (e *server) serveAudit(w http.ResponseWriter, r *http.Request) {
 			row.Outcome = "✓ succeeded"
 		case audit.Failed:
 			row.Outcome = "✗ failed (" + string(rec.Failure) + ")"
+			if rec.Runs > 1 {
+				row.Outcome += " × " + strconv.Itoa(rec.Runs)
+			}
+		case audit.Asked:
+			row.Outcome = "? asked for confirmation"
+		case audit.Interrupted:
+			row.Outcome = "✗ interrupted (the server stopped)"
 		default:
 			row.Outcome = "started, end not recorded"
 		}

@@ -193,6 +193,14 @@ type Options struct {
 	// history. Nil means Store, or when that is nil too, in memory for the
 	// process's life.
 	Runs RunStore
+	// Process names this process on the runs it starts, so that the runs
+	// it abandons can be ended as interrupted (see [InterruptRuns]). It
+	// should be the same for a process and the one that replaces it on
+	// the same host and address. Empty means a random name.
+	Process string
+	// MaxRunDuration is the longest a run started from a form may last:
+	// its context ends then. Zero means [DefaultMaxRunDuration].
+	MaxRunDuration time.Duration
 
 	// Adapters render and read the form fields of data types, by data
 	// type name ("color", "entity:album", "string"); they take precedence
@@ -232,6 +240,7 @@ type server struct {
 	presets  *presetTools
 	runs     RunStore
 	failures *ratelimit.Failures
+	process  string
 }
 
 // New returns the explorer of reg, an HTTP handler of its pages. opts may
@@ -299,6 +308,10 @@ func New(reg *tool.Registry, opts *Options) http.Handler {
 	e.failures = e.opts.SignInFailures
 	if e.failures == nil {
 		e.failures = ratelimit.NewFailures(nil)
+	}
+	e.process = e.opts.Process
+	if e.process == "" {
+		e.process = randomID()[:22]
 	}
 	e.origins = http.NewCrossOriginProtection()
 	e.presets = newPresetTools(reg)

@@ -68,8 +68,8 @@ func mcpURL(r *http.Request) string {
 
 // A historyView is one run of the visitor's history.
 type historyView struct {
-	When, URL, Summary string
-	Success, Done      bool
+	When, URL, Summary         string
+	Success, Done, Interrupted bool
 }
 
 // maxHistory bounds the runs a tool page lists.
@@ -85,12 +85,10 @@ func (e *server) history(ctx context.Context, v *visit, t *tool.Tool) []historyV
 	var out []historyView
 	for _, r := range runs {
 		h := historyView{When: r.Started.UTC().Format("2 Jan 2006, 15:04:05 UTC"), URL: e.runURL(t, r.ID), Summary: inputSummary(r.Inputs)}
-		if r.Outcome != nil {
-			var oc outcome
-			if json.Unmarshal(r.Outcome, &oc) == nil {
-				h.Done = true
-				h.Success = oc.Result != nil && oc.Result.Success
-			}
+		if oc, err := e.outcomeOf(&r); err == nil && oc != nil {
+			h.Done = true
+			h.Success = oc.Result != nil && oc.Result.Success
+			h.Interrupted = oc.Interrupted
 		}
 		out = append(out, h)
 	}

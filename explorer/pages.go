@@ -264,6 +264,11 @@ func (e *server) serveTool(w http.ResponseWriter, r *http.Request) {
 		if err := json.Unmarshal(run.Inputs, &state); err == nil && state != nil {
 			fm.state = state
 		}
+		if oc == nil {
+			fm.refine()
+			fv.Notice = "This run is still under way; reload the page to see its result."
+			break
+		}
 		fm.refine()
 		fv.Problems = append(fv.Problems, oc.Problems...)
 		var vs []tool.Violation

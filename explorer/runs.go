@@ -22,6 +22,14 @@ import (
 // derived from the session and that token, so a second submission of the
 // same form (a double click, a resubmitted POST) finds the run of the first
 // and is sent to it rather than running the tool again.
+//
+// A run lasts at most [Options.MaxRunDuration]: its context ends then. A
+// run that its process abandons, because it shut down or died, ends as
+// interrupted: each run names the process that runs it ([Options.Process]),
+// and [InterruptRuns] ends that process's runs under way, which the server
+// does as it shuts down and, for a process that died, as the next one with
+// its name starts. A run still under way well past the longest a run may
+// last is shown as interrupted too, whatever became of its process.
 
 // A Run is one run of a tool from the explorer, as a [RunStore] keeps it.
 type Run struct {
@@ -40,6 +48,8 @@ type Run struct {
 	Outcome json.RawMessage
 	// Started is when the run started.
 	Started time.Time
+	// Process names the process that runs it (see [Options.Process]).
+	Process string
 }
 
 // ErrRunExists is returned by [RunStore.StartRun] when a run with the
@@ -64,6 +74,87 @@ type RunStore interface {
 	// Runs returns the owner's latest runs, newest first, at most limit;
 	// with toolID set, only those of that tool.
 	Runs(ctx context.Context, owner, toolID string, limit int) ([]Run, error)
+}
+
+// A RunInterrupter is a [RunStore] that can end the runs a process left
+// under way; [SQLStore] is one.
+type RunInterrupter interface {
+	// InterruptRuns stores outcome as the Outcome of every run under way
+	// (its Outcome nil) whose Process is process, and returns how many it
+	// ended.
+	InterruptRuns(ctx context.Context, process string, outcome json.RawMessage) (int, error)
+}
+
+// InterruptRuns ends as interrupted the runs under way in store that
+// process started, when store is a [RunInterrupter], and returns how many
+// it ended. A server calls it with its own process's name (see
+// [Options.Process]) as it shuts down, once the requests in flight have
+// had their time, and as it starts, for the runs that a process of the
+// same name left when it died.
+func InterruptRuns(ctx context.Context, store RunStore, process string) (int, error) {
+	ri, ok := store.(RunInterrupter)
+	if !ok || process == "" {
+		return 0, nil
+	}
+	oc, err := json.Marshal(interrupted())
+	if err != nil {
+		return 0, err
+	}
+	return ri.InterruptRuns(ctx, process, oc)
+}
+
+// interrupted returns the outcome of a run that its process abandoned.
+func interrupted() *outcome {
+	return &outcome{Status: http.StatusInternalServerError, Interrupted: true, Problems: []string{
+		"This run was interrupted: the server stopped before it ended, so its result is unknown. " +
+			"Check whether it made its changes before you run it again."}}
+}
+
+// DefaultMaxRunDuration is the [Options.MaxRunDuration] of zero.
+const DefaultMaxRunDuration = 5 * time.Minute
+
+// staleAfter is how long past the longest a run may last a run still
+// under way is taken for abandoned.
+const staleAfter = time.Minute
+
+// maxRun returns the longest an explorer run may last.
+func (e *server) maxRun() time.Duration {
+	if e.opts.MaxRunDuration > 0 {
+		return e.opts.MaxRunDuration
+	}
+	return DefaultMaxRunDuration
+}
+
+// outcomeOf returns the outcome of run, or nil while it is under way. A
+// run under way well past the longest a run may last was abandoned by a
+// process that is gone: it is interrupted.
+func (e *server) outcomeOf(run *Run) (*outcome, error) {
+	if run.Outcome == nil {
+		if time.Since(run.Started) > e.maxRun()+staleAfter {
+			return interrupted(), nil
+		}
+		return nil, nil
+	}
+	var oc outcome
+	if err := json.Unmarshal(run.Outcome, &oc); err != nil {
+		return nil, err
+	}
+	return &oc, nil
+}
+
+func (m *memRuns) InterruptRuns(_ context.Context, process string, oc json.RawMessage) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, runs := range m.runs {
+		for _, r := range runs {
+			if r.Process == process && r.Outcome == nil {
+				r.Outcome = slices.Clone(oc)
+				n++
+			}
+		}
+	}
+	return n, nil
 }
 
 // maxOwnerRuns bounds the runs the in-memory store keeps per owner (the
@@ -149,6 +240,8 @@ type outcome struct {
 	Status   int          `json:"status"`
 	Result   *tool.Result `json:"result,omitempty"`
 	Problems []string     `json:"problems,omitempty"`
+	// Interrupted marks a run that its process abandoned.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // owner returns the key a visitor's runs are kept under.
@@ -202,7 +295,7 @@ func (e *server) startRun(w http.ResponseWriter, r *http.Request, v *visit, t *t
 	if err != nil {
 		inputs = []byte("{}")
 	}
-	run := &Run{ID: e.runID(v, r.PostForm.Get("once")), Owner: e.owner(v), Tool: t.ID, Inputs: inputs, Started: time.Now().UTC()}
+	run := &Run{ID: e.runID(v, r.PostForm.Get("once")), Owner: e.owner(v), Tool: t.ID, Inputs: inputs, Started: time.Now().UTC(), Process: e.process}
 	switch err := e.runs.StartRun(r.Context(), run); {
 	case errors.Is(err, ErrRunExists):
 		// The same form came twice: show the first submission's run.
@@ -229,9 +322,12 @@ func (e *server) startRun(w http.ResponseWriter, r *http.Request, v *visit, t *t
 	return true, nil
 }
 
-// run runs the tool with args and returns its outcome.
+// run runs the tool with args and returns its outcome. The run's context
+// ends after [Options.MaxRunDuration].
 func (e *server) run(r *http.Request, v *visit, t *tool.Tool, args map[string]any) *outcome {
-	ctx := tool.WithAccount(r.Context(), v.acct)
+	ctx, cancel := context.WithTimeout(r.Context(), e.maxRun())
+	defer cancel()
+	ctx = tool.WithAccount(ctx, v.acct)
 	if t.Confirm {
 		// The person ticked the box: that is the confirmation.
 		ctx = tool.WithConfirmer(ctx, tool.Confirmed)
@@ -259,14 +355,16 @@ func (e *server) run(r *http.Request, v *visit, t *tool.Tool, args map[string]an
 }
 
 // runWait bounds how long a page waits for a run under way (started by
-// another submission of the same form), runPoll how often it looks.
+// another submission of the same form), below the time proxies give a
+// response; runPoll is how often it looks.
 const (
-	runWait = 2 * time.Minute
+	runWait = 20 * time.Second
 	runPoll = 100 * time.Millisecond
 )
 
-// loadRun returns the visitor's run with the given ID once it is over; nil
-// when there is none or it is not over in time.
+// loadRun returns the visitor's run with the given ID and its outcome once
+// it is over; the run with a nil outcome when it is still under way after
+// runWait; nil when there is none.
 func (e *server) loadRun(r *http.Request, v *visit, t *tool.Tool, id string) (*Run, *outcome) {
 	deadline := time.Now().Add(runWait)
 	for {
@@ -280,20 +378,17 @@ func (e *server) loadRun(r *http.Request, v *visit, t *tool.Tool, id string) (*R
 		if run.Tool != t.ID {
 			return nil, nil
 		}
-		if run.Outcome != nil {
-			var oc outcome
-			if err := json.Unmarshal(run.Outcome, &oc); err != nil {
-				e.logger.Error("explorer: loading a run", "tool", t.ID, "error", err.Error())
-				return nil, nil
-			}
-			return run, &oc
-		}
-		if time.Now().After(deadline) {
+		oc, err := e.outcomeOf(run)
+		if err != nil {
+			e.logger.Error("explorer: loading a run", "tool", t.ID, "error", err.Error())
 			return nil, nil
+		}
+		if oc != nil || time.Now().After(deadline) {
+			return run, oc
 		}
 		select {
 		case <-r.Context().Done():
-			return nil, nil
+			return run, nil
 		case <-time.After(runPoll):
 		}
 	}

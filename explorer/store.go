@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -109,6 +110,7 @@ var sqlSchema = []string{
 		inputs TEXT NOT NULL,
 		outcome TEXT,
 		started BIGINT NOT NULL,
+		process TEXT NOT NULL DEFAULT '',
 		PRIMARY KEY (owner, id)
 	)`,
 	`CREATE INDEX IF NOT EXISTS explorer_runs_started ON explorer_runs (owner, started)`,
@@ -125,6 +127,12 @@ func NewSQLStore(ctx context.Context, db *sql.DB) (*SQLStore, error) {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return nil, fmt.Errorf("explorer: creating the store's tables: %w", err)
 		}
+	}
+	// Runs made before they named their process get the column.
+	if rows, err := db.QueryContext(ctx, `SELECT process FROM explorer_runs WHERE 1 = 0`); err == nil {
+		rows.Close()
+	} else if _, err := db.ExecContext(ctx, `ALTER TABLE explorer_runs ADD COLUMN process TEXT NOT NULL DEFAULT ''`); err != nil {
+		return nil, fmt.Errorf("explorer: adding the column process: %w", err)
 	}
 	return &SQLStore{db: db}, nil
 }
@@ -264,8 +272,8 @@ func (s *SQLStore) StartRun(ctx context.Context, r *Run) error {
 		return err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT INTO explorer_runs (owner, id, tool, inputs, started) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (owner, id) DO NOTHING`,
-		r.Owner, r.ID, r.Tool, string(r.Inputs), r.Started.UnixNano())
+	res, err := tx.ExecContext(ctx, `INSERT INTO explorer_runs (owner, id, tool, inputs, started, process) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (owner, id) DO NOTHING`,
+		r.Owner, r.ID, r.Tool, string(r.Inputs), r.Started.UnixNano(), r.Process)
 	if err != nil {
 		return err
 	}
@@ -293,9 +301,19 @@ func (s *SQLStore) FinishRun(ctx context.Context, r *Run) error {
 	return err
 }
 
+// InterruptRuns implements [RunInterrupter].
+func (s *SQLStore) InterruptRuns(ctx context.Context, process string, outcome json.RawMessage) (int, error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE explorer_runs SET outcome = $1 WHERE process = $2 AND outcome IS NULL`, string(outcome), process)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
 // Run implements [RunStore].
 func (s *SQLStore) Run(ctx context.Context, owner, id string) (*Run, error) {
-	r, err := scanRun(s.db.QueryRowContext(ctx, `SELECT owner, id, tool, inputs, outcome, started FROM explorer_runs WHERE owner = $1 AND id = $2`, owner, id))
+	r, err := scanRun(s.db.QueryRowContext(ctx, `SELECT owner, id, tool, inputs, outcome, started, process FROM explorer_runs WHERE owner = $1 AND id = $2`, owner, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("run %s: %w", id, ErrNoRun)
 	}
@@ -304,10 +322,10 @@ func (s *SQLStore) Run(ctx context.Context, owner, id string) (*Run, error) {
 
 // Runs implements [RunStore].
 func (s *SQLStore) Runs(ctx context.Context, owner, toolID string, limit int) ([]Run, error) {
-	q := `SELECT owner, id, tool, inputs, outcome, started FROM explorer_runs WHERE owner = $1 ORDER BY started DESC LIMIT $2`
+	q := `SELECT owner, id, tool, inputs, outcome, started, process FROM explorer_runs WHERE owner = $1 ORDER BY started DESC LIMIT $2`
 	args := []any{owner, limit}
 	if toolID != "" {
-		q = `SELECT owner, id, tool, inputs, outcome, started FROM explorer_runs WHERE owner = $1 AND tool = $2 ORDER BY started DESC LIMIT $3`
+		q = `SELECT owner, id, tool, inputs, outcome, started, process FROM explorer_runs WHERE owner = $1 AND tool = $2 ORDER BY started DESC LIMIT $3`
 		args = []any{owner, toolID, limit}
 	}
 	rows, err := s.db.QueryContext(ctx, q, args...)
@@ -331,7 +349,7 @@ func scanRun(sc interface{ Scan(...any) error }) (*Run, error) {
 	var inputs string
 	var oc sql.NullString
 	var started int64
-	if err := sc.Scan(&r.Owner, &r.ID, &r.Tool, &inputs, &oc, &started); err != nil {
+	if err := sc.Scan(&r.Owner, &r.ID, &r.Tool, &inputs, &oc, &started, &r.Process); err != nil {
 		return nil, err
 	}
 	r.Inputs = []byte(inputs)

@@ -62,6 +62,12 @@ func WithConfirmer(ctx context.Context, c Confirmer) context.Context {
 	return context.WithValue(ctx, confirmerKey{}, c)
 }
 
+// ConfirmerFrom returns the [Confirmer] ctx carries, or nil.
+func ConfirmerFrom(ctx context.Context) Confirmer {
+	c, _ := ctx.Value(confirmerKey{}).(Confirmer)
+	return c
+}
+
 // Confirmed is a [Confirmer] that accepts every run: for callers where the
 // person has already confirmed (a CLI's --yes, a submitted dialog).
 var Confirmed Confirmer = confirmed{}

@@ -15,6 +15,11 @@ type Call struct {
 	// Inputs holds the decoded inputs, set by the run path once they are
 	// decoded and validated: nil before, and when decoding failed.
 	Inputs *Values
+	// Decoded, when middleware sets it, is called once the inputs are
+	// decoded and validated (Inputs is set), before entities are loaded,
+	// access is checked and the tool runs. A non-nil Result ends the run
+	// with it. Middleware that sets it calls the one it found there.
+	Decoded func(ctx context.Context, c *Call) *Result
 
 	e    *entry
 	args arguments

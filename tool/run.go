@@ -111,6 +111,11 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 	}
 	if c != nil {
 		c.Inputs = in
+		if c.Decoded != nil {
+			if res := c.Decoded(ctx, c); res != nil {
+				return res
+			}
+		}
 	}
 	if res := r.loadEntities(ctx, e, acct, in); res != nil {
 		return res

@@ -34,23 +34,26 @@ type App struct {
 	// of the explorer's sign-in. Nil means every caller is
 	// [tool.Anonymous] and nobody can sign in.
 	Accounts Accounts
-	// Health reports whether the application can serve, for GET /healthz
-	// (a database ping, say). Nil means healthy whenever it answers.
+	// DB is the application's database, when it has one (SQLite or
+	// PostgreSQL). serve sizes its pool of connections (see
+	// [Options.Pool]) and GET /readyz pings it. The MCP servers of serve
+	// and mcp keep in it the request states of multi round-trip calls that
+	// were used, in a table ([mcpserver.DefaultStateTable]) created on
+	// start, so that the processes serving one endpoint run a confirmed
+	// call once between them, with sessions or without (see
+	// [mcpserver.SQLStateStore]). Nil means no database to size or ping,
+	// and used states are left to MCP.UsedStates (each process's memory by
+	// default), as they are when MCP.UsedStates is set.
+	DB *sql.DB
+	// Health reports whether the application can serve, for GET /readyz,
+	// besides the ping of DB (a check of another service, say). Nil means
+	// ready once DB answers.
 	Health func(ctx context.Context) error
 	// StateKey returns the key with which the MCP servers of processes
 	// serving one endpoint without sessions sign their request state (see
 	// [mcpserver.Options.StateKey]); it is asked once, by serve
 	// --stateless. Nil means each process makes its own random key.
 	StateKey func(ctx context.Context) ([]byte, error)
-	// DB is the application's database, when it has one (SQLite or
-	// PostgreSQL). The MCP servers of serve and mcp keep in it the request
-	// states of multi round-trip calls that were used, in a table
-	// ([mcpserver.DefaultStateTable]) created on start, so that the
-	// processes serving one endpoint run a confirmed call once between
-	// them, with sessions or without (see [mcpserver.SQLStateStore]). Nil,
-	// or MCP.UsedStates set, leaves that to MCP.UsedStates (each process's
-	// memory by default).
-	DB *sql.DB
 	// MCP holds options of the MCP server beyond those the runner sets.
 	// Zero fields are filled in: Name and Title from [Options], and
 	// Authenticate from Accounts (a bearer token names an account; a
@@ -76,8 +79,17 @@ type App struct {
 }
 
 // An Opener builds the App a command runs, once the command line's flags
-// are parsed (so that it can open the database a flag names).
+// are parsed (so that it can open the database a flag names). An error
+// wrapping [ErrUnavailable] says that what the App needs cannot be reached
+// yet (the database is down or starting): serve then keeps trying (see
+// [Options.StartTimeout]). Any other error ends the command at once.
 type Opener func(ctx context.Context) (*App, error)
+
+// ErrUnavailable is wrapped by an [Opener]'s error when a service the App
+// needs cannot be reached for now, so that trying again later may work:
+// the database refuses connections or is starting up, say. A wrong
+// password or a missing database is not such an error.
+var ErrUnavailable = errors.New("unavailable for now")
 
 // Options configure [Run] and [Main]; see each field for its zero value.
 type Options struct {
@@ -152,7 +164,29 @@ type Options struct {
 	// OnShutdown, when set, is called once when serve begins to shut down,
 	// while the requests in flight finish.
 	OnShutdown func()
+	// Drain is how long serve, once told to stop, goes on serving while
+	// GET /readyz answers 503, before it shuts down (serve --drain), so
+	// that a load balancer checking /readyz stops sending it requests
+	// first. Zero means no such wait.
+	Drain time.Duration
+	// StartTimeout is how long serve keeps trying to open the App while
+	// its [Opener] reports [ErrUnavailable]; it listens meanwhile, GET
+	// /readyz answering 503. Zero means 5 minutes.
+	StartTimeout time.Duration
 
+	// Pool is the most connections serve keeps open to [App.DB], idle
+	// ones included (serve --db-pool). Zero means sized from the machine
+	// and the database: 8 per GOMAXPROCS, at least 16 and at most 128,
+	// and on PostgreSQL at most its max_connections, less the connections
+	// it reserves, divided by Replicas.
+	Pool int
+	// Replicas is how many serve processes are expected to share one
+	// PostgreSQL database, for the default Pool. Zero means 3.
+	Replicas int
+
+	// process names this process on the explorer's runs (see
+	// [explorer.Options.Process]); serve sets it.
+	process string
 	// telemetry records the MCP requests of serve and mcp when the OTEL_*
 	// variables turn it on (see [runner.startTelemetry]); nil when off.
 	telemetry *telemetry.Telemetry
@@ -199,7 +233,7 @@ func Main(open Opener, opts *Options) {
 //
 //	tool list|search|info|run|export ...  the tool command line (see [toolcli.Run])
 //	mcp [--user NAME]                     MCP over standard input and output, for one account
-//	serve [--addr A] [--stateless] [--grace D]  MCP at /mcp, the explorer at /, GET /healthz (see [Serve])
+//	serve [--addr A] [--stateless] [--grace D]  MCP at /mcp, the explorer at /, GET /healthz and /readyz (see [Serve])
 //	tokens [NAME...]                      issue API tokens (with a [TokenIssuer] store)
 //	help                                  the usage
 //

@@ -16,7 +16,7 @@
 //
 //	notes tool list|search|info|run|export ...   the tool command line (package toolcli)
 //	notes mcp [--user NAME]                      MCP over standard input and output (package mcpserver)
-//	notes serve [--addr A] [--stateless] [--grace D]  MCP at /mcp, the explorer at /, GET /healthz
+//	notes serve [--addr A] [--stateless] [--grace D]  MCP at /mcp, the explorer at /, GET /healthz and /readyz
 //	notes tokens [NAME...]                       issue API tokens
 //
 // # Accounts
@@ -40,7 +40,15 @@
 // connections, a header size limit and body size limits on /mcp and the
 // explorer. SIGINT and SIGTERM start a graceful shutdown: no new
 // connections, MCP's event streams and pending questions end, and the
-// requests in flight finish within the grace period (serve --grace).
+// requests in flight finish within the grace period (serve --grace); with
+// [Options.Drain] it first goes on serving while /readyz answers 503.
+//
+// serve listens before it opens the App: while the [Opener] reports
+// [ErrUnavailable] (the database is down or starting) it tries again with
+// a bounded backoff, /healthz answering 200 and everything else 503. Once
+// open it sizes the pool of [App.DB] ([Options.Pool]). GET /healthz says
+// the process answers and touches nothing; GET /readyz pings the database
+// within [ReadyTimeout].
 //
 // serve and mcp turn OpenTelemetry on when the standard OTEL_* variables
 // ask for an exporter (see [telemetry.FromEnv]): a span and metrics per

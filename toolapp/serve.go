@@ -10,8 +10,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolapi/toolapi/explorer"
@@ -60,12 +62,16 @@ func (r *runner) serve(args []string) error {
 	stateless := r.opts.Stateless
 	proxies, hosts := slices.Clone(r.opts.TrustedProxies), slices.Clone(r.opts.PublicHosts)
 	grace := r.opts.limits().ShutdownTimeout
+	pool := poolFlag(max(r.opts.Pool, 0))
+	drain := r.opts.Drain
 	fs := r.flagSet("serve", func(fs *flag.FlagSet) {
 		fs.StringVar(&addr, "addr", addr, "the `address` to listen on")
 		fs.DurationVar(&grace, "grace", grace, "how long a shutdown waits for the requests in flight (`duration`, such as 30s)")
 		fs.BoolVar(&stateless, "stateless", stateless, "serve MCP without sessions, so that several processes can answer one address behind a load balancer")
 		fs.BoolVar(&printTok, "print-tokens", false, "issue and print an API token for every account")
 		addProxyFlags(fs, &proxies, &hosts)
+		fs.DurationVar(&drain, "drain", drain, "once told to stop, go on serving this `long` while /readyz answers 503, so that a load balancer stops sending requests first")
+		fs.Var(&pool, "db-pool", "the most `N` connections to the database (default: 8 per CPU within 16..128, within the database's share per replica)")
 	})
 	if err := parse(fs, args); err != nil {
 		return err
@@ -73,21 +79,6 @@ func (r *runner) serve(args []string) error {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(r.opts.Stderr, "%s: unexpected arguments %q\n", fs.Name(), fs.Args())
 		return errUsage
-	}
-	app, release, err := r.openApp()
-	if err != nil {
-		return err
-	}
-	defer release()
-	tel, stopTelemetry, err := r.startTelemetry(app)
-	if err != nil {
-		return err
-	}
-	defer stopTelemetry()
-	if printTok {
-		if err := printTokens(r.ctx, app, nil, r.opts.Stdout); err != nil {
-			return err
-		}
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -101,8 +92,76 @@ func (r *runner) serve(args []string) error {
 	opts.Stateless = stateless
 	opts.TrustedProxies, opts.PublicHosts = proxies, hosts
 	opts.ShutdownTimeout = grace
-	opts.telemetry = tel
-	return Serve(r.ctx, ln, app, &opts)
+	opts.Pool = int(pool)
+	opts.Drain = max(drain, 0)
+	s := newLiveServer(&opts)
+	s.start(ln)
+	// The server answers while the App opens: /healthz says it is alive,
+	// /readyz and everything else that it is not ready yet.
+	app, release, err := r.openWaiting(&opts, s.url)
+	if err != nil {
+		s.stop(nil)
+		if r.ctx.Err() != nil {
+			return nil // told to stop while starting: a clean end
+		}
+		return err
+	}
+	defer release()
+	tel, stopTelemetry, err := r.startTelemetry(app)
+	if err != nil {
+		s.stop(nil)
+		return err
+	}
+	defer stopTelemetry()
+	s.o.telemetry = tel
+	s.ready(r.ctx, app)
+	if printTok {
+		if err := printTokens(r.ctx, app, nil, r.opts.Stdout); err != nil {
+			s.stop(nil)
+			return err
+		}
+	}
+	s.announce()
+	return s.wait(r.ctx)
+}
+
+// The bounds of the backoff with which serve retries opening its App
+// while its database is unavailable.
+const (
+	startRetryFirst = 250 * time.Millisecond
+	startRetryMost  = 10 * time.Second
+)
+
+// openWaiting opens the App, trying again while the opener reports
+// [ErrUnavailable]: after 250ms, then twice as long each time up to 10s,
+// for up to o.StartTimeout, logging each failure to [Options.Stderr] with
+// the url it listens on.
+func (r *runner) openWaiting(o *Options, url string) (*App, func(), error) {
+	limit := o.StartTimeout
+	if limit <= 0 {
+		limit = DefaultStartTimeout
+	}
+	giveUp := time.Now().Add(limit)
+	delay := startRetryFirst
+	for attempt := 1; ; attempt++ {
+		app, release, err := r.openApp()
+		if err == nil {
+			return app, release, nil
+		}
+		if !errors.Is(err, ErrUnavailable) || r.ctx.Err() != nil {
+			return nil, nil, err
+		}
+		if time.Now().Add(delay).After(giveUp) {
+			return nil, nil, fmt.Errorf("still unavailable after %s: %w", limit, err)
+		}
+		fmt.Fprintf(r.opts.Stderr, "%s serve: listening on %s, not ready (attempt %d): %v; trying again in %s\n", r.opts.Name, url, attempt, err, delay)
+		select {
+		case <-r.ctx.Done():
+			return nil, nil, r.ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, startRetryMost)
+	}
 }
 
 // Serve serves app on ln until ctx is done, then shuts down gracefully:
@@ -110,40 +169,177 @@ func (r *runner) serve(args []string) error {
 // questions tools wait on (a confirmation not yet answered fails and its
 // tool does not run), lets the requests in flight finish for up to
 // [Options.ShutdownTimeout] (serve --grace), closing each MCP session as
-// it goes idle, and then closes what is left. It serves
-// [Handler] with the limits of opts (see [Options]), writes the address it
-// serves on to [Options.Stdout] and returns nil after a shutdown that ctx
-// asked for. opts may be nil.
+// it goes idle, and then closes what is left. It serves [Handler] with the
+// limits of opts (see [Options]), sizes the pool of [App.DB] (see
+// [Options.Pool]), writes the address it serves on to [Options.Stdout]
+// and returns nil after a shutdown that ctx asked for. opts may be nil.
 func Serve(ctx context.Context, ln net.Listener, app *App, opts *Options) error {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
-	o = o.limits()
-	if o.Title == "" {
-		o.Title = o.Name
+	s := newLiveServer(&o)
+	s.listening(ln)
+	s.ready(ctx, app)
+	s.start(ln)
+	s.announce()
+	return s.wait(ctx)
+}
+
+// A liveServer is an HTTP server started on a listener, answering that it
+// is starting until [liveServer.ready] gives it the App's handler.
+type liveServer struct {
+	o      Options // defaulted
+	srv    *http.Server
+	h      atomic.Pointer[http.Handler]
+	served chan error
+	stdout io.Writer
+	url    string            // once started
+	app    *App              // once ready
+	mcp    *mcpserver.Server // once ready
+	// draining makes /readyz answer 503 while the server, told to stop,
+	// goes on serving for [Options.Drain].
+	draining atomic.Bool
+}
+
+// newLiveServer returns the server of opts, answering that it is starting.
+func newLiveServer(opts *Options) *liveServer {
+	s := &liveServer{o: opts.limits(), served: make(chan error, 1)}
+	if s.o.Title == "" {
+		s.o.Title = s.o.Name
 	}
-	stdout := o.Stdout
-	if stdout == nil {
-		stdout = io.Discard
+	s.stdout = s.o.Stdout
+	if s.stdout == nil {
+		s.stdout = io.Discard
 	}
-	h, mcpSrv := handler(app, &o)
-	srv := newServer(h, &o)
-	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(stdout, "Serving %s on %s (MCP at %s/mcp).\n", o.Title, url, url)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	var starting http.Handler = http.HandlerFunc(serveStarting)
+	s.h.Store(&starting)
+	s.srv = newServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.draining.Load() && r.URL.Path == "/readyz" {
+			w.Header().Set("Retry-After", "5")
+			http.Error(w, "shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		(*s.h.Load()).ServeHTTP(w, r)
+	}), &s.o)
+	return s
+}
+
+// start serves on ln.
+func (s *liveServer) start(ln net.Listener) {
+	s.listening(ln)
+	go func() { s.served <- s.srv.Serve(ln) }()
+}
+
+// serveStarting answers while the App is not open yet: GET /healthz 200
+// (the process is alive), anything else 503 with a Retry-After.
+func serveStarting(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/healthz" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		io.WriteString(w, "ok\n")
+		return
+	}
+	w.Header().Set("Retry-After", "5")
+	http.Error(w, "starting: not ready yet", http.StatusServiceUnavailable)
+}
+
+// listening records the address of ln, and with it the name of this
+// process on the explorer's runs: the host's name and the address, which
+// the process that replaces this one on the same host takes over.
+func (s *liveServer) listening(ln net.Listener) {
+	s.url = "http://" + ln.Addr().String()
+	host, err := os.Hostname()
+	if err != nil {
+		host = "localhost"
+	}
+	s.o.process = host + " " + ln.Addr().String()
+}
+
+// ready sizes the pool of app's database and serves app from now on. It
+// first ends as interrupted the explorer's runs that a process of the
+// same name left under way: that process is gone, since this one holds
+// its address.
+func (s *liveServer) ready(ctx context.Context, app *App) {
+	if app.DB != nil {
+		sizePool(app.DB, poolSize(ctx, app.DB, s.o.Pool, s.o.Replicas))
+	}
+	s.app = app
+	s.interruptRuns(ctx, "left by the previous process")
+	h, mcpSrv := handler(app, &s.o)
+	s.mcp = mcpSrv
+	s.h.Store(&h)
+}
+
+// interruptRunsTimeout bounds the ending of the explorer's abandoned runs.
+const interruptRunsTimeout = 5 * time.Second
+
+// interruptRuns ends as interrupted the explorer's runs under way of this
+// process, logging how many there were (why says whose they were).
+func (s *liveServer) interruptRuns(ctx context.Context, why string) {
+	store := s.app.runStore()
+	if store == nil || s.o.process == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), interruptRunsTimeout)
+	defer cancel()
+	logger := s.app.Registry.Logger()
+	n, err := explorer.InterruptRuns(ctx, store, s.o.process)
+	if err != nil {
+		logger.Error("the explorer's runs under way cannot be ended as interrupted", "error", err.Error())
+	} else if n > 0 {
+		logger.Warn("explorer runs ended as interrupted: "+why, "runs", n)
+	}
+}
+
+// runStore returns the store of the explorer's runs of app: Explorer.Runs,
+// else Explorer.Store, else nil (runs kept in memory end with the process).
+func (app *App) runStore() explorer.RunStore {
+	switch {
+	case app.Explorer == nil:
+		return nil
+	case app.Explorer.Runs != nil:
+		return app.Explorer.Runs
+	case app.Explorer.Store != nil:
+		return app.Explorer.Store
+	}
+	return nil
+}
+
+// announce says on [Options.Stdout] that the server serves.
+func (s *liveServer) announce() {
+	fmt.Fprintf(s.stdout, "Serving %s on %s (MCP at %s/mcp).\n", s.o.Title, s.url, s.url)
+}
+
+// wait serves until ctx is done or the server fails, then stops.
+func (s *liveServer) wait(ctx context.Context) error {
 	select {
-	case err := <-served:
+	case err := <-s.served:
 		return err
 	case <-ctx.Done():
 	}
-	fmt.Fprintln(stdout, "Shutting down: finishing the requests in flight.")
-	if o.OnShutdown != nil {
-		var once sync.Once
-		srv.RegisterOnShutdown(func() { once.Do(o.OnShutdown) })
+	if s.o.Drain > 0 {
+		fmt.Fprintf(s.stdout, "Draining: /readyz answers 503 for %s before the shutdown.\n", s.o.Drain)
+		s.draining.Store(true)
+		select {
+		case err := <-s.served:
+			return err
+		case <-time.After(s.o.Drain):
+		}
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
+	return s.stop(s.o.OnShutdown)
+}
+
+// stop shuts the server down gracefully: it stops accepting connections,
+// calls onShutdown (when not nil), lets the requests in flight finish for
+// up to [Options.ShutdownTimeout], and then closes what is left.
+func (s *liveServer) stop(onShutdown func()) error {
+	if s.app != nil {
+		fmt.Fprintln(s.stdout, "Shutting down: finishing the requests in flight.")
+	}
+	if onShutdown != nil {
+		var once sync.Once
+		s.srv.RegisterOnShutdown(func() { once.Do(onShutdown) })
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), s.o.ShutdownTimeout)
 	defer cancel()
 	// The MCP server ends its event streams and the questions its tools
 	// wait on, and closes its sessions as they go idle, so that the HTTP
@@ -151,15 +347,21 @@ func Serve(ctx context.Context, ln net.Listener, app *App, opts *Options) error 
 	mcpDone := make(chan struct{})
 	go func() {
 		defer close(mcpDone)
-		mcpSrv.Shutdown(sctx)
+		if s.mcp != nil {
+			s.mcp.Shutdown(sctx)
+		}
 	}()
-	err := srv.Shutdown(sctx)
+	err := s.srv.Shutdown(sctx)
 	<-mcpDone
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = srv.Close()
+		err = s.srv.Close()
 	}
-	if serr := <-served; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+	if serr := <-s.served; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
 		return serr
+	}
+	if s.app != nil {
+		// Runs still under way now are cut off by the end of the process.
+		s.interruptRuns(context.Background(), "the server shut down before they ended")
 	}
 	return err
 }
@@ -208,9 +410,10 @@ func withMaxBody(h http.Handler, n int64) http.Handler {
 
 // Handler returns the HTTP handler of app: MCP over streamable HTTP at
 // /mcp (with the protected resource metadata of [App.OAuth] when set), a
-// health check at GET /healthz (200 "ok", or 503 when
-// [App.Health] fails) and the tool explorer at /, with the body limits of
-// opts. [Serve] serves it with the rest of the limits. opts may be nil.
+// liveness check at GET /healthz (200 "ok" whenever it answers; it touches
+// nothing), a readiness check at GET /readyz (200 "ok", or 503 when
+// [App.DB] does not answer a ping within [ReadyTimeout] or [App.Health]
+// fails) and the tool explorer at /, with the body limits of opts. [Serve] serves it with the rest of the limits. opts may be nil.
 func Handler(app *App, opts *Options) http.Handler {
 	h, _ := handler(app, opts)
 	return h
@@ -235,17 +438,37 @@ func handler(app *App, opts *Options) (http.Handler, *mcpserver.Server) {
 		mux.Handle(app.OAuth.MetadataPath(), app.OAuth.MetadataHandler())
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		if app.Health != nil {
-			if err := app.Health(r.Context()); err != nil {
-				logger.Error("health check failed", "error", err.Error())
-				http.Error(w, "unavailable", http.StatusServiceUnavailable)
-				return
-			}
+		// Alive: it answers. It touches nothing, so that a busy database
+		// does not make a load balancer take the process out.
+		io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if err := app.ready(r.Context()); err != nil {
+			logger.Error("readiness check failed", "error", err.Error())
+			w.Header().Set("Retry-After", "5")
+			http.Error(w, "unavailable", http.StatusServiceUnavailable)
+			return
 		}
 		io.WriteString(w, "ok\n")
 	})
 	mux.Handle("/", withMaxBody(explorer.New(app.Registry, explorerOptions(app, &o)), o.MaxFormBody))
 	return mux, mcpSrv
+}
+
+// ready reports whether app can serve: its database answers a ping within
+// [ReadyTimeout] and its Health check passes.
+func (app *App) ready(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, ReadyTimeout)
+	defer cancel()
+	if app.DB != nil {
+		if err := app.DB.PingContext(ctx); err != nil {
+			return fmt.Errorf("database: %w", err)
+		}
+	}
+	if app.Health != nil {
+		return app.Health(ctx)
+	}
+	return nil
 }
 
 // startTelemetry turns OpenTelemetry on for serve and mcp when the
@@ -367,6 +590,9 @@ func explorerOptions(app *App, o *Options) *explorer.Options {
 		e.AppName = o.Name
 	}
 	o.doors.explorer(&e)
+	if e.Process == "" {
+		e.Process = o.process
+	}
 	if app.Accounts == nil {
 		return &e
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -126,7 +127,9 @@ func TestServe(t *testing.T) {
 		body   string
 	}{
 		{nil, "/healthz", 200, "ok\n"},
-		{errors.New("database down"), "/healthz", 503, "unavailable\n"},
+		{errors.New("database down"), "/healthz", 200, "ok\n"},
+		{nil, "/readyz", 200, "ok\n"},
+		{errors.New("database down"), "/readyz", 503, "unavailable\n"},
 		{nil, "/", 200, "notes.slow"},
 		{nil, "/signin", 200, "API token"},
 	} {
@@ -327,5 +330,119 @@ func TestServeShutdown(t *testing.T) {
 	}
 	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Error("the server still answers after shutdown")
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// serve tries again, with a logged backoff, while the opener reports
+// ErrUnavailable, and ends at once on any other error.
+func TestServeRetriesUnavailable(t *testing.T) {
+	a := newTestApp(t)
+	var tries atomic.Int32
+	open := func(ctx context.Context) (*App, error) {
+		if tries.Add(1) <= 2 {
+			return nil, fmt.Errorf("dial tcp: connection refused: %w", ErrUnavailable)
+		}
+		return a.open(ctx)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, open, []string{"serve", "--addr", "127.0.0.1:0"}, &Options{Name: "notes", Stdout: &out, Stderr: &errOut})
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(out.String(), "Serving notes on ") {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not serve; stderr:\n%s", errOut.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := tries.Load(); n != 3 {
+		t.Errorf("opened %d times, want 3", n)
+	}
+	log := errOut.String()
+	for _, want := range []string{"(attempt 1): dial tcp: connection refused: unavailable for now; trying again in 250ms", "(attempt 2)", "trying again in 500ms"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("serve's log lacks %q:\n%s", want, log)
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("serve exited %d", code)
+	}
+
+	tries.Store(0)
+	errOut = syncBuffer{}
+	start := time.Now()
+	code := Run(t.Context(), func(context.Context) (*App, error) {
+		tries.Add(1)
+		return nil, errors.New("password authentication failed")
+	}, []string{"serve", "--addr", "127.0.0.1:0"}, &Options{Name: "notes", Stdout: io.Discard, Stderr: &errOut})
+	if code != 1 || tries.Load() != 1 || strings.Contains(errOut.String(), "trying again") {
+		t.Errorf("a permanent failure: exit %d after %d tries in %s; stderr:\n%s", code, tries.Load(), time.Since(start), errOut.String())
+	}
+}
+
+// With Drain, serve told to stop goes on serving while /readyz answers
+// 503, then shuts down.
+func TestServeDrains(t *testing.T) {
+	a := newTestApp(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, a.open, []string{"serve", "--addr", "127.0.0.1:0", "--drain", "1s"}, &Options{Name: "notes", Stdout: &out, Stderr: &errOut})
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	var base string
+	for base == "" {
+		if _, rest, ok := strings.Cut(out.String(), "Serving notes on "); ok {
+			base, _, _ = strings.Cut(rest, " ")
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not serve; stderr:\n%s", errOut.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	status := func(path string) int {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := status("/readyz"); got != http.StatusOK {
+		t.Fatalf("/readyz = %d before the stop", got)
+	}
+	cancel()
+	for !strings.Contains(out.String(), "Draining") {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got, live := status("/readyz"), status("/healthz"); got != http.StatusServiceUnavailable || live != http.StatusOK {
+		t.Errorf("while draining: /readyz %d, /healthz %d; want 503 and 200", got, live)
+	}
+	if code := <-done; code != 0 {
+		t.Errorf("serve exited %d", code)
 	}
 }

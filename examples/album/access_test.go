@@ -61,6 +61,10 @@ var accessMatrix = []matrixCase{
 		return map[string]any{"album": id, "title": "Encore"}
 	}, [4]string{denied, denied, ok, blocked}},
 
+	// A deleted album is gone for the next account: the one case deletes
+	// only at admin's run.
+	{"album.delete", "Harbour Lights", albumArg, [4]string{denied, denied, ok, blocked}},
+
 	{"translation.export", "Night Studies", exportArgs, [4]string{denied, ok, ok, blocked}},
 	{"translation.export", "Blue Hours", exportArgs, [4]string{denied, ok, ok, blocked}},
 	{"translation.export", "Harbour Lights", exportArgs, [4]string{denied, failed, failed, blocked}},

@@ -364,6 +364,32 @@ func (s *Store) Publish(ctx context.Context, a *Album, notify bool) (int, error)
 	return count, nil
 }
 
+// DeleteAlbum deletes album a with its tracks, images and notifications
+// in one transaction, and returns the number of tracks deleted.
+func (s *Store) DeleteAlbum(ctx context.Context, a *Album) (int, error) {
+	var tracks int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if err := s.lockAlbum(ctx, tx, a.ID); err != nil {
+			return err
+		}
+		for _, table := range []string{"notifications", "images"} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE album_id = $1`, a.ID); err != nil {
+				return err
+			}
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM tracks WHERE album_id = $1`, a.ID)
+		if err != nil {
+			return err
+		}
+		if tracks, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM albums WHERE id = $1`, a.ID)
+		return err
+	})
+	return int(tracks), err
+}
+
 // Notifications returns the messages recorded for album a, oldest first.
 func (s *Store) Notifications(ctx context.Context, a *Album) ([]string, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT message FROM notifications WHERE album_id = $1 ORDER BY id`, a.ID)

@@ -34,6 +34,8 @@ type App struct {
 	// Trail is the audit trail [App.UseAuditTrail] installed, nil before:
 	// admins see it in the explorer.
 	Trail *audit.SQLStore
+	// trail is the middleware writing Trail, closed with the service.
+	trail *audit.Trail
 }
 
 // NewApp builds the application over store, writing translation exports

@@ -48,14 +48,16 @@ func (s *Store) schemaLocked(ctx context.Context, f func(context.Context) error)
 
 // UseAuditTrail installs the audit middleware on the application's
 // registry, keeping the trail in the store's database: every run of a
-// write tool is recorded before it starts, and every refused run when it
-// ends, for every caller (CLI, MCP, the explorer). `album audit` lists it.
+// write tool is recorded before it starts, and refused runs when they end
+// (those of one account for one tool counted in one record a minute), for
+// every caller (CLI, MCP, the explorer). `album audit` lists it.
 func (a *App) UseAuditTrail(ctx context.Context) error {
 	trail, err := a.Store.AuditTrail(ctx)
 	if err != nil {
 		return fmt.Errorf("opening the audit trail: %w", err)
 	}
-	a.Registry.Use(audit.Middleware(trail, &audit.Options{Logger: a.Logger}))
+	a.trail = audit.New(trail, &audit.Options{Logger: a.Logger})
+	a.Registry.Use(a.trail.Middleware())
 	a.Trail = trail
 	return nil
 }
@@ -139,13 +141,14 @@ type auditRow struct {
 	Failure      string  `json:"failure,omitempty"`
 	InputsSHA256 string  `json:"inputs_sha256,omitempty"`
 	Seconds      float64 `json:"duration_seconds"`
+	Runs         int     `json:"runs"`
 }
 
 func writeAuditJSON(w io.Writer, records []audit.Record) error {
 	rows := make([]auditRow, 0, len(records))
 	for _, r := range records {
 		rows = append(rows, auditRow{r.ID, r.Time.Format(time.RFC3339Nano), r.Account, r.Tool, r.Operation,
-			string(r.Outcome), string(r.Failure), r.InputsSHA256, r.Duration.Seconds()})
+			string(r.Outcome), string(r.Failure), r.InputsSHA256, r.Duration.Seconds(), max(r.Runs, 1)})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -154,14 +157,14 @@ func writeAuditJSON(w io.Writer, records []audit.Record) error {
 
 func writeAuditTable(w io.Writer, records []audit.Record) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tACCOUNT\tTOOL\tOUTCOME\tFAILURE\tINPUTS\tDURATION")
+	fmt.Fprintln(tw, "TIME\tACCOUNT\tTOOL\tOUTCOME\tFAILURE\tRUNS\tINPUTS\tDURATION")
 	for _, r := range records {
 		inputs := r.InputsSHA256
 		if len(inputs) > 12 {
 			inputs = inputs[:12]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Format(time.RFC3339), r.Account, r.Tool,
-			r.Outcome, r.Failure, inputs, r.Duration.Round(time.Microsecond))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Time.Format(time.RFC3339), r.Account, r.Tool,
+			r.Outcome, r.Failure, max(r.Runs, 1), inputs, r.Duration.Round(time.Microsecond))
 	}
 	return tw.Flush()
 }

@@ -2,12 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/toolapi/toolapi/toolapp"
 )
@@ -57,7 +63,12 @@ func (f *flags) open(stderr io.Writer) toolapp.Opener {
 	return func(ctx context.Context) (*toolapp.App, error) {
 		store, err := OpenStore(ctx, f.db)
 		if err != nil {
-			return nil, fmt.Errorf("opening %s: %w", maskDSN(f.db), err)
+			err = fmt.Errorf("opening %s: %w", maskDSN(f.db), err)
+			if unreachable(err) {
+				// serve waits for the database and tries again.
+				err = fmt.Errorf("%w: %w", toolapp.ErrUnavailable, err)
+			}
+			return nil, err
 		}
 		app, err := NewApp(store, f.exportDir(), slog.New(slog.NewTextHandler(stderr, nil)))
 		if err == nil {
@@ -70,6 +81,27 @@ func (f *flags) open(stderr io.Writer) toolapp.Opener {
 		f.store = store
 		return app.Service(), nil
 	}
+}
+
+// unreachable reports whether err says that the database cannot be
+// reached for now, so that trying again later may work: the connection is
+// refused, reset or times out, or PostgreSQL says it is starting, shutting
+// down or out of connections. A refused password, a missing database or
+// any other error of PostgreSQL's is not.
+func unreachable(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case strings.HasPrefix(pe.Code, "08"), // connection exception
+			strings.HasPrefix(pe.Code, "57P"), // shutting down, starting up
+			pe.Code == "53300":                // too many connections
+			return true
+		}
+		return false
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 }
 
 // defaultDB returns the database used without --db: $ALBUM_DB, else

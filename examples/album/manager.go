@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -72,6 +73,24 @@ func (m *Manager) AddTrack(ctx context.Context, album *Album, title string, leng
 		return nil, tool.InputErrorf("title", "must not be blank")
 	}
 	return m.store.AddTrack(ctx, album, title, d)
+}
+
+// Delete deletes an album with its tracks, images and notifications, all
+// at once or, when anything fails, none of them.
+//
+//   - album: The album to delete.
+//
+// Returns the number of tracks deleted with the album.
+//
+//tool:method id=album.delete op=write confirm permission="edit albums"
+//tool:entity album op=delete
+//tool:output track_count
+func (m *Manager) Delete(ctx context.Context, album *Album) (int, error) {
+	n, err := m.store.DeleteAlbum(ctx, album)
+	if errors.Is(err, errAlbumGone) {
+		return 0, tool.InputErrorf("album", "no longer exists: it was deleted meanwhile")
+	}
+	return n, err
 }
 
 // Summarize describes an album: its title, its tracks and its images.

@@ -1,16 +1,21 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"time"
+
 	"github.com/toolapi/toolapi/explorer"
 	"github.com/toolapi/toolapi/mcpserver"
 	"github.com/toolapi/toolapi/toolapp"
 )
 
 // Service returns what the standard commands serve (see package toolapp):
-// the registry, the users of the store as accounts, a health check that
-// pings the database, and the explorer's sessions, presets and runs, kept
-// in the database so that every serve process on it shares them, and the
-// audit trail for admins once [App.UseAuditTrail] installed it.
+// the registry, the users of the store as accounts, the database (whose
+// pool serve sizes and which /readyz pings), and the explorer's sessions,
+// presets and runs, kept in the database so that every serve process on
+// it shares them, and the audit trail for admins once [App.UseAuditTrail]
+// installed it.
 // MCP over HTTP authenticates with a bearer token (see the tokens
 // command); a request without one runs as the seeded user anonymous.
 // People sign in to the explorer with a user's name and API token. Closing
@@ -19,7 +24,7 @@ func (a *App) Service() *toolapp.App {
 	service := &toolapp.App{
 		Registry: a.Registry,
 		Accounts: a.Store,
-		Health:   a.Store.DB().PingContext,
+		// serve sizes its pool and /readyz pings it.
 		// The used request states of MCP calls are shared through the
 		// database, so that a confirmed call runs once across processes.
 		DB: a.Store.DB(),
@@ -34,11 +39,27 @@ func (a *App) Service() *toolapp.App {
 			Store:        a.Store.Explorer(),
 			SanitizeHTML: explorer.InlineHTML,
 		},
-		Close: a.Store.Close,
+		Close: a.close,
 	}
 	if a.Trail != nil {
 		// Admins (who hold every permission) see the audit trail.
 		service.Explorer.Audit = a.Trail
 	}
 	return service
+}
+
+// closeTimeout bounds how long closing the service writes what the audit
+// trail holds.
+const closeTimeout = 5 * time.Second
+
+// close writes what the audit trail holds (refusals counted but not
+// written, runs still under way as interrupted) and closes the store.
+func (a *App) close() error {
+	var err error
+	if a.trail != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+		err = a.trail.Close(ctx)
+		cancel()
+	}
+	return errors.Join(err, a.Store.Close())
 }

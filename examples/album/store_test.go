@@ -381,8 +381,8 @@ func newTestApp(t testing.TB, s *Store) (*App, *lockedBuffer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(app.Registry.List(nil)); n != 8 {
-		t.Fatalf("registry holds %d tools, want 8; log:\n%s", n, logs)
+	if n := len(app.Registry.List(nil)); n != 9 {
+		t.Fatalf("registry holds %d tools, want 9; log:\n%s", n, logs)
 	}
 	return app, logs
 }
@@ -407,7 +407,8 @@ func (b *lockedBuffer) String() string {
 // runAs runs a tool through the registry for the named user.
 func runAs(t testing.TB, app *App, user, id string, args map[string]any) *tool.Result {
 	t.Helper()
-	ctx := context.Background()
+	// A person confirms the runs that ask, as the CLI's --yes does.
+	ctx := tool.WithConfirmer(context.Background(), tool.Confirmed)
 	if user != "" {
 		ctx = tool.WithAccount(ctx, mustUser(t, app.Store, user))
 	}

@@ -29,7 +29,7 @@ func ListerTools(svc *Lister) []*tool.Tool {
 	}
 }
 
-// ManagerTools returns the tools of Manager's methods: album.search, album.publish, album.add_track, album.summarize.
+// ManagerTools returns the tools of Manager's methods: album.search, album.publish, album.add_track, album.delete, album.summarize.
 // A nil svc gives the tools without handlers, which [tool.Registry.Add]
 // leaves out and logs.
 func ManagerTools(svc *Manager) []*tool.Tool {
@@ -37,6 +37,7 @@ func ManagerTools(svc *Manager) []*tool.Tool {
 		albumSearchTool(svc),
 		albumPublishTool(svc),
 		albumAddTrackTool(svc),
+		albumDeleteTool(svc),
 		albumSummarizeTool(svc),
 	}
 }
@@ -369,6 +370,56 @@ func albumAddTrackTool(svc *Manager) *tool.Tool {
 		}
 		return tool.Succeeded("", map[string]any{
 			"track": publishTrackPtr(result),
+		}), nil
+	}
+	return t
+}
+
+// albumDeleteTool returns album.delete, the tool of Manager.Delete.
+func albumDeleteTool(svc *Manager) *tool.Tool {
+	var _ func(*Manager, context.Context, *Album) (int, error) = (*Manager).Delete // a changed signature must break the build
+	t := &tool.Tool{
+		ID:          "album.delete",
+		Label:       "Delete",
+		Description: "Deletes an album with its tracks, images and notifications, all at once or, when anything fails, none of them.",
+		Operation:   tool.OpWrite,
+		Permission:  "edit albums",
+		Confirm:     true,
+		Inputs: []*tool.Definition{
+			{
+				Name:        "album",
+				Type:        "entity:album",
+				Description: "The album to delete.",
+				Required:    true,
+				EntityOp:    "delete",
+			},
+		},
+		Outputs: []*tool.Definition{
+			{
+				Name:        "track_count",
+				Type:        "integer",
+				Description: "The number of tracks deleted with the album.",
+				Required:    true,
+			},
+		},
+	}
+	if svc == nil {
+		return t
+	}
+	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		var album *Album
+		switch e := in.At(0).(type) {
+		case *Album:
+			album = e
+		case Album:
+			album = &e
+		}
+		result, err := svc.Delete(ctx, album)
+		if err != nil {
+			return nil, err
+		}
+		return tool.Succeeded("", map[string]any{
+			"track_count": int64(result),
 		}), nil
 	}
 	return t
