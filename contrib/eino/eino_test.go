@@ -50,7 +50,7 @@ func newRegistry(t *testing.T) (*tool.Registry, *int) {
 		&tool.Tool{
 			ID: "rocket.launch", Label: "Launch", Description: "Launches the rocket.",
 			Operation: tool.OpTrigger, Permission: "use tools", Confirm: true,
-			Inputs:    []*tool.Definition{{Name: "code", Type: "string", Sensitive: true}},
+			Inputs: []*tool.Definition{{Name: "code", Type: "string", Sensitive: true}},
 			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 				return tool.Succeeded("Launched.", nil), nil
 			},
