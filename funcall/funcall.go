@@ -59,6 +59,8 @@ type Toolset struct {
 	decl  []*tool.Tool      // the tools declared, by ID: tools unless Declare chose
 	names map[string]string // by ID
 	ids   map[string]string // by name
+
+	confirmer tool.Confirmer // see WithConfirmer
 }
 
 // New returns the Toolset of the tools of reg that acct may call.
@@ -393,8 +395,9 @@ const (
 
 // Dispatch runs the tool a model called by name with arguments (a JSON
 // object; empty means none) for the Toolset's account, and returns the
-// response to send back. A tool that needs confirmation runs only when ctx
-// carries a [tool.Confirmer] (see [tool.WithConfirmer]) that confirms it.
+// response to send back. A tool that needs confirmation runs only when the
+// Toolset's Confirmer ([Toolset.WithConfirmer]), or else one ctx carries
+// (see [tool.WithConfirmer]), confirms it.
 // A panic in the run (the registry recovers and logs it) is an
 // execution_failed response whose message does not carry it.
 func (s *Toolset) Dispatch(ctx context.Context, name string, arguments []byte) *Response {
@@ -402,7 +405,7 @@ func (s *Toolset) Dispatch(ctx context.Context, name string, arguments []byte) *
 	if id == "" {
 		return &Response{Message: "There is no tool named " + name + ".", ErrorType: ToolNotFound}
 	}
-	res, err := s.reg.RunJSON(tool.WithAccount(ctx, s.acct), id, arguments)
+	res, err := s.reg.RunJSON(s.runContext(ctx), id, arguments)
 	if errors.Is(err, tool.ErrNotFound) || res == nil {
 		return &Response{Message: "The tool " + name + " is no longer available.", ErrorType: ToolNotFound}
 	}

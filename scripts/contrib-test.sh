@@ -2,13 +2,16 @@
 # Checks every adapter module under contrib/: its go.mod and go.sum are
 # tidy, go vet is clean, and its tests pass with the race detector. Each
 # adapter is its own module (the root module's ./... does not reach it).
-# Then it builds a module outside the repository that uses one adapter the
+# contrib/internal/all, a module that requires every adapter, is checked
+# the same way: its test runs one tool through all of them, and its build
+# shows that their dependencies agree in one module. Then it builds a module outside the repository that uses one adapter the
 # way docs/contrib/README.md tells a user to: replace lines to this checkout
 # for the root module and the adapter, GOFLAGS=-mod=mod, from the module
 # cache only (GOPROXY=off).
 #
 #	bash scripts/contrib-test.sh            # every module
 #	bash scripts/contrib-test.sh eino genai # some of them
+#	bash scripts/contrib-test.sh internal/all
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +20,7 @@ if ((${#modules[@]} == 0)); then
 	for mod in contrib/*/go.mod; do
 		modules+=("$(basename "$(dirname "$mod")")")
 	done
+	modules+=(internal/all)
 fi
 
 failed=()

@@ -44,8 +44,7 @@ type Options struct {
 // Tools are the tools of a registry that one account may run, declared
 // and run in the Anthropic SDK's types. They are safe for concurrent use.
 type Tools struct {
-	set       *funcall.Toolset
-	confirmer tool.Confirmer
+	set *funcall.Toolset
 }
 
 // New returns the tools of reg that acct may run (a nil acct is
@@ -53,7 +52,7 @@ type Tools struct {
 func New(reg *tool.Registry, acct tool.Account, opts *Options) *Tools {
 	t := &Tools{set: funcall.New(reg, acct)}
 	if opts != nil {
-		t.confirmer = opts.Confirmer
+		t.set = t.set.WithConfirmer(opts.Confirmer)
 	}
 	return t
 }
@@ -91,9 +90,6 @@ func (t *Tools) Run(ctx context.Context, content []anthropic.ContentBlockUnion) 
 // Call runs the tool a model called by name with a JSON input and returns
 // the response to send back.
 func (t *Tools) Call(ctx context.Context, name string, input json.RawMessage) *funcall.Response {
-	if t.confirmer != nil {
-		ctx = tool.WithConfirmer(ctx, t.confirmer)
-	}
 	return t.set.Dispatch(ctx, name, input)
 }
 

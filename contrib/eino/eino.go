@@ -25,10 +25,14 @@
 // account may not run, or that does not exist, the same way.
 //
 // A tool marked Confirm interrupts the run (tool.Interrupt) with a
-// [*Confirmation] as its info, so that a person can decide: compile the
-// graph with a checkpoint store, and resume with
-// compose.ResumeWithData(ctx, interruptID, true) to run the tool or false
-// to refuse it. [Options.Confirmer] decides in place of a person instead.
+// [*Confirmation] as its info, so that a person can decide; the value of a
+// sensitive input is never in it. Run with a checkpoint store (a graph
+// compiled with compose.WithCheckPointStore; for a react agent, its
+// exported graph compiled so; for adk, adk.RunnerConfig.CheckPointStore),
+// and resume with the person's answer for the interrupt's ID: true runs
+// the tool, false refuses it (compose.ResumeWithData, or
+// adk.Runner.ResumeWithParams). [Options.Confirmer] decides in place of a
+// person instead.
 package tooleino
 
 import (
@@ -54,9 +58,8 @@ type Options struct {
 // Tools are the tools of a registry that one account may run, as eino
 // tools. They are safe for concurrent use.
 type Tools struct {
-	set       *funcall.Toolset
-	confirmer toolapi.Confirmer
-	tools     []*Tool
+	set   *funcall.Toolset
+	tools []*Tool
 }
 
 // New returns the tools of reg that acct may run (a nil acct is
@@ -64,7 +67,7 @@ type Tools struct {
 func New(reg *toolapi.Registry, acct toolapi.Account, opts *Options) *Tools {
 	t := &Tools{set: funcall.New(reg, acct)}
 	if opts != nil {
-		t.confirmer = opts.Confirmer
+		t.set = t.set.WithConfirmer(opts.Confirmer)
 	}
 	for _, d := range t.set.Anthropic() { // name, description and a copy of the input schema
 		tt := &Tool{tools: t, info: &schema.ToolInfo{Name: d.Name, Desc: d.Description}}
@@ -73,9 +76,6 @@ func New(reg *toolapi.Registry, acct toolapi.Account, opts *Options) *Tools {
 			if json.Unmarshal(b, &s) == nil {
 				tt.info.ParamsOneOf = schema.NewParamsOneOfByJSONSchema(&s)
 			}
-		}
-		if t0, ok := reg.ToolByName(d.Name); ok {
-			tt.label, tt.confirm = t0.Label, t0.Confirm
 		}
 		t.tools = append(t.tools, tt)
 	}
@@ -99,22 +99,40 @@ func (t *Tools) UnknownTool(ctx context.Context, name, input string) (string, er
 }
 
 // A Confirmation is the info of the interrupt by which a tool marked
-// Confirm asks a person to confirm a run.
+// Confirm asks a person to confirm a run. It never holds the value of a
+// sensitive input: [funcall.Hidden] stands in its place.
+//
+// A checkpoint store saves it with the interrupted run, under the name
+// ConfirmationName (eino's schema.RegisterName, done when the package is
+// loaded).
 type Confirmation struct {
 	// Tool is the name the model called the tool by.
 	Tool string
 	// Label is the tool's label ("Launch").
 	Label string
-	// Arguments are the arguments of the call, as the model sent them.
+	// Arguments are the arguments of the call, a JSON object, with the
+	// value of each sensitive input hidden; empty when the model sent none
+	// or sent something other than an object.
 	Arguments string
+	// Message is the question to ask the person:
+	// `Run Launch (rocket.launch) with {"to":"moon"}?`.
+	Message string
 }
+
+// ConfirmationName is the name under which checkpoints hold a
+// [*Confirmation]. It never changes, so that a checkpoint saved by one
+// version of this package resumes under another.
+const ConfirmationName = "toolapi/tooleino.Confirmation"
+
+// eino saves an interrupt's info in checkpoints with encoding/gob, which
+// must know the info's type by name before it is encoded or decoded; the
+// registration is eino's own, global, and made once.
+func init() { schema.RegisterName[*Confirmation](ConfirmationName) }
 
 // A Tool is one tool of a [Tools] as an eino tool.InvokableTool.
 type Tool struct {
-	tools   *Tools
-	info    *schema.ToolInfo
-	label   string
-	confirm bool
+	tools *Tools
+	info  *schema.ToolInfo
 }
 
 var _ tool.InvokableTool = (*Tool)(nil)
@@ -126,29 +144,21 @@ func (t *Tool) Info(ctx context.Context) (*schema.ToolInfo, error) { return t.in
 // of its [funcall.Response]. The error is nil but for the interrupt of a
 // tool that needs confirmation.
 func (t *Tool) InvokableRun(ctx context.Context, arguments string, opts ...tool.Option) (string, error) {
-	c := t.tools.confirmer
-	if t.confirm && c == nil {
-		info := &Confirmation{Tool: t.info.Name, Label: t.label, Arguments: arguments}
-		if interrupted, _, _ := tool.GetInterruptState[any](ctx); !interrupted {
-			return "", tool.Interrupt(ctx, info)
+	set := t.tools.set
+	if set.Confirmer() == nil {
+		if c := set.Confirmation(t.info.Name, []byte(arguments)); c != nil {
+			info := &Confirmation{Tool: c.Tool, Label: c.Label, Arguments: string(c.Arguments), Message: c.Message}
+			if interrupted, _, _ := tool.GetInterruptState[any](ctx); !interrupted {
+				return "", tool.Interrupt(ctx, info)
+			}
+			target, hasData, yes := tool.GetResumeContext[bool](ctx)
+			if !target {
+				return "", tool.Interrupt(ctx, info) // another interrupt is being resumed
+			}
+			set = set.WithConfirmer(funcall.Answer(hasData && yes))
 		}
-		target, hasData, ok := tool.GetResumeContext[bool](ctx)
-		if !target {
-			return "", tool.Interrupt(ctx, info) // another interrupt is being resumed
-		}
-		c = answer(hasData && ok)
 	}
-	if c != nil {
-		ctx = toolapi.WithConfirmer(ctx, c)
-	}
-	return encode(t.tools.set.Dispatch(ctx, t.info.Name, []byte(arguments))), nil
-}
-
-// answer is a person's answer to a confirmation.
-type answer bool
-
-func (a answer) Confirm(context.Context, *toolapi.Tool, *toolapi.Values) (bool, error) {
-	return bool(a), nil
+	return encode(set.Dispatch(ctx, t.info.Name, []byte(arguments))), nil
 }
 
 func encode(resp *funcall.Response) string {

@@ -50,6 +50,7 @@ func newRegistry(t *testing.T) (*tool.Registry, *int) {
 		&tool.Tool{
 			ID: "rocket.launch", Label: "Launch", Description: "Launches the rocket.",
 			Operation: tool.OpTrigger, Permission: "use tools", Confirm: true,
+			Inputs: []*tool.Definition{{Name: "code", Type: "string", Sensitive: true}},
 			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 				return tool.Succeeded("Launched.", nil), nil
 			},
@@ -271,7 +272,7 @@ func TestConfirmInterrupt(t *testing.T) {
 			t.Fatalf("run %s: %v, want one interrupt", id, err)
 		}
 		ic := info.InterruptContexts[0]
-		want := &tooleino.Confirmation{Tool: "rocket__launch", Label: "Launch", Arguments: `{}`}
+		want := &tooleino.Confirmation{Tool: "rocket__launch", Label: "Launch", Arguments: `{}`, Message: "Run Launch (rocket.launch)?"}
 		if diff := cmp.Diff(want, ic.Info); diff != "" {
 			t.Errorf("interrupt info (-want +got):\n%s", diff)
 		}

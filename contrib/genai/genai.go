@@ -46,8 +46,7 @@ type Options struct {
 // Tools are the tools of a registry that one account may run, declared
 // and run in the Gen AI SDK's types. They are safe for concurrent use.
 type Tools struct {
-	set       *funcall.Toolset
-	confirmer tool.Confirmer
+	set *funcall.Toolset
 }
 
 // New returns the tools of reg that acct may run (a nil acct is
@@ -55,7 +54,7 @@ type Tools struct {
 func New(reg *tool.Registry, acct tool.Account, opts *Options) *Tools {
 	t := &Tools{set: funcall.New(reg, acct)}
 	if opts != nil {
-		t.confirmer = opts.Confirmer
+		t.set = t.set.WithConfirmer(opts.Confirmer)
 	}
 	return t
 }
@@ -90,9 +89,6 @@ func (t *Tools) Run(ctx context.Context, calls []*genai.FunctionCall) *genai.Con
 
 // Call runs one function call and returns its function response.
 func (t *Tools) Call(ctx context.Context, call *genai.FunctionCall) *genai.FunctionResponse {
-	if t.confirmer != nil {
-		ctx = tool.WithConfirmer(ctx, t.confirmer)
-	}
 	var resp *funcall.Response
 	if args, err := json.Marshal(call.Args); err != nil {
 		resp = &funcall.Response{Message: "The arguments are not JSON.", ErrorType: funcall.InvalidInput}

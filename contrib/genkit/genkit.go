@@ -33,7 +33,9 @@
 // metadata is a [Confirmation]), so that a person can decide: the response
 // finishes as interrupted, and its Interrupts() go back through
 // [Tools.Confirm] or [Tools.Decline] into ai.WithToolRestarts on the next
-// Generate. [Options.Confirmer] decides in place of a person instead.
+// Generate, with the messages of the response's History(). The value of a
+// sensitive input is never in the metadata. [Options.Confirmer] decides in
+// place of a person instead.
 package toolgenkit
 
 import (
@@ -62,10 +64,9 @@ type Options struct {
 // Tools are the tools of a registry that one account may run, as Genkit
 // tools. They are safe for concurrent use.
 type Tools struct {
-	set       *funcall.Toolset
-	confirmer tool.Confirmer
-	tools     []ai.Tool
-	byName    map[string]*genkitTool
+	set    *funcall.Toolset
+	tools  []ai.Tool
+	byName map[string]*genkitTool
 }
 
 // A Result is the output of a tool: the outcome of its run.
@@ -89,14 +90,19 @@ type Result struct {
 
 // A Confirmation is the metadata of the interrupt by which a tool marked
 // Confirm asks a person to confirm a run (ai.InterruptAs[Confirmation]
-// reads it from an interrupted part).
+// reads it from an interrupted part). It never holds the value of a
+// sensitive input: [funcall.Hidden] stands in its place.
 type Confirmation struct {
 	// Tool is the name the model called the tool by.
 	Tool string `json:"tool"`
 	// Label is the tool's label ("Launch").
 	Label string `json:"label"`
-	// Input is the input of the call.
+	// Input is the input of the call, with the value of each sensitive
+	// input hidden; nil when it is not a JSON object.
 	Input any `json:"input"`
+	// Message is the question to ask the person:
+	// `Run Launch (rocket.launch) with {"to":"moon"}?`.
+	Message string `json:"message"`
 }
 
 // confirmedKey is the key of the person's answer in the resumed metadata.
@@ -107,19 +113,16 @@ const confirmedKey = "confirmed"
 func New(reg *tool.Registry, acct tool.Account, opts *Options) *Tools {
 	t := &Tools{set: funcall.New(reg, acct), byName: map[string]*genkitTool{}}
 	if opts != nil {
-		t.confirmer = opts.Confirmer
+		t.set = t.set.WithConfirmer(opts.Confirmer)
 	}
 	resultSchema := core.InferSchemaMap(Result{})
 	for _, d := range t.set.Anthropic() { // name, description and a copy of the input schema
-		var label string
-		var confirm bool
 		var outputs map[string]any
 		if tt, ok := reg.ToolByName(d.Name); ok {
-			label, confirm = tt.Label, tt.Confirm
 			outputs = schemaMap(reg.OutputSchemaJSON(tt.ID))
 		}
 		gt := &genkitTool{
-			ToolDef: ai.NewTool(d.Name, d.Description, t.run(d.Name, label, confirm)), // no input schema: Genkit does not check the input
+			ToolDef: ai.NewTool(d.Name, d.Description, t.run(d.Name)), // no input schema: Genkit does not check the input
 			def: &ai.ToolDefinition{
 				Name: d.Name, Description: d.Description,
 				InputSchema:  schemaMap(d.InputSchema),
@@ -167,25 +170,27 @@ func (t *Tools) restart(p *ai.Part, confirmed bool) *ai.Part {
 }
 
 // run returns the function of the tool known as name.
-func (t *Tools) run(name, label string, confirm bool) ai.ToolFunc[any, *Result] {
+func (t *Tools) run(name string) ai.ToolFunc[any, *Result] {
 	return func(tc *ai.ToolContext, input any) (*Result, error) {
-		ctx := tc.Context
-		c := t.confirmer
-		if confirm && c == nil {
-			if !tc.IsResumed() {
-				return nil, ai.InterruptWith(tc, Confirmation{Tool: name, Label: label, Input: input})
-			}
-			ok, _ := ai.ResumedValue[bool](tc, confirmedKey)
-			c = answer(ok)
-		}
-		if c != nil {
-			ctx = tool.WithConfirmer(ctx, c)
-		}
 		args, err := json.Marshal(input)
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: input not JSON: %w", name, err)
 		}
-		resp := t.set.Dispatch(ctx, name, args)
+		set := t.set
+		if set.Confirmer() == nil {
+			if c := set.Confirmation(name, args); c != nil {
+				if !tc.IsResumed() {
+					info := Confirmation{Tool: c.Tool, Label: c.Label, Message: c.Message}
+					if c.Arguments != nil {
+						json.Unmarshal(c.Arguments, &info.Input) // funcall's own JSON
+					}
+					return nil, ai.InterruptWith(tc, info)
+				}
+				yes, _ := ai.ResumedValue[bool](tc, confirmedKey)
+				set = set.WithConfirmer(funcall.Answer(yes))
+			}
+		}
+		resp := set.Dispatch(tc.Context, name, args)
 		r := &Result{Success: resp.Success, Message: resp.Message, ErrorType: resp.ErrorType, Violations: resp.Violations}
 		if resp.Success {
 			r.Outputs = resp.Outputs
@@ -195,13 +200,6 @@ func (t *Tools) run(name, label string, confirm bool) ai.ToolFunc[any, *Result] 
 		}
 		return r, nil
 	}
-}
-
-// answer is a person's answer to a confirmation.
-type answer bool
-
-func (a answer) Confirm(ctx context.Context, _ *tool.Tool, _ *tool.Values) (bool, error) {
-	return bool(a), nil
 }
 
 // A genkitTool is a Genkit tool whose action declares the tool's input
@@ -300,12 +298,22 @@ func refuseUndeclared(_ *ai.ToolContext, c undeclaredCall) (*Result, error) {
 // middleware hands such a call to a tool of its own, which the model is
 // never shown (it is registered with these tools, not declared), and shows
 // the model its own call and the refusal under the name it used.
+//
+// It also fills the response's Request when the model leaves it nil, as
+// some models do: ModelResponse.History, which a restart after a
+// confirmation passes back to Generate, reads it.
 func (t *Tools) Middleware() ai.ModelMiddleware {
 	return func(next ai.ModelFunc) ai.ModelFunc {
 		return func(ctx context.Context, req *ai.ModelRequest, cb ai.ModelStreamCallback) (*ai.ModelResponse, error) {
 			resp, err := next(ctx, restoreUndeclared(req), cb)
-			if err != nil || resp == nil || resp.Message == nil {
+			if err != nil || resp == nil {
 				return resp, err
+			}
+			if resp.Request == nil {
+				resp.Request = req // for resp.History(), which reads it
+			}
+			if resp.Message == nil {
+				return resp, nil
 			}
 			declared := make(map[string]bool, len(req.Tools))
 			for _, d := range req.Tools {

@@ -49,6 +49,7 @@ func newRegistry(t *testing.T) (*tool.Registry, *int) {
 		&tool.Tool{
 			ID: "rocket.launch", Label: "Launch", Description: "Launches the rocket.",
 			Operation: tool.OpTrigger, Permission: "use tools", Confirm: true,
+			Inputs: []*tool.Definition{{Name: "code", Type: "string", Sensitive: true}},
 			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 				return tool.Succeeded("Launched.", nil), nil
 			},
@@ -89,6 +90,8 @@ type script struct {
 	mu    sync.Mutex
 	turns []func(req *ai.ModelRequest) *ai.Message
 	sent  []*ai.ModelRequest
+	// noRequest leaves the responses' Request nil, as some models do.
+	noRequest bool
 }
 
 func (s *script) generate(ctx context.Context, req *ai.ModelRequest, cb ai.ModelStreamCallback) (*ai.ModelResponse, error) {
@@ -98,7 +101,11 @@ func (s *script) generate(ctx context.Context, req *ai.ModelRequest, cb ai.Model
 	if len(s.sent) > len(s.turns) {
 		return nil, errors.New("the script has no more turns")
 	}
-	return &ai.ModelResponse{Message: s.turns[len(s.sent)-1](req), FinishReason: ai.FinishReasonStop, Request: req}, nil
+	resp := &ai.ModelResponse{Message: s.turns[len(s.sent)-1](req), FinishReason: ai.FinishReasonStop, Request: req}
+	if s.noRequest {
+		resp.Request = nil
+	}
+	return resp, nil
 }
 
 // setup returns a Genkit with the scripted model, and the tools.
@@ -326,21 +333,25 @@ func TestUndeclaredWithoutMiddleware(t *testing.T) {
 
 // TestConfirmInterrupt runs a tool marked Confirm: Generate is
 // interrupted, and restarted to run the tool or to refuse it as a person
-// decided.
+// decided; also with a model that leaves its responses' Request nil,
+// which resp.History() reads. The value of the sensitive input is hidden
+// from the person.
 func TestConfirmInterrupt(t *testing.T) {
 	for _, tt := range []struct {
-		confirm bool
-		want    map[string]any
+		confirm, noRequest bool
+		want               map[string]any
 	}{
-		{true, map[string]any{"success": true, "message": "Launched."}},
-		{false, map[string]any{"success": false, "message": "Launch was not confirmed, so it did not run.", "error_type": "access_denied"}},
+		{true, false, map[string]any{"success": true, "message": "Launched."}},
+		{false, false, map[string]any{"success": false, "message": "Launch was not confirmed, so it did not run.", "error_type": "access_denied"}},
+		{true, true, map[string]any{"success": true, "message": "Launched."}},
+		{false, true, map[string]any{"success": false, "message": "Launch was not confirmed, so it did not run.", "error_type": "access_denied"}},
 	} {
-		s := &script{}
+		s := &script{noRequest: tt.noRequest}
 		g, m, set, _ := setup(t, s, nil)
 		var got map[string]any
 		s.turns = append(s.turns,
 			func(req *ai.ModelRequest) *ai.Message {
-				return calls(&ai.ToolRequest{Name: "rocket__launch", Ref: "1", Input: map[string]any{}})
+				return calls(&ai.ToolRequest{Name: "rocket__launch", Ref: "1", Input: map[string]any{"code": "0000"}})
 			},
 			func(req *ai.ModelRequest) *ai.Message {
 				got = outputs(t, req)["1"]
@@ -356,8 +367,10 @@ func TestConfirmInterrupt(t *testing.T) {
 			t.Fatalf("finish reason %q with %d interrupts, want interrupted with 1", resp.FinishReason, len(interrupts))
 		}
 		info, ok := ai.InterruptAs[toolgenkit.Confirmation](interrupts[0])
-		if want := (toolgenkit.Confirmation{Tool: "rocket__launch", Label: "Launch", Input: map[string]any{}}); !ok || !cmp.Equal(want, info) {
-			t.Errorf("interrupt metadata %+v, want %+v", info, want)
+		want := toolgenkit.Confirmation{Tool: "rocket__launch", Label: "Launch", Input: map[string]any{"code": "(hidden)"},
+			Message: `Run Launch (rocket.launch) with {"code":"(hidden)"}?`}
+		if diff := cmp.Diff(want, info); !ok || diff != "" {
+			t.Errorf("interrupt metadata (-want +got):\n%s", diff)
 		}
 		restart := set.Decline(interrupts[0])
 		if tt.confirm {
@@ -371,7 +384,7 @@ func TestConfirmInterrupt(t *testing.T) {
 			t.Errorf("answer %q, want Done.", resp.Text())
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("confirm %v: output (-want +got):\n%s", tt.confirm, diff)
+			t.Errorf("confirm %v, no request %v: output (-want +got):\n%s", tt.confirm, tt.noRequest, diff)
 		}
 	}
 }

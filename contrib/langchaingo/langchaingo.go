@@ -51,9 +51,8 @@ type Options struct {
 // Tools are the tools of a registry that one account may run, in
 // langchaingo's types. They are safe for concurrent use.
 type Tools struct {
-	set       *funcall.Toolset
-	confirmer tool.Confirmer
-	decls     []funcall.AnthropicTool
+	set   *funcall.Toolset
+	decls []funcall.AnthropicTool
 }
 
 // New returns the tools of reg that acct may run (a nil acct is
@@ -61,7 +60,7 @@ type Tools struct {
 func New(reg *tool.Registry, acct tool.Account, opts *Options) *Tools {
 	t := &Tools{set: funcall.New(reg, acct)}
 	if opts != nil {
-		t.confirmer = opts.Confirmer
+		t.set = t.set.WithConfirmer(opts.Confirmer)
 	}
 	t.decls = t.set.Anthropic() // name, description and input schema of each
 	return t
@@ -105,9 +104,6 @@ func (t *Tools) Definitions() []llms.Tool {
 // Call runs the tool a model called by name with its arguments as a JSON
 // object and returns the JSON of its [funcall.Response].
 func (t *Tools) Call(ctx context.Context, name, arguments string) string {
-	if t.confirmer != nil {
-		ctx = tool.WithConfirmer(ctx, t.confirmer)
-	}
 	b, err := json.Marshal(t.set.Dispatch(ctx, name, []byte(arguments)))
 	if err != nil {
 		return `{"success":false,"message":"The result could not be encoded.","error_type":"execution_failed"}`

@@ -49,9 +49,8 @@ type Options struct {
 // Tools are the tools of a registry that one account may run, declared
 // and run in the OpenAI SDK's types. They are safe for concurrent use.
 type Tools struct {
-	set       *funcall.Toolset
-	confirmer tool.Confirmer
-	decls     []funcall.OpenAITool
+	set   *funcall.Toolset
+	decls []funcall.OpenAITool
 }
 
 // New returns the tools of reg that acct may run (a nil acct is
@@ -59,7 +58,7 @@ type Tools struct {
 func New(reg *tool.Registry, acct tool.Account, opts *Options) *Tools {
 	t := &Tools{set: funcall.New(reg, acct)}
 	if opts != nil {
-		t.confirmer = opts.Confirmer
+		t.set = t.set.WithConfirmer(opts.Confirmer)
 	}
 	t.decls = t.set.OpenAI()
 	return t
@@ -132,9 +131,6 @@ func (t *Tools) RunResponses(ctx context.Context, output []responses.ResponseOut
 // Run runs the tool a model called by name with JSON arguments and returns
 // the response to send back.
 func (t *Tools) Run(ctx context.Context, name, arguments string) *funcall.Response {
-	if t.confirmer != nil {
-		ctx = tool.WithConfirmer(ctx, t.confirmer)
-	}
 	return t.set.Dispatch(ctx, name, []byte(arguments))
 }
 

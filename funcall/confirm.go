@@ -1,0 +1,144 @@
+package funcall
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolapi/toolapi/tool"
+)
+
+// Hidden stands in a [Confirmation] for the value of a sensitive input
+// (see [tool.Definition.Sensitive]).
+const Hidden = "(hidden)"
+
+// WithConfirmer returns a Toolset like s whose runs of tools marked Confirm
+// ask c, in place of any [tool.Confirmer] the context of a run carries. A
+// nil c leaves the decision to the context: without a Confirmer there,
+// such runs are refused as access failures saying that a person must
+// confirm them.
+//
+// An adapter for an agent framework that can pause for a person (an
+// interrupt) asks [Toolset.Confirmation] for what to show, and on the
+// person's answer dispatches through s.WithConfirmer([Answer](yes)).
+func (s *Toolset) WithConfirmer(c tool.Confirmer) *Toolset {
+	out := *s
+	out.confirmer = c
+	return &out
+}
+
+// Confirmer returns the Confirmer the Toolset's runs ask, or nil (see
+// [Toolset.WithConfirmer]).
+func (s *Toolset) Confirmer() tool.Confirmer { return s.confirmer }
+
+// runContext returns ctx for a run of the Toolset's: its account, and its
+// Confirmer when it has one.
+func (s *Toolset) runContext(ctx context.Context) context.Context {
+	ctx = tool.WithAccount(ctx, s.acct)
+	if s.confirmer != nil {
+		ctx = tool.WithConfirmer(ctx, s.confirmer)
+	}
+	return ctx
+}
+
+// Answer returns the [tool.Confirmer] of an answer a person already gave:
+// it confirms every run it is asked about when yes is set, and none
+// otherwise.
+func Answer(yes bool) tool.Confirmer { return answer(yes) }
+
+type answer bool
+
+func (a answer) Confirm(context.Context, *tool.Tool, *tool.Values) (bool, error) {
+	return bool(a), nil
+}
+
+// A Confirmation is what a person is asked before a tool marked Confirm
+// runs a call a model made. It never holds the value of a sensitive
+// input: [Hidden] stands in its place.
+type Confirmation struct {
+	// Tool is the name the model called the tool by.
+	Tool string `json:"tool"`
+	// Label is the tool's label ("Launch").
+	Label string `json:"label"`
+	// Arguments are the arguments of the call, a JSON object, with the
+	// value of each sensitive input replaced by [Hidden]. They are nil
+	// when the model sent none, or sent something other than a JSON
+	// object (the run refuses it).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Message is the question to ask: `Run Launch (rocket.launch)?`, or
+	// with the arguments, `Run Launch (rocket.launch) with {"to":"moon"}?`.
+	Message string `json:"message"`
+}
+
+// Confirmation returns what a person is asked before the tool a model
+// called by name runs with arguments (a JSON object), or nil when the
+// Toolset does not hold that tool or the tool is not marked Confirm.
+func (s *Toolset) Confirmation(name string, arguments []byte) *Confirmation {
+	id := s.ID(name)
+	if id == "" {
+		return nil
+	}
+	t, ok := s.reg.Tool(id)
+	if !ok || !t.Confirm {
+		return nil
+	}
+	c := &Confirmation{Tool: name, Label: t.Label, Arguments: hideSensitive(t.Inputs, arguments)}
+	if len(c.Arguments) == 0 || string(c.Arguments) == "{}" {
+		c.Message = fmt.Sprintf("Run %s (%s)?", t.Label, t.ID)
+	} else {
+		c.Message = fmt.Sprintf("Run %s (%s) with %s?", t.Label, t.ID, c.Arguments)
+	}
+	return c
+}
+
+// hideSensitive returns arguments, a JSON object of inputs, with the value
+// of each sensitive one, at any depth, replaced by [Hidden]; nil when
+// arguments are empty or not a JSON object.
+func hideSensitive(inputs []*tool.Definition, arguments []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(arguments))
+	dec.UseNumber()
+	var args map[string]any
+	if err := dec.Decode(&args); err != nil || dec.More() || args == nil {
+		return nil
+	}
+	b, err := json.Marshal(hideIn(inputs, args))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// hideIn hides the sensitive values among m, whose keys defs define.
+func hideIn(defs []*tool.Definition, m map[string]any) map[string]any {
+	for _, d := range defs {
+		if v, ok := m[d.Name]; ok {
+			m[d.Name] = hide(d, v)
+		}
+	}
+	return m
+}
+
+// hide returns v, a value d defines, with its sensitive parts hidden.
+func hide(d *tool.Definition, v any) any {
+	if d == nil || v == nil {
+		return v
+	}
+	if d.Sensitive {
+		return Hidden
+	}
+	switch x := v.(type) {
+	case []any:
+		for i := range x {
+			x[i] = hide(d.Items, x[i])
+		}
+	case map[string]any:
+		if len(d.Properties) > 0 {
+			return hideIn(d.Properties, x)
+		}
+		for k := range x {
+			x[k] = hide(d.Values, x[k])
+		}
+	}
+	return v
+}
