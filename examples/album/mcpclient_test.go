@@ -364,7 +364,7 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 		ps := tsPlanSession{User: u.name, Token: u.token}
 		for _, c := range u.cases {
 			// A client calls a tool by the name it was listed under.
-			name := app.Registry.Name(c.tool)
+			name := tool.NameOf(c.tool)
 			if name == "" {
 				name = c.tool
 			}
@@ -517,7 +517,7 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 func checkListedTool(t *testing.T, app *App, tl *mcp.Tool) *tool.Tool {
 	t.Helper()
 	def, ok := app.Registry.ToolByName(tl.Name)
-	if !ok || app.Registry.Name(def.ID) != tl.Name {
+	if !ok || tool.NameOf(def.ID) != tl.Name {
 		t.Errorf("%s is listed but not in the registry under that name", tl.Name)
 		return nil
 	}
@@ -669,7 +669,7 @@ func TestTypeScriptClientCompletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := serveApp(t, app)
-	summarize, update := app.Registry.Name("album.summarize"), app.Registry.Name("site.update_info")
+	summarize, update := tool.NameOf("album.summarize"), tool.NameOf("site.update_info")
 	if summarize == "" || update == "" {
 		t.Fatalf("album.summarize is named %q, site.update_info %q", summarize, update)
 	}
