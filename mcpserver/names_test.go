@@ -200,6 +200,17 @@ func TestStepUpByName(t *testing.T) {
 	if len(asked) != 0 {
 		t.Errorf("StepUp was asked about %v, tools the account may call", asked)
 	}
+
+	// Where StepUp names no scope, the call goes on and is answered as a
+	// call of a tool that does not exist.
+	none := serveHTTP(t, f, &mcpserver.Options{Stateless: true, JSONResponse: true, StepUp: func(tool.Account, *tool.Tool) string { return "" }})
+	for _, name := range []string{"site__publish", "site.publish"} {
+		resp, text := postBody(t, none.URL, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"`+name+`","arguments":{}}}`,
+			map[string]string{"Authorization": "Bearer editor-token", "Mcp-Protocol-Version": "2025-11-25"})
+		if resp.StatusCode != http.StatusOK || !strings.Contains(text, `unknown tool \"`+name+`\"`) {
+			t.Errorf("tools/call of %s with no scope to step up to: %d %s, want an unknown tool error", name, resp.StatusCode, text)
+		}
+	}
 	if f.published != 0 {
 		t.Errorf("site.publish ran %d times", f.published)
 	}
