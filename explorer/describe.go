@@ -66,7 +66,7 @@ func (e *server) describe(t *tool.Tool, acct tool.Account) *toolView {
 		Confirm:     t.Confirm,
 		Deprecated:  d.Deprecated,
 		ReadOnly:    d.Operation.ReadOnly(),
-		MCPName:     e.reg.Name(t.ID),
+		MCPName:     tool.NameOf(t.ID),
 	}
 	if tv.Label == "" {
 		tv.Label = t.ID

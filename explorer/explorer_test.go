@@ -143,11 +143,29 @@ func TestToolPage(t *testing.T) {
 		t.Errorf("preset schema keeps a required input or the locked one:\n%s", preset)
 	}
 
-	for _, path := range []string{"/tools/demo.secret", "/tools/nope", "/nowhere"} {
-		if r := b.get(path); r.status != http.StatusNotFound {
+	// The tool's name, as models know it, leads to the same page, whose
+	// form posts to the ID; a tool the account may not see is not found
+	// by its name either.
+	if byName := b.get("/tools/demo__every"); byName.status != http.StatusOK ||
+		!strings.Contains(byName.body, `<form method="post" action="/tools/demo.every" novalidate id="run-form">`) {
+		t.Errorf("GET /tools/demo__every = %d, want the page of demo.every", byName.status)
+	}
+	notFound := b.get("/tools/nope")
+	for _, path := range []string{"/tools/demo.secret", "/tools/demo__secret", "/tools/nope", "/tools/demo__nope", "/nowhere"} {
+		r := b.get(path)
+		if r.status != http.StatusNotFound {
 			t.Errorf("GET %s = %d, want 404", path, r.status)
 		}
+		if strings.HasPrefix(path, "/tools/") && stripCSRF(r.body) != stripCSRF(notFound.body) {
+			t.Errorf("GET %s differs from the page of a tool that does not exist:\n%s", path, r.body)
+		}
 	}
+}
+
+// stripCSRF removes the CSRF token values of a page, which differ per
+// request.
+func stripCSRF(body string) string {
+	return regexp.MustCompile(`name="csrf" value="[^"]*"`).ReplaceAllString(body, "")
 }
 
 func between(s, from, to string) string {

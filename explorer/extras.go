@@ -41,7 +41,7 @@ func (e *server) copies(r *http.Request, acct tool.Account, t *tool.Tool, args m
 	if len(obj) > 0 {
 		cli += " --input " + shellQuote(string(compact))
 	}
-	name := e.reg.Name(t.ID)
+	name := tool.NameOf(t.ID)
 	req, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 		"params": map[string]any{"name": name, "arguments": json.RawMessage(compact)},

@@ -217,9 +217,10 @@ func (e *server) serveList(w http.ResponseWriter, r *http.Request) {
 
 func (e *server) toolURL(id string) string { return e.path("/tools/" + url.PathEscape(id)) }
 
-// visibleTool returns the tool with the given ID when acct may see it.
+// visibleTool returns the tool with the given ID or name (as
+// [tool.Registry.ToolByName] finds it) when acct may see it.
 func (e *server) visibleTool(id string, acct tool.Account) (*tool.Tool, bool) {
-	t, ok := e.reg.Tool(id)
+	t, ok := e.reg.ToolByName(id)
 	if !ok || !t.Allowed(acct) {
 		return nil, false
 	}

@@ -9,11 +9,14 @@
 //	// send resp (JSON) back to the model as the tool's result
 //
 // A [Toolset] holds the tools the account may call when it is made, under
-// their registry names ([tool.Registry.Name]), which every model API
-// accepts: letters, digits, "_" and "-", at most 64 characters
-// ("album.search" is "album__search"). The names are the registry's, the
-// same for every account and the same that MCP lists, and adding a tool
-// renames no other.
+// their names ([tool.NameOf]), which every model API accepts: letters,
+// digits, "_" and "-", at most 64 characters, a letter or "_" first
+// ("album.search" is "album__search"). A name is its ID's alone: the same
+// for every account, process and version of an application, and the same
+// that MCP lists. A call names its tool by its name or its ID, found with
+// [tool.Registry.ToolByName]; a tool the Toolset does not hold, or that the
+// account may no longer call, is answered exactly as one that does not
+// exist.
 //
 // [Toolset.Declarations] writes the declarations in each [Format]: OpenAI's
 // Chat Completions and Responses forms, plain or strict, Anthropic's, plain
@@ -55,10 +58,9 @@ import (
 type Toolset struct {
 	reg   *tool.Registry
 	acct  tool.Account
-	tools []*tool.Tool      // by ID
-	decl  []*tool.Tool      // the tools declared, by ID: tools unless Declare chose
-	names map[string]string // by ID
-	ids   map[string]string // by name
+	tools []*tool.Tool    // by ID
+	decl  []*tool.Tool    // the tools declared, by ID: tools unless Declare chose
+	held  map[string]bool // the IDs of tools
 
 	confirmer tool.Confirmer // see WithConfirmer
 }
@@ -68,17 +70,10 @@ func New(reg *tool.Registry, acct tool.Account) *Toolset {
 	if acct == nil {
 		acct = tool.Anonymous
 	}
-	s := &Toolset{reg: reg, acct: acct}
-	s.names = make(map[string]string)
-	s.ids = make(map[string]string)
-	for _, t := range reg.List(&tool.Filter{Account: acct}) {
-		name := reg.Name(t.ID)
-		if name == "" {
-			continue // removed since the listing
-		}
-		s.tools = append(s.tools, t)
-		s.names[t.ID] = name
-		s.ids[name] = t.ID
+	s := &Toolset{reg: reg, acct: acct, held: make(map[string]bool)}
+	s.tools = reg.List(&tool.Filter{Account: acct})
+	for _, t := range s.tools {
+		s.held[t.ID] = true
 	}
 	s.decl = s.tools
 	return s
@@ -99,22 +94,38 @@ func (s *Toolset) Declare(keep func(t *tool.Tool) bool) *Toolset {
 	return &out
 }
 
-// Name returns the name the tool with the given ID is declared under, or ""
-// when the Toolset does not hold it.
-func (s *Toolset) Name(id string) string { return s.names[id] }
+// Name returns the name the tool with the given ID is declared under
+// ([tool.NameOf]), or "" when the Toolset does not hold it.
+func (s *Toolset) Name(id string) string {
+	if !s.held[id] {
+		return ""
+	}
+	return tool.NameOf(id)
+}
 
 // ID returns the ID of the tool declared under name, or "". A tool's ID
 // itself is accepted as a name too.
 func (s *Toolset) ID(name string) string {
-	if id, ok := s.ids[name]; ok {
-		return id
-	}
-	if t, ok := s.reg.ToolByName(name); ok {
-		if _, held := s.names[t.ID]; held {
-			return t.ID
-		}
+	if t := s.lookUp(name); t != nil {
+		return t.ID
 	}
 	return ""
+}
+
+// lookUp returns the tool a call names, by its name or its ID, when the
+// Toolset holds it and the account may still call it; nil otherwise.
+func (s *Toolset) lookUp(name string) *tool.Tool {
+	t, ok := s.reg.ToolByName(name)
+	if !ok || !s.held[t.ID] || !t.Allowed(s.acct) {
+		return nil
+	}
+	return t
+}
+
+// notFound is the response to a call of a tool the Toolset does not hold,
+// or the account may not call: the same for both.
+func notFound(name string) *Response {
+	return &Response{Message: "There is no tool named " + name + ".", ErrorType: ToolNotFound}
 }
 
 // A Format is a way a model API declares tools, the form [Toolset.Declarations]
@@ -261,7 +272,7 @@ func (s *Toolset) OpenAI() []OpenAITool {
 	out := make([]OpenAITool, 0, len(s.decl))
 	for _, t := range s.decl {
 		out = append(out, OpenAITool{Type: "function", Function: OpenAIFunction{
-			Name: s.names[t.ID], Description: t.AdvertisedDescription(), Parameters: s.inputSchema(t),
+			Name: tool.NameOf(t.ID), Description: t.AdvertisedDescription(), Parameters: s.inputSchema(t),
 		}})
 	}
 	return out
@@ -273,7 +284,7 @@ func (s *Toolset) OpenAIStrict() []OpenAITool {
 	for _, t := range s.decl {
 		params, strict := s.converted(t, dialect.OpenAIStrict)
 		out = append(out, OpenAITool{Type: "function", Function: OpenAIFunction{
-			Name: s.names[t.ID], Description: t.AdvertisedDescription(), Parameters: params, Strict: &strict,
+			Name: tool.NameOf(t.ID), Description: t.AdvertisedDescription(), Parameters: params, Strict: &strict,
 		}})
 	}
 	return out
@@ -290,7 +301,7 @@ func (s *Toolset) OpenAIResponses(strict bool) []OpenAIResponsesTool {
 			params, ok = s.converted(t, dialect.OpenAIStrict)
 		}
 		out = append(out, OpenAIResponsesTool{
-			Type: "function", Name: s.names[t.ID], Description: t.AdvertisedDescription(), Parameters: params, Strict: ok,
+			Type: "function", Name: tool.NameOf(t.ID), Description: t.AdvertisedDescription(), Parameters: params, Strict: ok,
 		})
 	}
 	return out
@@ -301,7 +312,7 @@ func (s *Toolset) OpenAIResponses(strict bool) []OpenAIResponsesTool {
 func (s *Toolset) Anthropic() []AnthropicTool {
 	out := make([]AnthropicTool, 0, len(s.decl))
 	for _, t := range s.decl {
-		out = append(out, AnthropicTool{Name: s.names[t.ID], Description: t.AdvertisedDescription(), InputSchema: s.inputSchema(t)})
+		out = append(out, AnthropicTool{Name: tool.NameOf(t.ID), Description: t.AdvertisedDescription(), InputSchema: s.inputSchema(t)})
 	}
 	return out
 }
@@ -312,7 +323,7 @@ func (s *Toolset) AnthropicStrict() []AnthropicTool {
 	out := make([]AnthropicTool, 0, len(s.decl))
 	for _, t := range s.decl {
 		params, strict := s.converted(t, dialect.AnthropicStrict)
-		out = append(out, AnthropicTool{Name: s.names[t.ID], Description: t.AdvertisedDescription(), InputSchema: params, Strict: strict})
+		out = append(out, AnthropicTool{Name: tool.NameOf(t.ID), Description: t.AdvertisedDescription(), InputSchema: params, Strict: strict})
 	}
 	return out
 }
@@ -322,7 +333,7 @@ func (s *Toolset) Gemini() []GeminiFunction {
 	out := make([]GeminiFunction, 0, len(s.decl))
 	for _, t := range s.decl {
 		params, _ := s.converted(t, dialect.Gemini)
-		out = append(out, GeminiFunction{Name: s.names[t.ID], Description: t.AdvertisedDescription(), Parameters: params})
+		out = append(out, GeminiFunction{Name: tool.NameOf(t.ID), Description: t.AdvertisedDescription(), Parameters: params})
 	}
 	return out
 }
@@ -401,13 +412,18 @@ const (
 // A panic in the run (the registry recovers and logs it) is an
 // execution_failed response whose message does not carry it.
 func (s *Toolset) Dispatch(ctx context.Context, name string, arguments []byte) *Response {
-	id := s.ID(name)
-	if id == "" {
-		return &Response{Message: "There is no tool named " + name + ".", ErrorType: ToolNotFound}
+	t := s.lookUp(name)
+	if t == nil {
+		return notFound(name)
 	}
-	res, err := s.reg.RunJSON(s.runContext(ctx), id, arguments)
+	return s.dispatch(ctx, t, name, arguments)
+}
+
+// dispatch runs t, which a call named name, with arguments.
+func (s *Toolset) dispatch(ctx context.Context, t *tool.Tool, name string, arguments []byte) *Response {
+	res, err := s.reg.RunJSON(s.runContext(ctx), t.ID, arguments)
 	if errors.Is(err, tool.ErrNotFound) || res == nil {
-		return &Response{Message: "The tool " + name + " is no longer available.", ErrorType: ToolNotFound}
+		return notFound(name) // removed from the registry since
 	}
 	r := &Response{Success: res.Success, Message: res.Message, Outputs: res.Outputs}
 	if res.Success {
@@ -420,9 +436,7 @@ func (s *Toolset) Dispatch(ctx context.Context, name string, arguments []byte) *
 	case tool.FailureInput:
 		r.ErrorType = InvalidInput
 		r.Violations = res.Violations
-		if t, ok := s.reg.Tool(id); ok {
-			r.InputSchema = s.inputSchema(t)
-		}
+		r.InputSchema = s.inputSchema(t)
 	case tool.FailureAccess:
 		r.ErrorType = AccessDenied
 	default:
@@ -438,33 +452,29 @@ func (s *Toolset) Dispatch(ctx context.Context, name string, arguments []byte) *
 // properties or of a value of any type is decoded. Arguments that are not
 // a JSON object are passed on as they are, for the run path to refuse.
 func (s *Toolset) DispatchFormat(ctx context.Context, f Format, name string, arguments []byte) *Response {
+	t := s.lookUp(name)
+	if t == nil {
+		return notFound(name)
+	}
 	d := f.dialect()
 	if d == 0 {
-		return s.Dispatch(ctx, name, arguments)
-	}
-	id := s.ID(name)
-	if id == "" {
-		return s.Dispatch(ctx, name, arguments)
-	}
-	t, ok := s.reg.Tool(id)
-	if !ok {
-		return s.Dispatch(ctx, name, arguments)
+		return s.dispatch(ctx, t, name, arguments)
 	}
 	sch, err := dialect.Decode(s.reg.InputSchemaJSON(t.ID))
 	if err != nil {
-		return s.Dispatch(ctx, name, arguments)
+		return s.dispatch(ctx, t, name, arguments)
 	}
 	dec := json.NewDecoder(bytes.NewReader(arguments))
 	dec.UseNumber()
 	var args map[string]any
 	if err := dec.Decode(&args); err != nil || dec.More() || args == nil {
-		return s.Dispatch(ctx, name, arguments)
+		return s.dispatch(ctx, t, name, arguments)
 	}
 	restored, err := json.Marshal(dialect.Restore(args, sch, d))
 	if err != nil {
-		return s.Dispatch(ctx, name, arguments)
+		return s.dispatch(ctx, t, name, arguments)
 	}
-	return s.Dispatch(ctx, name, restored)
+	return s.dispatch(ctx, t, name, restored)
 }
 
 // DispatchCall runs a tool call as a model API hands it over, in format

@@ -49,7 +49,8 @@ func golden(t *testing.T, name string, v any) {
 
 var editor = &tool.User{ID: "editor", Permissions: []string{"access content"}}
 
-const longID = "translation.export_every_document_of_the_site_as_xliff_for_the_translation_agency"
+// longID is as long as an ID may be: its name has 64 characters.
+const longID = "translation.export_each_document_of_the_site_as_xliff_for_agent"
 
 func newRegistry(t *testing.T) *tool.Registry {
 	t.Helper()
@@ -90,10 +91,6 @@ func newRegistry(t *testing.T) *tool.Registry {
 			},
 		},
 		&tool.Tool{
-			ID: "album__search", Label: "Search albums", Description: "Shares its name with album.search.",
-			Operation: tool.OpRead, Permission: "access content", Handler: ok,
-		},
-		&tool.Tool{
 			ID: longID, Label: "Export", Description: "Exports every document for translation.",
 			Operation: tool.OpRead, Permission: "access content", Handler: ok,
 		},
@@ -108,10 +105,10 @@ func newRegistry(t *testing.T) *tool.Registry {
 	return reg
 }
 
-var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+var validName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`)
 
-// A Toolset's names are the registry's: the same for every account,
-// whatever else the account may call.
+// A Toolset's names are their IDs' (tool.NameOf): the same for every
+// account, whatever else the account may call.
 func TestNames(t *testing.T) {
 	reg := newRegistry(t)
 	admin := &tool.User{ID: "admin", Permissions: []string{"access content", "administer site"}}
@@ -120,8 +117,8 @@ func TestNames(t *testing.T) {
 		set := funcall.New(reg, acct)
 		for _, tl := range reg.List(&tool.Filter{Account: acct}) {
 			n := set.Name(tl.ID)
-			if n != reg.Name(tl.ID) || !validName.MatchString(n) {
-				t.Errorf("%s: %q is named %q, the registry names it %q", acct.AccountID(), tl.ID, n, reg.Name(tl.ID))
+			if n != tool.NameOf(tl.ID) || !validName.MatchString(n) {
+				t.Errorf("%s: %q is named %q, want %q", acct.AccountID(), tl.ID, n, tool.NameOf(tl.ID))
 			}
 			if set.ID(n) != tl.ID || set.ID(tl.ID) != tl.ID {
 				t.Errorf("%s: neither %q nor %q lead back to %q", acct.AccountID(), n, tl.ID, tl.ID)
@@ -192,6 +189,35 @@ func TestDispatch(t *testing.T) {
 	}
 	if set.Dispatch(context.Background(), search, []byte(`{"word":"x"}`)).InputSchema != nil {
 		t.Errorf("input_schema on success")
+	}
+}
+
+// A call of a tool the account may not call is answered exactly as a call
+// of a tool that does not exist, by its name or its ID, whether the account
+// never could call it or lost the permission after the Toolset was made;
+// the tool does not run.
+func TestDispatchHiddenAsUnknown(t *testing.T) {
+	reg := newRegistry(t)
+	without := newRegistry(t)
+	without.Remove("album.delete")
+	without.Remove("site.update")
+	fading := &tool.User{ID: "fading", Permissions: []string{"access content"}}
+	set := funcall.New(reg, fading)
+	fading.Permissions = nil // the account loses its permission
+	absent := funcall.New(without, fading)
+	for _, name := range []string{"site__update", "site.update", "album__delete", "album.delete"} {
+		for _, f := range []funcall.Format{funcall.OpenAI, funcall.OpenAIStrict, funcall.Gemini} {
+			got := set.DispatchFormat(context.Background(), f, name, []byte(`{"id":13}`))
+			want := absent.DispatchFormat(context.Background(), f, name, []byte(`{"id":13}`))
+			if diff := cmp.Diff(want, got); diff != "" || want.ErrorType != funcall.ToolNotFound {
+				t.Errorf("%s in %s (-as for no such tool +got):\n%s", name, f, diff)
+			}
+		}
+		call := []byte(`{"type":"tool_use","name":"` + name + `","input":{"id":13}}`)
+		got, want := set.DispatchCall(context.Background(), funcall.Anthropic, call), absent.DispatchCall(context.Background(), funcall.Anthropic, call)
+		if diff := cmp.Diff(want, got); diff != "" || want.ErrorType != funcall.ToolNotFound {
+			t.Errorf("DispatchCall of %s (-as for no such tool +got):\n%s", name, diff)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -33,17 +34,16 @@ func accountOf(ctx context.Context, extra *mcp.RequestExtra) tool.Account {
 	return tool.AccountFrom(ctx)
 }
 
-// callHandler returns the tools/call handler of the tool with the given ID.
-func (s *Server) callHandler(id string) mcp.ToolHandler {
+// callHandler returns the tools/call handler of e, which [Server.resolveName]
+// found by the name of the call: the arguments go to the run path as the
+// client sent them, decoded once there.
+func (s *Server) callHandler(e *entry) mcp.ToolHandler {
+	id := e.tool.ID
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-		e := s.entry(id)
-		if e == nil {
-			return nil, unknownTool(id)
-		}
 		acct := accountOf(ctx, req.Extra)
 		c := &call{req: req, tool: e.tool, rounds: req.ProtocolVersion() >= newProtocol}
 		if c.rounds {
-			if c.answers, err = s.answers(ctx, id, acct.AccountID(), req.Params); err != nil {
+			if c.answers, err = s.answers(ctx, id, acct.AccountID(), req.Params, c.argsDigest); err != nil {
 				s.logger.Warn("answers of a call refused", "tool", id, "account", acct.AccountID(), "reason", err.Error())
 				return errorResult(refusal(e.tool, err)), nil
 			}
@@ -67,12 +67,13 @@ func (s *Server) callHandler(id string) mcp.ToolHandler {
 		r, err := s.reg.RunJSON(ctx, id, req.Params.Arguments)
 		if err != nil {
 			if errors.Is(err, tool.ErrNotFound) {
-				return nil, unknownTool(id)
+				// Removed from the registry since the call was resolved.
+				return nil, unknownTool(req.Params.Name)
 			}
 			return nil, err
 		}
 		if pending := c.asked(); pending != nil {
-			state, err := s.signState(id, req.Params.Arguments, acct.AccountID(), c.answers, pending)
+			state, err := s.signState(id, c.argsDigest(), acct.AccountID(), c.answers, pending)
 			if err != nil {
 				s.logger.Error("request state does not marshal to JSON", "tool", id, "error", err.Error())
 				return errorResult(e.tool.Label + " failed."), nil
@@ -307,11 +308,23 @@ type call struct {
 	tool   *tool.Tool
 	rounds bool // the client answers through multi round-trip requests
 
+	digest []byte // of the arguments, once asked for (see argsDigest)
+
 	mu      sync.Mutex
 	answers mcp.InputResponseMap // by question, so far, as the Server accepted them
 	asks    int                  // questions asked in this run
 	pending mcp.InputRequestMap  // the question that ended this run
 	stop    context.CancelFunc
+}
+
+// argsDigest returns the digest of the call's arguments that its request
+// states carry, computed once: a call that brings a request state and asks
+// again needs it twice. It is called outside the run, never concurrently.
+func (c *call) argsDigest() []byte {
+	if c.digest == nil {
+		c.digest = argsDigest(c.req.Params.Arguments)
+	}
+	return c.digest
 }
 
 // errAsking ends a run that waits for the client's answer. It is a
@@ -460,7 +473,7 @@ func (c *call) Elicit(ctx context.Context, message string, requested *jsonschema
 // agent sent; only an accepted answer confirms.
 func (c *call) Confirm(ctx context.Context, t *tool.Tool, _ *tool.Values) (bool, error) {
 	msg := fmt.Sprintf("Run %s (%s)?", t.Label, t.ID)
-	if args := strings.TrimSpace(string(c.req.Params.Arguments)); args != "" && args != "{}" && args != "null" {
+	if args := bytes.TrimSpace(c.req.Params.Arguments); len(args) > 0 && string(args) != "{}" && string(args) != "null" {
 		msg = fmt.Sprintf("Run %s (%s) with %s?", t.Label, t.ID, args)
 	}
 	ans, err := c.Elicit(ctx, msg, nil)

@@ -62,10 +62,10 @@ func (s *Server) completeTool(ctx context.Context, req *mcp.CompleteRequest) (*m
 			"ref.uri %q must be %sNAME, with the tool's name or ID percent-encoded", p.Ref.URI, ToolURIScheme)}
 	}
 	acct := accountOf(ctx, req.Extra)
-	e := s.entryByName(name)
-	if e == nil || !e.tool.Allowed(acct) {
+	t, ok := s.reg.ToolByName(name)
+	if !ok || !t.Allowed(acct) || s.entry(t.ID) == nil {
 		// A tool the account may not call is answered as one that does
-		// not exist, as tools/call answers it.
+		// not exist, as tools/call answers it; so is one not served.
 		return nil, unknownTool(name)
 	}
 	if n := utf8.RuneCountInString(p.Argument.Value); n > MaxCompletionValue {
@@ -84,15 +84,15 @@ func (s *Server) completeTool(ctx context.Context, req *mcp.CompleteRequest) (*m
 			}
 		}
 	}
-	got, err := s.reg.Complete(tool.WithAccount(ctx, acct), e.tool.ID, p.Argument.Name, p.Argument.Value, args)
+	got, err := s.reg.Complete(tool.WithAccount(ctx, acct), t.ID, p.Argument.Name, p.Argument.Value, args)
 	if errors.Is(err, tool.ErrNotFound) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
 			"argument.name: tool %q has no input %q", name, p.Argument.Name)}
 	}
 	if err != nil {
-		s.logger.Error("completion failed", "tool", e.tool.ID, "input", p.Argument.Name, "error", err.Error())
+		s.logger.Error("completion failed", "tool", t.ID, "input", p.Argument.Name, "error", err.Error())
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
-			"completing input %q of %s failed; try again", p.Argument.Name, e.tool.Label)}
+			"completing input %q of %s failed; try again", p.Argument.Name, t.Label)}
 	}
 	got = got[:min(len(got), tool.MaxSuggestions)]
 	values := make([]string, len(got))
@@ -111,19 +111,4 @@ func (s *Server) completeTool(ctx context.Context, req *mcp.CompleteRequest) (*m
 		res.Meta = mcp.Meta{MetaLabels: labels}
 	}
 	return res, nil
-}
-
-// entryByName returns the served tool listed under name, or known by it as
-// [tool.Registry.ToolByName] knows it, or nil.
-func (s *Server) entryByName(name string) *entry {
-	s.mu.Lock()
-	e := s.named[name]
-	s.mu.Unlock()
-	if e != nil {
-		return e
-	}
-	if t, ok := s.reg.ToolByName(name); ok {
-		return s.entry(t.ID)
-	}
-	return nil
 }

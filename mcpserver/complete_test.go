@@ -142,7 +142,7 @@ func TestCompleteToolArguments(t *testing.T) {
 	for i := range 100 {
 		numbers = append(numbers, fmt.Sprintf("n%03d", i))
 	}
-	pick := "tool://" + reg.Name("shop.pick")
+	pick := "tool://" + tool.NameOf("shop.pick")
 	for _, tc := range []struct {
 		name string
 		cs   *mcp.ClientSession

@@ -108,11 +108,15 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Unauthorized: the account has no ID", http.StatusUnauthorized)
 		return
 	}
-	if scope := h.stepUp(r, acct); scope != "" {
+	called, scope := h.stepUp(r, acct)
+	if scope != "" {
 		h.refuse(w, &AuthError{Status: http.StatusForbidden, Scope: scope, Description: "the token does not grant this tool"})
 		return
 	}
 	info := &auth.TokenInfo{UserID: acct.AccountID(), Extra: map[string]any{accountExtra: acct, addressExtra: addr}}
+	if called.tool != nil {
+		info.Extra[calledExtra] = called
+	}
 	ctx := context.WithValue(r.Context(), tokenInfoKey{}, info)
 	if id := r.Header.Get(sessionIDHeader); r.Method == http.MethodGet && id != "" && !h.s.opts.Stateless {
 		// An event stream holds its connection as long as it lasts: it

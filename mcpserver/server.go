@@ -8,10 +8,15 @@
 //	// or, for a local agent over stdin and stdout:
 //	err := srv.RunStdio(ctx, account)
 //
-// Each tool is listed under its name, [tool.Registry.Name] ("album.add_track"
-// is "album__add_track"), which every model API accepts as a function name,
+// Each tool is listed under its name, [tool.NameOf] ("album.add_track" is
+// "album__add_track"), which every model API accepts as a function name,
 // so clients that hand MCP tools to a model need not rename them
-// ([Options.RawIDs] lists IDs instead); tools/call takes the name or the ID.
+// ([Options.RawIDs] lists IDs instead). A name depends on the ID alone, so
+// every server of an application, before and after a restart, lists a tool
+// under the same name. tools/call takes the name or the ID, found with
+// [tool.Registry.ToolByName], as are the tools of completions and of
+// step-up authorization. A tool the account may not call is answered, in
+// tools/call and in completions, exactly as a tool that does not exist.
 // A tool is listed with its label as title, its description,
 // the input and output schemas of its definitions and the hints its
 // operation implies (readOnlyHint for read and explain, idempotentHint for
@@ -239,7 +244,7 @@ type Options struct {
 	DisableLocalhostProtection bool
 
 	// RawIDs lists each tool under its ID ("album.add_track") rather than
-	// its name ("album__add_track", see [tool.Registry.Name]). Model APIs
+	// its name ("album__add_track", see [tool.NameOf]). Model APIs
 	// refuse tool names with "." or characters outside [a-zA-Z0-9_-], so
 	// clients that pass MCP tools on to a model unchanged fail on IDs;
 	// tools/call takes either form whatever this says. False lists names.
@@ -311,7 +316,6 @@ type Server struct {
 
 	mu     sync.Mutex
 	listed map[string]*entry // registry tools added to mcp, by ID
-	named  map[string]*entry // the same, by the name they are listed under
 
 	httpOnce sync.Once
 	http     http.Handler
@@ -325,7 +329,7 @@ const schemaDialect = "https://json-schema.org/draft/2020-12/schema"
 
 // New returns a Server for the tools of reg. opts may be nil.
 func New(reg *tool.Registry, opts *Options) *Server {
-	s := &Server{reg: reg, listed: make(map[string]*entry), named: make(map[string]*entry)}
+	s := &Server{reg: reg, listed: make(map[string]*entry)}
 	s.quit, s.stopAll = context.WithCancel(context.Background())
 	if opts != nil {
 		s.opts = *opts
@@ -462,20 +466,17 @@ func (s *Server) sync() {
 			if old := s.listed[t.ID]; old != nil {
 				s.mcp.RemoveTools(old.mt.Name)
 				delete(s.listed, t.ID)
-				delete(s.named, old.mt.Name)
 			}
 			continue
 		}
-		s.mcp.AddTool(e.mt, s.callHandler(t.ID))
+		s.mcp.AddTool(e.mt, s.callHandler(e))
 		s.listed[t.ID] = e
-		s.named[e.mt.Name] = e
 	}
 	var gone []string
 	for id, e := range s.listed {
 		if !seen[id] {
 			gone = append(gone, e.mt.Name)
 			delete(s.listed, id)
-			delete(s.named, e.mt.Name)
 		}
 	}
 	if len(gone) > 0 {
@@ -510,9 +511,7 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 	}
 	name := t.ID
 	if !s.opts.RawIDs {
-		if name = s.reg.Name(t.ID); name == "" {
-			return nil, fmt.Errorf("no longer in the registry")
-		}
+		name = tool.NameOf(t.ID)
 	}
 	op := t.EffectiveOperation()
 	destructive := t.IsDestructive()
@@ -606,13 +605,9 @@ func (s *Server) filterList(next mcp.MethodHandler) mcp.MethodHandler {
 		// The account's permissions may take a store to check: they are
 		// checked outside the lock that every tools/call takes.
 		tools := make([]*tool.Tool, len(lr.Tools))
-		s.mu.Lock()
 		for i, mt := range lr.Tools {
-			if e := s.named[mt.Name]; e != nil {
-				tools[i] = e.tool
-			}
+			tools[i] = s.served(mt.Name)
 		}
-		s.mu.Unlock()
 		acct := accountOf(ctx, req.GetExtra())
 		kept := make([]*mcp.Tool, 0, len(lr.Tools))
 		for i, mt := range lr.Tools {
@@ -628,8 +623,27 @@ func (s *Server) filterList(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// resolveName is receiving middleware that lets tools/call name a tool by
-// its ID or its name, whichever the Server does not list it under.
+// served returns the registry tool that the SDK server holds under name,
+// as [Server.sync] added it, or nil for a name that is none (a tool the
+// application added to the SDK server itself).
+func (s *Server) served(name string) *tool.Tool {
+	t, ok := s.reg.ToolByName(name)
+	if !ok {
+		return nil
+	}
+	if e := s.entry(t.ID); e != nil && e.mt.Name == name {
+		return e.tool
+	}
+	return nil
+}
+
+// resolveName is receiving middleware that finds the tool of a tools/call,
+// once, by its name or its ID ([tool.Registry.ToolByName]). A tool the
+// caller's account may not call is answered as the SDK answers a name it
+// does not hold, so that a caller cannot tell the two apart; any other
+// tool is handed to the SDK under the name it is listed under. A name the
+// registry does not know is left to the SDK, which may hold a tool of the
+// application's own under it.
 func (s *Server) resolveName(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method != "tools/call" {
@@ -639,7 +653,17 @@ func (s *Server) resolveName(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok || cr.Params == nil {
 			return next(ctx, method, req)
 		}
-		if e := s.entryByName(cr.Params.Name); e != nil {
+		t := resolvedTool(cr)
+		if t == nil {
+			var ok bool
+			if t, ok = s.reg.ToolByName(cr.Params.Name); !ok {
+				return next(ctx, method, req)
+			}
+		}
+		if !t.Allowed(accountOf(ctx, cr.Extra)) {
+			return nil, unknownTool(cr.Params.Name)
+		}
+		if e := s.entry(t.ID); e != nil {
 			cr.Params.Name = e.mt.Name
 		}
 		return next(ctx, method, req)

@@ -502,10 +502,6 @@ func TestCallFailures(t *testing.T) {
 			want: []string{"Invalid input for Search", "Input schema:"},
 		},
 		{
-			name: "access", tool: "site.publish", args: map[string]any{},
-			want: []string{`You may not run Publish: it needs the permission "administer".`}, notWant: "Input schema",
-		},
-		{
 			name: "panic", tool: "test.panic", args: nil,
 			want: []string{"Panic failed."}, notWant: "secret",
 		},

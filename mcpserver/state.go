@@ -55,13 +55,14 @@ var (
 const stateContext = "toolapi/mcpserver request state\x00"
 
 // signState returns the request state of a call of the tool with the given
-// ID with args, for the account with the given ID, that asked the pending
-// questions after the given answers.
-func (s *Server) signState(toolID string, args json.RawMessage, accountID string, answers mcp.InputResponseMap, pending mcp.InputRequestMap) (string, error) {
+// ID with arguments of the given digest (see [argsDigest]), for the account
+// with the given ID, that asked the pending questions after the given
+// answers.
+func (s *Server) signState(toolID string, digest []byte, accountID string, answers mcp.InputResponseMap, pending mcp.InputRequestMap) (string, error) {
 	st := roundState{
 		Nonce:   rand.Text(),
 		Tool:    toolID,
-		Args:    argsDigest(args),
+		Args:    digest,
 		Account: accountID,
 		Expires: s.now().Add(stateLifetime).Unix(),
 		Answers: answers,
@@ -76,13 +77,14 @@ func (s *Server) signState(toolID string, args json.RawMessage, accountID string
 }
 
 // answers returns the answers that a call of the tool with the given ID
-// with params p, for the account with the given ID, carries: those of its
+// with params p, for the account with the given ID, carries (digest gives
+// the digest of its arguments, see [argsDigest]): those of its
 // request state, which must be one that s signed for the same tool,
 // arguments and account, that has not expired and that no call used
 // before (see [Options.UsedStates]), and its input responses, which must
 // answer questions the state holds as pending. A call without a state
 // starts afresh and may answer nothing.
-func (s *Server) answers(ctx context.Context, toolID, accountID string, p *mcp.CallToolParamsRaw) (mcp.InputResponseMap, error) {
+func (s *Server) answers(ctx context.Context, toolID, accountID string, p *mcp.CallToolParamsRaw, digest func() []byte) (mcp.InputResponseMap, error) {
 	answers := mcp.InputResponseMap{}
 	var pending []string
 	if p.RequestState != "" {
@@ -90,7 +92,7 @@ func (s *Server) answers(ctx context.Context, toolID, accountID string, p *mcp.C
 		if err != nil {
 			return nil, err
 		}
-		if st.Tool != toolID || st.Account != accountID || !hmac.Equal(st.Args, argsDigest(p.Arguments)) {
+		if st.Tool != toolID || st.Account != accountID || !hmac.Equal(st.Args, digest()) {
 			return nil, errStateMismatch
 		}
 		if s.now().Unix() > st.Expires {

@@ -453,7 +453,8 @@ func TestOptions(t *testing.T) {
 
 // TestStepUp checks that a tools/call of a tool the token's scopes do not
 // reach is answered 403 insufficient_scope naming the scopes that would,
-// and that a call the scopes reach goes on.
+// whether it names the tool by its name or its ID, and that a call the
+// scopes reach goes on.
 func TestStepUp(t *testing.T) {
 	iss := newIssuer(t)
 	rs := newResourceServer(t, iss.URL, nil)
@@ -466,12 +467,17 @@ func TestStepUp(t *testing.T) {
 		resp, _ := post(t, ts.URL+"/mcp", token, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"`+name+`","arguments":{}}}`, h)
 		return resp
 	}
-	resp = call("site.publish")
-	want := `Bearer error="insufficient_scope", error_description="the token does not grant this tool", scope="mcp site:admin", resource_metadata="` + rs.MetadataURL() + `"`
-	if resp.StatusCode != 403 || resp.Header.Get("WWW-Authenticate") != want {
-		t.Errorf("tools/call of a tool beyond the scopes: %d %q, want 403 %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), want)
+	// By its name, as tools/list gives it, and by its ID.
+	for _, name := range []string{"site__publish", "site.publish"} {
+		resp = call(name)
+		want := `Bearer error="insufficient_scope", error_description="the token does not grant this tool", scope="mcp site:admin", resource_metadata="` + rs.MetadataURL() + `"`
+		if resp.StatusCode != 403 || resp.Header.Get("WWW-Authenticate") != want {
+			t.Errorf("tools/call of %s, a tool beyond the scopes: %d %q, want 403 %q", name, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), want)
+		}
 	}
-	if resp = call("album.search"); resp.StatusCode != 200 {
-		t.Errorf("tools/call of a tool within the scopes: %d, want 200", resp.StatusCode)
+	for _, name := range []string{"album__search", "album.search"} {
+		if resp = call(name); resp.StatusCode != 200 {
+			t.Errorf("tools/call of %s, a tool within the scopes: %d, want 200", name, resp.StatusCode)
+		}
 	}
 }

@@ -115,10 +115,12 @@ func TestDefinitionRules(t *testing.T) {
 		want []DefinitionError
 	}{
 		{"ID with a space", Tool{ID: "a bad id", Description: "D.", Permission: "p"},
-			[]DefinitionError{{"", "id", `ID "a bad id": an ID is 1 to 128 letters, digits, '_', '.' and '-' (album.search)`}}},
-		{"ID too long", Tool{ID: strings.Repeat("x", 129), Description: "D.", Permission: "p"},
-			[]DefinitionError{{"", "id", `ID "` + strings.Repeat("x", 129) + `": an ID is 1 to 128 letters, digits, '_', '.' and '-' (album.search)`}}},
-		{"ID of 128 characters", Tool{ID: strings.Repeat("x", 128), Description: "D.", Permission: "p"}, nil},
+			[]DefinitionError{{"", "id", `ID "a bad id" holds ' ': an ID holds only letters, digits, '_', '.' and '-' (album.search)`}}},
+		{"ID starting with a digit", Tool{ID: "9lives.check", Description: "D.", Permission: "p"},
+			[]DefinitionError{{"", "id", `ID "9lives.check" must start with a letter or '_' (album.search), as model APIs require of a tool's name`}}},
+		{"ID too long", Tool{ID: strings.Repeat("x", 65), Description: "D.", Permission: "p"},
+			[]DefinitionError{{"", "id", `ID "` + strings.Repeat("x", 65) + `" is named ` + strings.Repeat("x", 65) + `, 65 characters, more than the 64 model APIs allow in a tool's name (each '.' counts as the two characters of "__"): shorten it`}}},
+		{"ID of 64 characters", Tool{ID: strings.Repeat("x", 64), Description: "D.", Permission: "p"}, nil},
 		{"blank description", Tool{ID: "t.x", Description: " \n", Permission: "p"},
 			[]DefinitionError{{"", "description", "a tool needs a description"}}},
 		{"stray characters in a permission", Tool{ID: "t.x", Description: "D.", Permission: "read notes &&"},

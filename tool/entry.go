@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,12 +32,7 @@ type entry struct {
 // a *DefinitionError. The entry's schemas are set by [entry.withSchemas].
 func compileTool(r *Registry, t *Tool) (*entry, error) {
 	var errs definitionErrors
-	switch {
-	case t.ID == "":
-		errs.add("", "id", "a tool needs an ID")
-	case !validID.MatchString(t.ID):
-		errs.add("", "id", "ID %q: an ID is 1 to 128 letters, digits, '_', '.' and '-' (album.search)", t.ID)
-	}
+	checkID(t.ID, &errs)
 	if strings.TrimSpace(t.Description) == "" {
 		errs.add("", "description", "a tool needs a description")
 	}
@@ -144,9 +138,6 @@ func (e *entry) withSchemas() *entry {
 	}
 	return e
 }
-
-// validID is the syntax of a tool ID, which MCP also accepts as a tool name.
-var validID = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // checkEntities checks where entities sit in a definition: an entity input
 // must declare its op and may sit only at the top or as the item of a

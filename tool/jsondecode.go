@@ -18,9 +18,12 @@ import (
 // of scalars: it is the path JSON callers (MCP, function calling) take. It accepts exactly what the tree path
 // accepts; maps and any values are read as trees and decoded as such.
 
+// A jsonReader decodes one arguments document. Its decoder reads from a
+// bytes.Buffer over the document itself, which jsontext parses in place:
+// the document is never copied into the decoder's own buffer.
 type jsonReader struct {
 	dec jsontext.Decoder
-	rd  bytes.Reader
+	rd  bytes.Buffer
 }
 
 var jsonReaders = sync.Pool{New: func() any { return new(jsonReader) }}
@@ -60,8 +63,13 @@ func decodeJSONInputsInto(e *entry, data []byte, vs *violations) *Values {
 		return nil
 	}
 	jr := jsonReaders.Get().(*jsonReader)
-	defer jsonReaders.Put(jr)
-	jr.rd.Reset(data)
+	defer func() {
+		// The pool keeps no reference to the caller's document.
+		jr.rd = bytes.Buffer{}
+		jr.dec.Reset(&jr.rd)
+		jsonReaders.Put(jr)
+	}()
+	jr.rd = *bytes.NewBuffer(data)
 	// Duplicate names are found below, where they matter: a name sent
 	// twice among the inputs, and within each map or any value (decoded
 	// strictly). The decoder's own check would keep every name of the

@@ -2,8 +2,6 @@ package tool_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,12 +10,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/toolapi/toolapi/tool"
 )
 
-var modelName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// modelName is the pattern OpenAI, Anthropic and Gemini all accept as a
+// function name (Gemini's own is the strictest: a letter or '_' first).
+var modelName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`)
 
 func quietRegistry(t *testing.T) *tool.Registry {
 	t.Helper()
@@ -44,167 +42,152 @@ func addTools(t *testing.T, reg *tool.Registry, ids ...string) {
 	}
 }
 
-// names returns the name of each ID, checking that each is valid, unique
-// and leads back to its tool.
-func names(t *testing.T, reg *tool.Registry, ids ...string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	owner := map[string]string{}
-	for _, id := range ids {
-		n := reg.Name(id)
-		if !modelName.MatchString(n) {
-			t.Errorf("%q is named %q, which does not match %s", id, n, modelName)
-		}
-		if other, ok := owner[n]; ok {
-			t.Errorf("%q and %q share the name %q", id, other, n)
-		}
-		owner[n] = id
-		if got, ok := reg.ToolByName(n); !ok || got.ID != id {
-			t.Errorf("ToolByName(%q) = %v, %v; want the tool %q", n, got, ok, id)
-		}
-		out[id] = n
-	}
-	return out
-}
-
-const longToolID = "translation.export_every_document_of_the_site_as_xliff_for_the_translation_agency_now"
-
-func TestNameSpelling(t *testing.T) {
+func TestNameOf(t *testing.T) {
 	tests := []struct{ id, want string }{
 		{"album.add_track", "album__add_track"},
 		{"list_albums", "list_albums"},
 		{"Site-Info.v2", "Site-Info__v2"},
+		{"_private.a.b", "_private__a__b"},
 		{strings.Repeat("x", 64), strings.Repeat("x", 64)},
-	}
-	reg := quietRegistry(t)
-	for _, tt := range tests {
-		addTools(t, reg, tt.id)
+		{strings.Repeat("x", 31) + "." + strings.Repeat("y", 31), strings.Repeat("x", 31) + "__" + strings.Repeat("y", 31)},
 	}
 	for _, tt := range tests {
-		if got := reg.Name(tt.id); got != tt.want {
-			t.Errorf("Name(%q) = %q, want %q", tt.id, got, tt.want)
+		if got := tool.NameOf(tt.id); got != tt.want {
+			t.Errorf("NameOf(%q) = %q, want %q", tt.id, got, tt.want)
 		}
-	}
-	if got := reg.Name("no.such"); got != "" {
-		t.Errorf("Name of an unknown ID = %q, want \"\"", got)
+		if err := namedTool(tt.id, "").Check(); err != nil {
+			t.Errorf("ID %q: %v", tt.id, err)
+			continue
+		}
+		if !modelName.MatchString(tool.NameOf(tt.id)) {
+			t.Errorf("the name %q of the valid ID %q does not match %s", tool.NameOf(tt.id), tt.id, modelName)
+		}
 	}
 }
 
-func TestNameLong(t *testing.T) {
-	reg := quietRegistry(t)
-	long65 := strings.Repeat("y", 65)
-	longer := longToolID + "_and_then_some_more"
-	addTools(t, reg, longToolID, longer, long65)
-	got := names(t, reg, longToolID, longer, long65)
-	for id, n := range got {
-		if len(n) != 64 {
-			t.Errorf("%q is named %q (%d characters), want a cut name of %d", id, n, len(n), 64)
-		}
-		if !strings.HasPrefix(n, "translation__export_every") && !strings.HasPrefix(n, "yyyy") {
-			t.Errorf("%q is named %q, which does not start like its ID", id, n)
+// A name depends on the ID alone: two registries holding different tools,
+// or one registry before and after other tools come and go, give a tool
+// the same name, and find it by it.
+func TestNameIsTheIDs(t *testing.T) {
+	one, two := quietRegistry(t), quietRegistry(t)
+	addTools(t, one, "album.search", "album__list", "site.info")
+	addTools(t, two, "site.info", "zz.first")
+	for _, reg := range []*tool.Registry{one, two} {
+		if got, ok := reg.ToolByName("site__info"); !ok || got.ID != "site.info" {
+			t.Errorf("ToolByName(site__info) = %v, %v", got, ok)
 		}
 	}
-	// The same IDs in another registry get the same names.
-	other := quietRegistry(t)
-	addTools(t, other, long65, longer, longToolID)
-	if diff := cmp.Diff(got, names(t, other, longToolID, longer, long65)); diff != "" {
-		t.Errorf("names differ between registries (-first +second):\n%s", diff)
+	one.Remove("album.search")
+	addTools(t, one, "album.search")
+	if got, ok := one.ToolByName("album__search"); !ok || got.ID != "album.search" {
+		t.Errorf("added again, ToolByName(album__search) = %v, %v", got, ok)
 	}
 }
 
-// Adding a tool whose name another tool already has renames neither, in
-// either order.
-func TestNameClash(t *testing.T) {
+// definitionErrors returns the DefinitionErrors err joins.
+func definitionErrors(err error) []tool.DefinitionError {
+	var out []tool.DefinitionError
+	var walk func(error)
+	walk = func(err error) {
+		switch x := err.(type) {
+		case nil:
+		case *tool.DefinitionError:
+			out = append(out, *x)
+		case interface{ Unwrap() []error }:
+			for _, e := range x.Unwrap() {
+				walk(e)
+			}
+		case interface{ Unwrap() error }:
+			walk(x.Unwrap())
+		}
+	}
+	walk(err)
+	return out
+}
+
+// IDs that model APIs could not take as names are refused, each with the
+// rule "id" and a message naming the ID.
+func TestIDRules(t *testing.T) {
+	long := strings.Repeat("a", 33) + "." + strings.Repeat("b", 30) // 64 characters, 65 as a name
 	tests := []struct {
-		name  string
-		first string
-		then  []string
+		id   string
+		want string // in the message; "" for a valid ID
 	}{
-		{"raw ID after the dotted one", "kitchen.clash", []string{"kitchen__clash"}},
-		{"dotted ID after the raw one", "kitchen__clash", []string{"kitchen.clash"}},
-		{"a name taken twice", "a.b", []string{"a__b", "a__b_" + hash8("a__b")}},
+		{"9lives.check", `ID "9lives.check" must start with a letter or '_'`},
+		{".hidden", `ID ".hidden" must start with a letter or '_'`},
+		{"-dash", `ID "-dash" must start with a letter or '_'`},
+		{"a bad id", `ID "a bad id" holds ' '`},
+		{"album/search", `ID "album/search" holds '/'`},
+		{"café.menu", `ID "café.menu" holds 'é'`},
+		{strings.Repeat("x", 65), "65 characters, more than the 64"},
+		{long, "named " + tool.NameOf(long) + ", 65 characters"},
+		{"", "a tool needs an ID"},
+		{"lives9.check", ""},
+		{"_9lives", ""},
+		{strings.Repeat("a", 32) + "." + strings.Repeat("b", 30), ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			reg := quietRegistry(t)
-			addTools(t, reg, tt.first)
-			before := reg.Name(tt.first)
-			ids := []string{tt.first}
-			for _, id := range tt.then {
-				addTools(t, reg, id)
-				ids = append(ids, id)
-				names(t, reg, ids...)
-				if got := reg.Name(tt.first); got != before {
-					t.Fatalf("adding %q renamed %q from %q to %q", id, tt.first, before, got)
-				}
+		err := namedTool(tt.id, "").Check()
+		des := definitionErrors(err)
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("ID %q: %v, want it valid", tt.id, err)
 			}
-		})
-	}
-	// Added together, an ID that is already a name keeps it.
-	reg := quietRegistry(t)
-	if err := reg.Add(namedTool("kitchen.clash", ""), namedTool("kitchen__clash", "")); err != nil {
-		t.Fatal(err)
-	}
-	got := names(t, reg, "kitchen.clash", "kitchen__clash")
-	if got["kitchen__clash"] != "kitchen__clash" || got["kitchen.clash"] != "kitchen__clash_"+hash8("kitchen.clash") {
-		t.Errorf("names of tools added together: %v", got)
-	}
-}
-
-// hash8 is what a name's suffix holds: the first eight hexadecimal digits
-// of the SHA-256 of the ID.
-func hash8(id string) string {
-	sum := sha256.Sum256([]byte(id))
-	return hex.EncodeToString(sum[:4])
-}
-
-// Every account sees a tool under the same name, whatever it may call.
-func TestNameSameForEveryAccount(t *testing.T) {
-	reg := quietRegistry(t)
-	if err := reg.Add(namedTool("kitchen.clash", "admin"), namedTool("kitchen__clash", ""), namedTool("album.list", "")); err != nil {
-		t.Fatal(err)
-	}
-	admin := &tool.User{ID: "admin", Permissions: []string{"admin"}}
-	seen := map[string]string{}
-	for _, acct := range []tool.Account{tool.Anonymous, admin} {
-		for _, tl := range reg.List(&tool.Filter{Account: acct}) {
-			n := reg.Name(tl.ID)
-			if prev, ok := seen[tl.ID]; ok && prev != n {
-				t.Errorf("%q is %q for one account and %q for another", tl.ID, prev, n)
-			}
-			seen[tl.ID] = n
+			continue
+		}
+		if len(des) != 1 || des[0].Rule != "id" || des[0].Path != "" || !strings.Contains(des[0].Message, tt.want) {
+			t.Errorf("ID %q: %#v, want one problem of rule id containing %q", tt.id, des, tt.want)
+		}
+		// The registry refuses it the same way.
+		if err := quietRegistry(t).Add(namedTool(tt.id, "")); len(definitionErrors(err)) != 1 || definitionErrors(err)[0].Rule != "id" {
+			t.Errorf("Add of ID %q: %v, want a DefinitionError of rule id", tt.id, err)
 		}
 	}
-	if seen["kitchen__clash"] != "kitchen__clash" {
-		t.Errorf("kitchen__clash is named %q", seen["kitchen__clash"])
-	}
 }
 
-// Removing a tool renames nothing, and the tool gets its name back.
-func TestNameRemoved(t *testing.T) {
+// Two tools with one name cannot be in one registry, in either order and
+// added together or not; the error names both IDs, and the tool added
+// first keeps its name.
+func TestNameCollision(t *testing.T) {
+	for _, ids := range [][2]string{{"kitchen.clash", "kitchen__clash"}, {"kitchen__clash", "kitchen.clash"}, {"a.b__c", "a__b.c"}} {
+		for _, together := range []bool{false, true} {
+			reg := quietRegistry(t)
+			var err error
+			if together {
+				err = reg.Add(namedTool(ids[0], ""), namedTool(ids[1], ""))
+			} else {
+				addTools(t, reg, ids[0])
+				err = reg.Add(namedTool(ids[1], ""))
+			}
+			des := definitionErrors(err)
+			if len(des) != 1 || des[0].Rule != "id" || !strings.Contains(des[0].Message, `"`+ids[0]+`"`) || !strings.Contains(des[0].Message, `"`+ids[1]+`"`) {
+				t.Errorf("adding %q beside %q (together %v): %v, want one DefinitionError of rule id naming both", ids[1], ids[0], together, err)
+			}
+			if got, ok := reg.ToolByName(tool.NameOf(ids[0])); !ok || got.ID != ids[0] {
+				t.Errorf("ToolByName(%q) = %v, %v; want %q", tool.NameOf(ids[0]), got, ok, ids[0])
+			}
+			if _, ok := reg.Tool(ids[1]); ok {
+				t.Errorf("%q was added", ids[1])
+			}
+		}
+	}
+	// The same ID twice is still "already taken".
 	reg := quietRegistry(t)
-	addTools(t, reg, "kitchen.clash")
-	n := reg.Name("kitchen.clash")
-	reg.Remove("kitchen.clash")
-	if got := reg.Name("kitchen.clash"); got != "" {
-		t.Errorf("a removed tool is named %q", got)
+	addTools(t, reg, "a.b")
+	if des := definitionErrors(reg.Add(namedTool("a.b", ""))); len(des) != 1 || des[0].Message != `ID "a.b" is already taken` {
+		t.Errorf("the same ID twice: %#v", des)
 	}
-	if _, ok := reg.ToolByName(n); ok {
-		t.Errorf("ToolByName finds a removed tool")
-	}
-	addTools(t, reg, "kitchen__clash", "kitchen.clash")
-	if got := reg.Name("kitchen.clash"); got != n {
-		t.Errorf("added again, kitchen.clash is named %q, want %q", got, n)
-	}
-	if got := reg.Name("kitchen__clash"); got == n {
-		t.Errorf("kitchen__clash took the name of a removed tool")
+	// Once the first is removed, the name is free.
+	reg.Remove("a.b")
+	addTools(t, reg, "a__b")
+	if got, ok := reg.ToolByName("a__b"); !ok || got.ID != "a__b" {
+		t.Errorf("ToolByName(a__b) = %v, %v", got, ok)
 	}
 }
 
 func TestToolByName(t *testing.T) {
 	reg := quietRegistry(t)
-	addTools(t, reg, "album.add_track")
-	addTools(t, reg, "Site-Info.v2")
+	addTools(t, reg, "album.add_track", "Site-Info.v2", "list_albums")
 	tests := []struct {
 		name string
 		want string // "" for none
@@ -213,7 +196,10 @@ func TestToolByName(t *testing.T) {
 		{"album.add_track", "album.add_track"},
 		{"Site-Info__v2", "Site-Info.v2"},
 		{"Site-Info.v2", "Site-Info.v2"},
+		{"list_albums", "list_albums"},
+		{"list.albums", ""}, // neither its ID nor its name
 		{"album__add", ""},
+		{"album.add.track", ""},
 		{"", ""},
 	}
 	for _, tt := range tests {
@@ -222,38 +208,44 @@ func TestToolByName(t *testing.T) {
 			t.Errorf("ToolByName(%q) = %v, %v; want %q", tt.name, got, ok, tt.want)
 		}
 	}
-	// A tool added after the names were given is found by its name before
-	// anyone asked for it.
-	addTools(t, reg, "late.comer")
-	if got, ok := reg.ToolByName("late__comer"); !ok || got.ID != "late.comer" {
-		t.Errorf("ToolByName(late__comer) = %v, %v", got, ok)
+	reg.Remove("album.add_track")
+	for _, name := range []string{"album__add_track", "album.add_track"} {
+		if got, ok := reg.ToolByName(name); ok {
+			t.Errorf("after Remove, ToolByName(%q) = %v", name, got)
+		}
 	}
 }
 
-// Names given while tools are added from several goroutines are unique
-// and stable.
-func TestNameConcurrent(t *testing.T) {
+// Tools added and removed from several goroutines, some of them sharing a
+// name, leave every tool findable by its name, and no two with one.
+func TestNamesConcurrent(t *testing.T) {
 	reg := quietRegistry(t)
 	var wg sync.WaitGroup
 	const n = 8
 	for g := range n {
 		wg.Go(func() {
 			for i := range 20 {
-				id := fmt.Sprintf("g%d.t%d", g, i)
-				reg.Add(namedTool(id, ""), namedTool(strings.ReplaceAll(id, ".", "__"), ""))
-				reg.Name(id)
+				id := fmt.Sprintf("g%d.t%d", i%4, i) // goroutines race for each ID
+				reg.Add(namedTool(id, ""))
+				reg.Add(namedTool(tool.NameOf(id), ""))
 				reg.ToolByName("g0__t0")
+				if g%2 == 0 && i%3 == 0 {
+					reg.Remove(id)
+				}
 			}
 		})
 	}
 	wg.Wait()
-	var ids []string
+	seen := map[string]string{}
 	for _, tl := range reg.List(nil) {
-		ids = append(ids, tl.ID)
-	}
-	first := names(t, reg, ids...)
-	if diff := cmp.Diff(first, names(t, reg, ids...)); diff != "" {
-		t.Errorf("names changed (-first +second):\n%s", diff)
+		n := tool.NameOf(tl.ID)
+		if other, ok := seen[n]; ok {
+			t.Errorf("%q and %q share the name %q", tl.ID, other, n)
+		}
+		seen[n] = tl.ID
+		if got, ok := reg.ToolByName(n); !ok || got != tl {
+			t.Errorf("ToolByName(%q) = %v, %v; want %q", n, got, ok, tl.ID)
+		}
 	}
 }
 
@@ -266,15 +258,14 @@ func BenchmarkNames(b *testing.B) {
 	for i := range 200 {
 		reg.Add(namedTool(fmt.Sprintf("bench.tool_%03d", i), ""))
 	}
-	reg.Name("bench.tool_000")
 	b.Run("Tool(ID) baseline", func(b *testing.B) {
 		for b.Loop() {
 			reg.Tool("bench.tool_123")
 		}
 	})
-	b.Run("Name(ID)", func(b *testing.B) {
+	b.Run("NameOf(ID)", func(b *testing.B) {
 		for b.Loop() {
-			reg.Name("bench.tool_123")
+			tool.NameOf("bench.tool_123")
 		}
 	})
 	b.Run("ToolByName(name)", func(b *testing.B) {

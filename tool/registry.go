@@ -23,14 +23,14 @@ type Registry struct {
 	logger *slog.Logger
 
 	mu          sync.RWMutex
-	entries     map[string]*entry
-	sorted      []*entry // by ID; nil after a change (see snapshot)
+	entries     map[string]*entry // by ID
+	byName      map[string]*entry // the same, by name (see NameOf)
+	sorted      []*entry          // by ID; nil after a change (see snapshot)
 	types       map[string]*DataType
 	entityTypes map[string]*EntityType
 	listeners   []func()
 	middleware  []Middleware
 	chain       atomic.Pointer[RunFunc] // the middleware around run; nil when there is none
-	names       nameTable               // the tools' names in MCP and model APIs (names.go)
 	adjust      func(*Tool) (*Tool, error)
 }
 
@@ -56,6 +56,7 @@ type Options struct {
 func NewRegistry(opts *Options) *Registry {
 	r := &Registry{
 		entries:     make(map[string]*entry),
+		byName:      make(map[string]*entry),
 		types:       make(map[string]*DataType),
 		entityTypes: make(map[string]*EntityType),
 	}
@@ -74,7 +75,8 @@ func NewRegistry(opts *Options) *Registry {
 func (r *Registry) Logger() *slog.Logger { return r.logger }
 
 // Add adds tools. A tool that cannot be added (invalid definitions, an
-// unknown data type or entity type, an ID already taken) is left out and
+// unknown data type or entity type, an ID already taken, or a name: "a.b"
+// beside "a__b", see [NameOf]) is left out and
 // logged, and the rest are added; the returned error joins the reasons,
 // each problem a *[DefinitionError] (see [Tool.Check]), nil when every
 // tool was added. Add the entity types and data types the tools
@@ -126,11 +128,13 @@ func (r *Registry) add(t *Tool) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.entries[t.ID]; ok {
-		errs.add("", "id", "ID %q is already taken", t.ID)
+	name := NameOf(t.ID)
+	if other := r.byName[name]; other != nil {
+		nameTaken(t.ID, other.tool.ID, &errs)
 		return errs.err()
 	}
 	r.entries[t.ID] = e
+	r.byName[name] = e
 	r.sorted = nil // rebuilt by the next List
 	return nil
 }
@@ -141,6 +145,7 @@ func (r *Registry) Remove(id string) bool {
 	_, ok := r.entries[id]
 	if ok {
 		delete(r.entries, id)
+		delete(r.byName, NameOf(id))
 		r.sorted = nil
 	}
 	r.mu.Unlock()

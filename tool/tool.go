@@ -42,8 +42,10 @@ type Handler func(ctx context.Context, in *Values) (*Result, error)
 // A Tool is a typed, validated, access-checked operation. Hand-written tools
 // fill the fields directly; toolgen writes them for method tools.
 type Tool struct {
-	// ID names the tool everywhere ("album.search"): 1 to 128 letters,
-	// digits, "_", "." and "-". Required.
+	// ID names the tool everywhere ("album.search"): letters, digits, "_",
+	// "." and "-", starting with a letter or "_", at most 64 characters
+	// once each "." is written "__" (its name in MCP and model APIs, see
+	// [NameOf]). Required.
 	ID string
 	// Label is a short human name ("Search"). Required.
 	Label string

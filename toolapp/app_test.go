@@ -114,7 +114,7 @@ func TestRunCommands(t *testing.T) {
 		{name: "unknown command", args: []string{"dance"}, code: 2, stderr: `unknown command "dance"`, noOpen: true},
 		{name: "bad flag", args: []string{"serve", "--nope"}, code: 2, stderr: "flag provided but not defined: -nope", noOpen: true},
 		{name: "tool run as ada", args: []string{"tool", "run", "notes.count", "--user", "ada", "--json"}, stdout: `"count": 3`},
-		{name: "tool run anonymous", args: []string{"tool", "run", "notes.count", "--json"}, code: 1, stdout: `"error_type": "access_denied"`},
+		{name: "tool run anonymous", args: []string{"tool", "run", "notes.count", "--json"}, code: 1, stdout: `"error_type": "tool_not_found"`},
 		{name: "tool run unknown user", args: []string{"tool", "run", "notes.count", "--user", "eve", "--json"}, code: 1, stdout: `"error_type": "user_not_found"`},
 		{name: "tool run blocked user", args: []string{"tool", "run", "notes.count", "--user", "mallory", "--json"}, code: 1, stdout: `"error_type": "user_blocked"`},
 		{name: "tool list as ada", args: []string{"tool", "list", "--user", "ada"}, stdout: "notes.count"},

@@ -38,6 +38,6 @@ func Example() {
 	//   "count": 3
 	// }
 	// exit status 0
-	// You may not run Count notes: it needs the permission "read notes".
+	// tool "notes.count" not found for account "anonymous" (an account sees only the tools it may run; --user NAME acts for another)
 	// exit status 1
 }

@@ -26,8 +26,8 @@
 // # IDs and names
 //
 // info and run take a tool's ID ("album.add_track") or its name in MCP and
-// function calling ([tool.Registry.Name]: "album__add_track"); where one
-// tool's ID is another tool's name, the ID wins. list and search show both
+// function calling ([tool.NameOf]: "album__add_track"), found with
+// [tool.Registry.ToolByName] as every caller finds it. list and search show both
 // (the ID and NAME columns of the table, the ID and Name columns of
 // --format markdown), and the DEF that info and list print with --format
 // json carries the name as "name", after "id".
@@ -38,8 +38,11 @@
 // [Options.Accounts], else [Options.DefaultAccount], else [tool.Anonymous].
 // A blocked account is refused before anything runs. list and search show
 // only the tools the account's permissions allow, info describes only
-// those and export declares only those; run leaves the decision to the
-// registry's run path.
+// those, export declares only those and run runs only those: to info and
+// run, a tool the account may not run is not found, exactly as a tool that
+// does not exist (tool_not_found), so that an account cannot tell whether
+// there is one; the message names the account. Whatever else decides
+// access (entity operations, the tool's access method) is the run path's.
 //
 // # Describing a tool
 //
@@ -52,8 +55,7 @@
 // lengths, counts, ranges, choices, patterns, formats, examples). The
 // properties of a map input follow it under their --input paths
 // ("settings.limit"). With --format json it prints the tool's DEF, its
-// JSON Schemas included. A tool the account may not run is not described;
-// the message says it may exist for another account (--user).
+// JSON Schemas included. A tool the account may not run is not found.
 //
 // # Inputs
 //
@@ -114,10 +116,10 @@
 // the command line; otherwise, when [Options.Stdin] is a terminal (or any
 // reader that is not a file), run asks "Run LABEL? [y/N]" on standard error
 // and takes "y" or "yes". Without either the run fails as access_denied,
-// with a message naming --yes. A destructive tool the account may not run
-// at all, or whose inputs are wrong, is refused as the run path refuses it
-// (checked with [tool.Registry.Validate]), without a question; a tool both
-// destructive and marked Confirm asks once.
+// with a message naming --yes. A destructive tool whose inputs are wrong is
+// refused as the run path refuses it (checked with
+// [tool.Registry.Validate]), without a question; a tool both destructive
+// and marked Confirm asks once.
 //
 // While a tool runs, the progress and log messages it reports (see
 // [tool.Progress] and [tool.Log]) are printed on standard error.
@@ -126,8 +128,8 @@
 //
 // export prints, as one JSON array, the declarations of every tool the
 // account may call in the function-calling format --format names, made by
-// [funcall.Toolset.Declarations]: the tool names are the registry's
-// ([tool.Registry.Name]: "album.search" is "album__search"), the
+// [funcall.Toolset.Declarations]: the tool names are their IDs'
+// ([tool.NameOf]: "album.search" is "album__search"), the
 // descriptions are the tools' and the parameters are their input schemas,
 // rewritten for the strict and Gemini formats. The formats:
 //

@@ -64,9 +64,9 @@ func (c *command) list(args []string, search bool) int {
 		}
 		err = writeJSON(c.stdout, defs)
 	case "markdown":
-		err = writeMarkdown(c.stdout, tools, c.reg.Name)
+		err = writeMarkdown(c.stdout, tools, tool.NameOf)
 	default:
-		err = writeTable(c.stdout, tools, c.reg.Name)
+		err = writeTable(c.stdout, tools, tool.NameOf)
 	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), err)
@@ -97,7 +97,7 @@ type info struct {
 
 // describe returns the DEF of t as the registry holds it.
 func (c *command) describe(t *tool.Tool) *info {
-	return &info{ID: t.ID, Name: c.reg.Name(t.ID), Info: c.reg.Describe(t.ID)}
+	return &info{ID: t.ID, Name: tool.NameOf(t.ID), Info: c.reg.Describe(t.ID)}
 }
 
 // writeTable writes tools as an aligned table, with the name that name
@@ -168,20 +168,15 @@ func (c *command) info(args []string) int {
 		fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), ue)
 		return 1
 	}
-	t, ok := c.lookUp(words[0])
+	t, ok := c.lookUp(words[0], acct)
 	if !ok {
-		fmt.Fprintf(c.stderr, "%s: tool %q not found\n", fs.Name(), words[0])
-		return 1
-	}
-	if !t.Allowed(acct) {
-		fmt.Fprintf(c.stderr, "%s: tool %q not found for account %q: it may exist, but not for this account; try --user NAME with an account that may run it\n",
-			fs.Name(), words[0], acct.AccountID())
+		fmt.Fprintf(c.stderr, "%s: %s\n", fs.Name(), notFoundMessage(words[0], acct))
 		return 1
 	}
 	if *format == "json" {
 		err = writeJSON(c.stdout, c.describe(t))
 	} else {
-		err = writeInfo(c.stdout, t, c.reg.Name(t.ID))
+		err = writeInfo(c.stdout, t, tool.NameOf(t.ID))
 	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), err)

@@ -1,7 +1,6 @@
 package toolcli_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -11,26 +10,9 @@ import (
 )
 
 // info and run take a tool's name in MCP and function calling as well as
-// its ID; where one tool's ID is another's name, the ID wins.
+// its ID.
 func TestToolByName(t *testing.T) {
 	reg := newRegistry(t)
-	reg.Name("demo.echo") // names the tools: demo.echo is demo__echo
-	// A tool whose ID is demo.echo's name; it gets a name of its own.
-	err := reg.Add(&tool.Tool{
-		ID: "demo__echo", Label: "Other echo", Description: "Says other.", Operation: tool.OpRead, Access: anyone,
-		Outputs: []*tool.Definition{{Name: "word", Type: "string", Required: true}},
-		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
-			return tool.Succeeded("", map[string]any{"word": "other"}), nil
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	other := reg.Name("demo__echo")
-	if other == "demo__echo" || other == "" {
-		t.Fatalf("the tool demo__echo is named %q", other)
-	}
-
 	_, byID, _ := call(t, reg, nil, "info", "demo.sum")
 	code, byName, errOut := call(t, reg, nil, "info", "demo__sum")
 	if code != 0 {
@@ -43,21 +25,10 @@ func TestToolByName(t *testing.T) {
 		t.Errorf("info does not show the name:\n%s", byName)
 	}
 
-	tests := []struct {
-		word string
-		want result
-	}{
-		{word: "demo__sum", want: result{Success: true, Message: "Sum completed.", Outputs: map[string]any{"sum": 3.0}}},
-		{word: "demo__echo", want: result{Success: true, Message: "Other echo completed.", Outputs: map[string]any{"word": "other"}}},
-		{word: other, want: result{Success: true, Message: "Other echo completed.", Outputs: map[string]any{"word": "other"}}},
-	}
-	for _, tt := range tests {
-		args := []string{tt.word}
-		if tt.word == "demo__sum" {
-			args = append(args, "--input", "numbers=1", "--input", "numbers=2")
-		}
-		if diff := cmp.Diff(tt.want, runJSON(t, reg, nil, args...)); diff != "" {
-			t.Errorf("run %s (-want +got):\n%s", tt.word, diff)
+	want := result{Success: true, Message: "Sum completed.", Outputs: map[string]any{"sum": 3.0}}
+	for _, word := range []string{"demo__sum", "demo.sum"} {
+		if diff := cmp.Diff(want, runJSON(t, reg, nil, word, "--input", "numbers=1", "--input", "numbers=2")); diff != "" {
+			t.Errorf("run %s (-want +got):\n%s", word, diff)
 		}
 	}
 
@@ -67,5 +38,42 @@ func TestToolByName(t *testing.T) {
 	}
 	if got := runJSON(t, reg, nil, "demo__nope"); got.ErrorType != "tool_not_found" || !strings.Contains(got.Message, "demo__nope") {
 		t.Errorf("run of an unknown name: %+v", got)
+	}
+}
+
+// info and run of a tool the account may not run answer exactly as for a
+// tool that does not exist, by its name or its ID, with or without --json,
+// whatever inputs or preset the run names; the account that may run it
+// runs it.
+func TestRunHiddenAsUnknown(t *testing.T) {
+	reg := newRegistry(t)
+	without := newRegistry(t)
+	without.Remove("demo.secret")
+	for _, word := range []string{"demo__secret", "demo.secret"} {
+		for _, args := range [][]string{
+			{"run", word},
+			{"run", "--json", word},
+			{"run", "--json", word, "--input", "secret=x", "--preset", "mine"},
+			{"run", word, "--input", `{"secret":"x"}`},
+			{"info", word},
+			{"info", "--format", "json", word},
+		} {
+			code, out, errOut := call(t, reg, nil, args...)
+			wantCode, wantOut, wantErr := call(t, without, nil, args...)
+			if code != wantCode || out != wantOut || errOut != wantErr {
+				t.Errorf("%q: %d, %q, %q; want, as for no such tool, %d, %q, %q", args, code, out, errOut, wantCode, wantOut, wantErr)
+			}
+			if code != 1 || !strings.Contains(out+errOut, `not found for account`) || !strings.Contains(out+errOut, word) {
+				t.Errorf("%q: %d, %q, %q; want a failure saying the tool is not found", args, code, out, errOut)
+			}
+		}
+		if got := runJSON(t, reg, nil, word, "--user", "admin"); !got.Success || got.Outputs["secret"] != "for admin" {
+			t.Errorf("run %s --user admin: %+v", word, got)
+		}
+	}
+	// From Go, the run path names the permission.
+	res, err := reg.Run(t.Context(), "demo.secret", nil)
+	if err != nil || res.Failure != tool.FailureAccess || !strings.Contains(res.Message, `it needs the permission "see secrets"`) {
+		t.Errorf("Registry.Run of demo.secret: %+v, %v", res, err)
 	}
 }

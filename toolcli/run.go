@@ -64,25 +64,22 @@ func (c *command) run(args []string) int {
 	if err != nil {
 		return c.report(fs, *asJSON, failure(errInvalidOption, err.Error()))
 	}
-	id := words[0]
-	t, _ := c.lookUp(id)
-	var defs []*tool.Definition
-	if t != nil {
-		id = t.ID
-		defs = t.Inputs
-	}
-	runArgs, err := buildArgs(inputs, defs)
-	if err != nil {
-		return c.report(fs, *asJSON, failure(errInvalidOption, err.Error()))
-	}
 	acct, ue := c.account(*user)
 	if ue != nil {
 		return c.report(fs, *asJSON, failure(ue.errorType, ue.msg))
 	}
+	// A tool the account may not run is not found, as one that does not
+	// exist: nothing about it is read before.
+	t, ok := c.lookUp(words[0], acct)
+	if !ok {
+		return c.report(fs, *asJSON, notFound(words[0], acct))
+	}
+	id := t.ID
+	runArgs, err := buildArgs(inputs, t.Inputs)
+	if err != nil {
+		return c.report(fs, *asJSON, failure(errInvalidOption, err.Error()))
+	}
 	if *preset != "" {
-		if t == nil {
-			return c.report(fs, *asJSON, notFound(id))
-		}
 		base, o := c.presetArgs(acct, t, *preset)
 		if o != nil {
 			return c.report(fs, *asJSON, o)
@@ -94,10 +91,10 @@ func (c *command) run(args []string) int {
 	ctx := tool.WithAccount(c.ctx, acct)
 	ctx = tool.WithReporter(ctx, &reporter{w: c.stderr})
 	confirmed := *yes
-	if !confirmed && t != nil && t.IsDestructive() && t.Allowed(acct) {
-		// A destructive run needs a person's yes. What the account may not
-		// run at all, and inputs that are wrong, are left to the run path
-		// to refuse (before anything runs), without asking.
+	if !confirmed && t.IsDestructive() {
+		// A destructive run needs a person's yes. Inputs that are wrong
+		// are left to the run path to refuse (before anything runs),
+		// without asking.
 		if _, vs, _ := c.reg.Validate(ctx, id, runArgs); len(vs) == 0 {
 			if o := c.confirmDestructive(ctx, t, runArgs); o != nil {
 				return c.report(fs, *asJSON, o)
@@ -112,7 +109,7 @@ func (c *command) run(args []string) int {
 	}
 	res, err := c.reg.Run(ctx, id, runArgs)
 	if errors.Is(err, tool.ErrNotFound) {
-		return c.report(fs, *asJSON, notFound(id))
+		return c.report(fs, *asJSON, notFound(words[0], acct)) // removed since
 	}
 	if err != nil {
 		return c.report(fs, *asJSON, failure(errExecutionFailed, err.Error()))
@@ -124,8 +121,10 @@ func (c *command) run(args []string) int {
 	return c.report(fs, *asJSON, fromResult(res, name))
 }
 
-func notFound(id string) *outcome {
-	return failure(errToolNotFound, fmt.Sprintf("tool %q not found", id))
+// notFound is the failure of a run of a tool word names that acct may not
+// see: the same whether there is none or acct may not run it.
+func notFound(word string, acct tool.Account) *outcome {
+	return failure(errToolNotFound, notFoundMessage(word, acct))
 }
 
 // presetArgs returns the arguments that acct's preset name of t holds, as

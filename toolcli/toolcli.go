@@ -160,13 +160,21 @@ column of list). Flags may come before or after the other words.
 `, n)
 }
 
-// lookUp returns the tool whose ID, or else whose name ([tool.Registry.Name]),
-// is word. An ID wins over a name, since the CLI lists tools by ID.
-func (c *command) lookUp(word string) (*tool.Tool, bool) {
-	if t, ok := c.reg.Tool(word); ok {
-		return t, true
+// lookUp returns the tool whose ID or name ([tool.NameOf]) is word, as
+// [tool.Registry.ToolByName] finds it, when acct may see it: a tool acct
+// may not run is not found, as one that does not exist.
+func (c *command) lookUp(word string, acct tool.Account) (*tool.Tool, bool) {
+	t, ok := c.reg.ToolByName(word)
+	if !ok || !t.Allowed(acct) {
+		return nil, false
 	}
-	return c.reg.ToolByName(word)
+	return t, true
+}
+
+// notFoundMessage says that no tool word names is found for acct: the
+// same whether there is none or acct may not see it.
+func notFoundMessage(word string, acct tool.Account) string {
+	return fmt.Sprintf("tool %q not found for account %q (an account sees only the tools it may run; --user NAME acts for another)", word, acct.AccountID())
 }
 
 // An optionError is a bad flag or argument: an invalid_option failure.

@@ -350,7 +350,7 @@ func TestRunFailures(t *testing.T) {
 		{name: "unknown input", args: []string{"demo.echo", "--input", "word=hi", "--input", "colour=red"}, errorType: "invalid_input", violations: []string{"colour"}},
 		{name: "typed JSON is not coerced", args: []string{"demo.sum", "--input", `{"numbers":["1"]}`}, errorType: "invalid_input", violations: []string{"numbers[0]"}},
 		{name: "input error from the tool", args: []string{"demo.refuse", "--input", "word=x"}, errorType: "invalid_input", messageHas: "likes"},
-		{name: "permission", args: []string{"demo.secret"}, errorType: "access_denied"},
+		{name: "permission: as if there were no such tool", args: []string{"demo.secret"}, errorType: "tool_not_found", messageHas: `tool "demo.secret" not found`},
 		{name: "confirmation needed", args: []string{"demo.launch"}, errorType: "access_denied", messageHas: "onfirm"},
 		{name: "tool error stays inside", args: []string{"demo.fail", "--yes"}, errorType: "execution_failed", messageHasNot: "fire"},
 		{name: "destructive needs --yes", args: []string{"demo.fail"}, errorType: "access_denied", messageHas: "--yes"},
@@ -523,7 +523,7 @@ func TestDestructive(t *testing.T) {
 		{name: "no one to ask", args: []string{"--user", "admin"},
 			errorType: "access_denied", messageHas: "run it again with --yes"},
 		{name: "no permission: no question", stdin: strings.NewReader("y\n"),
-			errorType: "access_denied", messageHas: "permission"},
+			errorType: "tool_not_found", messageHas: `tool "demo.wipe" not found`},
 		{name: "bad input: no question", args: []string{"--user", "admin", "--input", "scope=everything"}, stdin: strings.NewReader("y\n"),
 			errorType: "invalid_input", messageHas: "scope"},
 	}
@@ -770,7 +770,7 @@ func TestInfo(t *testing.T) {
 	}
 
 	code, _, errOut = call(t, reg, nil, "info", "demo.secret")
-	wantErr := `app tool info: tool "demo.secret" not found for account "anonymous": it may exist, but not for this account; try --user NAME with an account that may run it` + "\n"
+	wantErr := `app tool info: tool "demo.secret" not found for account "anonymous" (an account sees only the tools it may run; --user NAME acts for another)` + "\n"
 	if code != 1 || errOut != wantErr {
 		t.Errorf("info of a tool the account may not run: exit status %d, stderr %q, want %q", code, errOut, wantErr)
 	}

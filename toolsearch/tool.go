@@ -47,7 +47,7 @@ func (ix *Index) Tool() *tool.Tool {
 			found := make([]any, 0, len(hits))
 			for _, h := range hits {
 				found = append(found, map[string]any{
-					"name":         ix.reg.Name(h.Tool.ID),
+					"name":         tool.NameOf(h.Tool.ID),
 					"id":           h.Tool.ID,
 					"label":        h.Tool.Label,
 					"description":  h.Tool.Description,

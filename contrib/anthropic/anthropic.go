@@ -10,7 +10,7 @@
 //	params.Messages = append(params.Messages, anthropic.NewUserMessage(tools.Run(ctx, msg.Content)...))
 //
 // The declared tools are those the account may run, under the names
-// [tool.Registry.Name] gives them. Every call runs through the registry's
+// [tool.NameOf] gives them. Every call runs through the registry's
 // run path for that account (permission, validation, access checks,
 // confirmation). A tool_result holds the JSON of a [funcall.Response]:
 // {"success","message","outputs"}, and on a failure "error_type" and, when

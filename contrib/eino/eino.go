@@ -12,7 +12,7 @@
 //	})
 //
 // The tools are those the account may run, under the names
-// [tool.Registry.Name] gives them, each with its input schema
+// [toolapi.NameOf] gives them, each with its input schema
 // (schema.NewParamsOneOfByJSONSchema). Every call runs through the
 // registry's run path for that account (permission, validation, access
 // checks, confirmation) and answers with the JSON of a [funcall.Response]:

@@ -9,7 +9,7 @@
 //	contents = append(contents, resp.Candidates[0].Content, tools.Run(ctx, resp.FunctionCalls()))
 //
 // The declared tools are those the account may run, under the names
-// [tool.Registry.Name] gives them, each with its input schema whole as
+// [tool.NameOf] gives them, each with its input schema whole as
 // parametersJsonSchema (JSON Schema, not the OpenAPI subset of
 // "parameters"). Every call runs through the registry's run path for that
 // account (permission, validation, access checks, confirmation). A function

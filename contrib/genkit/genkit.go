@@ -8,7 +8,7 @@
 //		ai.WithTools(set.Refs()...), ai.WithMiddleware(set.Middleware()))
 //
 // The tools are those the account may run, under the names
-// [tool.Registry.Name] gives them, each declared with its input schema and
+// [tool.NameOf] gives them, each declared with its input schema and
 // an output schema: that of a [Result] whose "outputs" is the tool's own
 // output schema. Every call runs through the registry's run path for that
 // account (permission, validation, access checks, confirmation) and its
@@ -273,7 +273,7 @@ func (a *action) RunJSONWithTelemetry(ctx context.Context, input json.RawMessage
 }
 
 // undeclaredName is the name of the tool that answers a call of a tool
-// that was not declared; a name [tool.Registry.Name] never gives (it has
+// that was not declared; a name [tool.NameOf] never gives (it has
 // a slash).
 const undeclaredName = "toolgenkit/undeclared"
 

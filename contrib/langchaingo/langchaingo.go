@@ -8,7 +8,7 @@
 //	answer, err := chains.Run(ctx, agents.NewExecutor(agent), "Shout hello.")
 //
 // The tools are those the account may run, under the names
-// [tool.Registry.Name] gives them. Every call runs through the registry's
+// [tool.NameOf] gives them. Every call runs through the registry's
 // run path for that account (permission, validation, access checks,
 // confirmation) and answers with the JSON of a [funcall.Response]:
 // {"success","message","outputs"}, and on a failure "error_type" and, when

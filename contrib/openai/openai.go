@@ -12,7 +12,7 @@
 //	params.Messages = append(params.Messages, tools.RunChat(ctx, msg)...)
 //
 // The declared tools are those the account may run, under the names
-// [tool.Registry.Name] gives them. Every call runs through the registry's
+// [tool.NameOf] gives them. Every call runs through the registry's
 // run path for that account (permission, validation, access checks,
 // confirmation) and its answer is the JSON of a [funcall.Response]:
 // {"success","message","outputs"}, and on a failure "error_type" and, when

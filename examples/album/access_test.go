@@ -20,6 +20,7 @@ var matrixUsers = []string{"anonymous", "editor", "admin", "mallory"}
 // Outcomes of a run in the matrix.
 const (
 	ok      = "ok"
+	hidden  = "hidden" // the account's permissions do not reach the tool: access from Go, not found on the CLI
 	denied  = "access"
 	failed  = "runtime" // allowed, but the tool failed (export's check)
 	blocked = "blocked" // the account is blocked: access, or user_blocked on the CLI
@@ -43,32 +44,32 @@ var accessMatrix = []matrixCase{
 	{"site.info", "", noArgs, [4]string{ok, ok, ok, blocked}},
 	{"site.update_info", "", func(string) map[string]any {
 		return map[string]any{"values": map[string]any{"slogan": "Changed"}}
-	}, [4]string{denied, denied, ok, blocked}},
+	}, [4]string{hidden, hidden, ok, blocked}},
 
 	{"album.summarize", "Blue Hours", albumArg, [4]string{ok, ok, ok, blocked}},
 	{"album.summarize", "Night Studies", albumArg, [4]string{denied, ok, ok, blocked}},
 	{"album.summarize", "Harbour Lights", albumArg, [4]string{ok, ok, ok, blocked}},
 	{"album.summarize", "Winter Sketches", albumArg, [4]string{denied, denied, ok, blocked}},
 
-	{"album.publish", "Night Studies", albumArg, [4]string{denied, ok, ok, blocked}},
-	{"album.publish", "Winter Sketches", albumArg, [4]string{denied, denied, ok, blocked}},
-	{"album.publish", "Harbour Lights", albumArg, [4]string{denied, denied, ok, blocked}},
+	{"album.publish", "Night Studies", albumArg, [4]string{hidden, ok, ok, blocked}},
+	{"album.publish", "Winter Sketches", albumArg, [4]string{hidden, denied, ok, blocked}},
+	{"album.publish", "Harbour Lights", albumArg, [4]string{hidden, denied, ok, blocked}},
 
 	{"album.add_track", "Blue Hours", func(id string) map[string]any {
 		return map[string]any{"album": id, "title": "Encore"}
-	}, [4]string{denied, ok, ok, blocked}},
+	}, [4]string{hidden, ok, ok, blocked}},
 	{"album.add_track", "Harbour Lights", func(id string) map[string]any {
 		return map[string]any{"album": id, "title": "Encore"}
-	}, [4]string{denied, denied, ok, blocked}},
+	}, [4]string{hidden, denied, ok, blocked}},
 
 	// A deleted album is gone for the next account: the one case deletes
 	// only at admin's run.
-	{"album.delete", "Harbour Lights", albumArg, [4]string{denied, denied, ok, blocked}},
+	{"album.delete", "Harbour Lights", albumArg, [4]string{hidden, denied, ok, blocked}},
 
-	{"translation.export", "Night Studies", exportArgs, [4]string{denied, ok, ok, blocked}},
-	{"translation.export", "Blue Hours", exportArgs, [4]string{denied, ok, ok, blocked}},
-	{"translation.export", "Harbour Lights", exportArgs, [4]string{denied, failed, failed, blocked}},
-	{"translation.export", "Winter Sketches", exportArgs, [4]string{denied, denied, ok, blocked}},
+	{"translation.export", "Night Studies", exportArgs, [4]string{hidden, ok, ok, blocked}},
+	{"translation.export", "Blue Hours", exportArgs, [4]string{hidden, ok, ok, blocked}},
+	{"translation.export", "Harbour Lights", exportArgs, [4]string{hidden, failed, failed, blocked}},
+	{"translation.export", "Winter Sketches", exportArgs, [4]string{hidden, denied, ok, blocked}},
 }
 
 func exportArgs(id string) map[string]any {
@@ -128,6 +129,8 @@ func registryOutcome(res *tool.Result) string {
 		return ok
 	case res.Failure == tool.FailureAccess && bytes.Contains([]byte(res.Message), []byte("blocked")):
 		return blocked
+	case res.Failure == tool.FailureAccess && bytes.Contains([]byte(res.Message), []byte("it needs the permission")):
+		return hidden
 	case res.Failure == tool.FailureAccess:
 		return denied
 	case res.Failure == tool.FailureRuntime:
@@ -163,7 +166,7 @@ func TestAccessMatrixCLI(t *testing.T) {
 			if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 				t.Fatalf("%s as %s: output %q: %v (stderr %q)", c.tool, user, stdout.String(), err, stderr.String())
 			}
-			got := map[string]string{"": ok, "access_denied": denied, "user_blocked": blocked, "execution_failed": failed}[out.ErrorType]
+			got := map[string]string{"": ok, "access_denied": denied, "tool_not_found": hidden, "user_blocked": blocked, "execution_failed": failed}[out.ErrorType]
 			if got == "" {
 				got = out.ErrorType
 			}

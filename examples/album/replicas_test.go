@@ -414,10 +414,7 @@ func TestReplicas(t *testing.T) {
 	t.Logf("PostgreSQL restart: %s", st)
 	st.mu.Lock()
 	if n := st.byStatus[http.StatusUnauthorized] + st.byStatus[http.StatusTooManyRequests]; n > 0 {
-		// A token that cannot be looked up while the database is down is
-		// not yet told apart from a wrong one here: the accounts answer
-		// 401, and the limit on failed sign-ins then 429.
-		t.Logf("PostgreSQL restart: %d calls answered 401 or 429, which a store that is unavailable should not give", n)
+		t.Errorf("PostgreSQL restart: %d calls answered 401 or 429; an unavailable store must answer 503", n)
 	}
 	if st.noRetryAfter > 0 {
 		t.Errorf("PostgreSQL restart: %d 503s without a Retry-After", st.noRetryAfter)

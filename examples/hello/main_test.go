@@ -170,9 +170,9 @@ func TestBinary(t *testing.T) {
 			status: 1, errorType: "invalid_option",
 		},
 		{
-			name:   "anonymous may not launch",
+			name:   "anonymous may not launch: not found, as if there were no such tool",
 			args:   []string{"tool", "run", "rocket.launch", "--json", "--yes"},
-			status: 1, errorType: "access_denied",
+			status: 1, errorType: "tool_not_found",
 		},
 		{
 			name:   "launch needs a person to confirm",

@@ -331,39 +331,55 @@ func hasDirective(decls *declIndex, cg *ast.CommentGroup, name string) bool {
 	return false
 }
 
-// duplicates leaves out both tools of every shared ID.
+// duplicates leaves out both tools of every shared ID, and of every shared
+// name (tool.NameOf: "a.b" and "a__b" are both named "a__b"), which no
+// registry can hold together.
 func (inf *inference) duplicates(pkgs []*Package) {
-	byID := map[string][]*Tool{}
-	var ids []string
+	byName := map[string][]*Tool{}
+	var names []string
 	for _, p := range pkgs {
 		for _, s := range p.Services {
 			for _, t := range s.Tools {
-				if byID[t.Tool.ID] == nil {
-					ids = append(ids, t.Tool.ID)
+				name := tool.NameOf(t.Tool.ID)
+				if byName[name] == nil {
+					names = append(names, name)
 				}
-				byID[t.Tool.ID] = append(byID[t.Tool.ID], t)
+				byName[name] = append(byName[name], t)
 			}
 		}
 	}
 	drop := map[*Tool]bool{}
-	for _, id := range ids {
-		ts := byID[id]
+	for _, name := range names {
+		ts := byName[name]
 		if len(ts) < 2 {
 			continue
 		}
 		for _, t := range ts {
-			var others []string
+			id := t.Tool.ID
+			var same, named []string
 			for _, o := range ts {
-				if o != t {
-					pos := o.Pos
-					if rel, err := filepath.Rel(filepath.Dir(t.Pos.Filename), pos.Filename); err == nil {
-						pos.Filename = filepath.ToSlash(rel)
-					}
-					others = append(others, fmt.Sprintf("%s (%s)", pos, o.MethodName()))
+				if o == t {
+					continue
+				}
+				pos := o.Pos
+				if rel, err := filepath.Rel(filepath.Dir(t.Pos.Filename), pos.Filename); err == nil {
+					pos.Filename = filepath.ToSlash(rel)
+				}
+				if o.Tool.ID == id {
+					same = append(same, fmt.Sprintf("%s (%s)", pos, o.MethodName()))
+				} else {
+					named = append(named, fmt.Sprintf("%s at %s (%s)", o.Tool.ID, pos, o.MethodName()))
 				}
 			}
+			var msg []string
+			if len(same) > 0 {
+				msg = append(msg, "ID "+id+" is also declared at "+strings.Join(same, ", "))
+			}
+			if len(named) > 0 {
+				msg = append(msg, "ID "+id+" has the name "+name+" in MCP and model APIs (a '.' is named \"__\"), as "+strings.Join(named, ", ")+" has")
+			}
 			inf.diags = append(inf.diags, Diagnostic{Pos: t.Pos, Tool: id, Method: t.MethodName(),
-				Message: "ID " + id + " is also declared at " + strings.Join(others, ", ") + "; both are left out"})
+				Message: strings.Join(msg, "; ") + "; both are left out"})
 			drop[t] = true
 		}
 	}

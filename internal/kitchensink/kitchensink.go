@@ -17,12 +17,13 @@ import (
 	"github.com/toolapi/toolapi/tool"
 )
 
-// LongID is an ID longer than any model API takes as a name.
-const LongID = "kitchen.a_tool_whose_id_is_far_longer_than_any_model_api_accepts_as_a_function_name"
+// LongID is the longest an ID may be: its name, with "." written "__",
+// has the 64 characters that model APIs take at most.
+const LongID = "kitchen.a_tool_whose_name_is_as_long_as_model_apis_take_it_abcd"
 
 // IDs lists the IDs of the registry's tools, in the order they are added.
 var IDs = []string{
-	"kitchen.types", "kitchen.nested", "kitchen.clash", "kitchen__clash", "kitchen.no_inputs", LongID,
+	"kitchen.types", "kitchen.nested", "kitchen.clash", "Kitchen-Dash.v2", "kitchen.no_inputs", LongID,
 }
 
 // Samples holds, by tool ID, arguments the tool accepts, as JSON.
@@ -35,7 +36,7 @@ var Samples = map[string]string{
 		`"pairs":[{"key":"k","value":1}],"maybe":null},"grid":[[1,2],[3]],"scores":{"ada":1,"bob":2},` +
 		`"extra":{"anything":[1,"two",null]},"payload":{"deep":true},"anything_list":[1,"a",{"b":2}]}`,
 	"kitchen.clash":     `{"note":"dotted"}`,
-	"kitchen__clash":    `{"note":"raw"}`,
+	"Kitchen-Dash.v2":   `{"note":"dashed"}`,
 	"kitchen.no_inputs": `{}`,
 	LongID:              `{"word":"w"}`,
 }
@@ -77,10 +78,10 @@ func New(logger *slog.Logger) (*tool.Registry, error) {
 	tools := []*tool.Tool{
 		newTool("kitchen.types", "Every scalar type and constraint.", typesInputs()),
 		newTool("kitchen.nested", "Nested maps and lists, typed and free-form maps, values of any type.", nestedInputs()),
-		newTool("kitchen.clash", "Named like kitchen__clash once dotted.", []*tool.Definition{{Name: "note", Type: "string"}}),
-		newTool("kitchen__clash", "Named like kitchen.clash.", []*tool.Definition{{Name: "note", Type: "string"}}),
+		newTool("kitchen.clash", "Named kitchen__clash, with its dot written as two underscores.", []*tool.Definition{{Name: "note", Type: "string"}}),
+		newTool("Kitchen-Dash.v2", "A capital, a dash and a dot in its ID.", []*tool.Definition{{Name: "note", Type: "string"}}),
 		newTool("kitchen.no_inputs", "Takes nothing.", nil),
-		newTool(LongID, "An ID longer than 64 characters.", word),
+		newTool(LongID, "An ID whose name has 64 characters, the most a name may have.", word),
 	}
 	return reg, reg.Add(tools...)
 }

@@ -29,7 +29,7 @@ func TestRefusalReason(t *testing.T) {
 		t.Errorf("CLI: exit %d, %v; want access_denied with %q", code, out, want)
 	}
 
-	resp := funcall.New(r, reader).Dispatch(context.Background(), r.Name("e2e.rename"), []byte(`{"title":"x"}`))
+	resp := funcall.New(r, reader).Dispatch(context.Background(), tool.NameOf("e2e.rename"), []byte(`{"title":"x"}`))
 	if resp.ErrorType != funcall.AccessDenied || resp.Message != want {
 		t.Errorf("dispatch: %s %q; want %s %q", resp.ErrorType, resp.Message, funcall.AccessDenied, want)
 	}
@@ -46,7 +46,7 @@ func TestRefusalReason(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: r.Name("e2e.rename"), Arguments: map[string]any{"title": "x"}})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool.NameOf("e2e.rename"), Arguments: map[string]any{"title": "x"}})
 	if err != nil {
 		t.Fatal(err)
 	}
