@@ -1,6 +1,7 @@
 // Package audit keeps a trail of the runs of tools that change things, as
 // middleware of a [tool.Registry]: every run of a write or trigger tool,
-// and every run of any tool that is refused, from every caller.
+// and every run of any tool that is refused, from every caller. A check of
+// inputs ([tool.Registry.Validate]) runs nothing and is not recorded.
 //
 //	trail, err := audit.NewSQLStore(db, nil) // or any Store
 //	if err != nil { ... }
@@ -134,6 +135,9 @@ func Middleware(store Store, opts *Options) tool.Middleware {
 	}
 	return func(next tool.RunFunc) tool.RunFunc {
 		return func(ctx context.Context, c *tool.Call) *tool.Result {
+			if c.Check {
+				return next(ctx, c) // a check of inputs is no run
+			}
 			start := o.Now()
 			rec := &Record{
 				Time:      start.UTC(),

@@ -147,13 +147,17 @@ func New(opts *Options) (*Telemetry, error) {
 }
 
 // Middleware returns the [tool.Middleware] that records each run: its span
-// and its metrics. Without providers it passes runs through untouched.
+// and its metrics. Without providers it passes runs through untouched. A
+// check of inputs ([tool.Call.Check]) runs nothing and is not recorded.
 func (tel *Telemetry) Middleware() tool.Middleware {
 	if tel.off {
 		return func(next tool.RunFunc) tool.RunFunc { return next }
 	}
 	return func(next tool.RunFunc) tool.RunFunc {
 		return func(ctx context.Context, c *tool.Call) *tool.Result {
+			if c.Check {
+				return next(ctx, c) // a check of inputs is no run
+			}
 			start := time.Now()
 			ctx, span := tel.tracer.Start(ctx, executeTool+" "+c.Tool.ID,
 				trace.WithSpanKind(trace.SpanKindInternal),

@@ -69,20 +69,25 @@ func (r *Registry) decodeInto(ctx context.Context, e *entry, args arguments, vs 
 
 // start runs e through the registry's middleware, if any, and the run
 // path.
-func (r *Registry) start(ctx context.Context, e *entry, args arguments) (res *Result) {
+func (r *Registry) start(ctx context.Context, e *entry, args arguments) *Result {
 	chain := r.chain.Load()
 	if chain == nil {
 		return r.run(ctx, e, args, nil)
 	}
+	return r.through(ctx, *chain, &Call{Tool: e.tool, Account: AccountFrom(ctx), e: e, args: args})
+}
+
+// through passes c through the middleware chain, which ends in the run
+// path (see [Registry.path]).
+func (r *Registry) through(ctx context.Context, chain RunFunc, c *Call) (res *Result) {
 	defer func() {
 		if v := recover(); v != nil {
-			res = r.runtimeFailure(e.tool, "middleware panicked", fmt.Errorf("panic: %v\n%s", v, debug.Stack()))
+			res = r.runtimeFailure(c.Tool, "middleware panicked", fmt.Errorf("panic: %v\n%s", v, debug.Stack()))
 		}
 	}()
-	c := &Call{Tool: e.tool, Account: AccountFrom(ctx), e: e, args: args}
-	res = (*chain)(ctx, c)
+	res = chain(ctx, c)
 	if res == nil {
-		return r.runtimeFailure(e.tool, "middleware returned no result", errors.New("nil result"))
+		return r.runtimeFailure(c.Tool, "middleware returned no result", errors.New("nil result"))
 	}
 	return res
 }
@@ -112,8 +117,12 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 	if c != nil {
 		c.Inputs = in
 	}
-	if res := r.loadEntities(ctx, e, acct, in); res != nil {
+	var loadVs violations
+	if res := r.loadEntities(ctx, e, acct, in, false, &loadVs); res != nil {
 		return res
+	}
+	if !loadVs.empty() {
+		return inputFailure(t, loadVs.result())
 	}
 	if t.Access != nil {
 		ok, err := t.Access(ctx, in)
@@ -286,23 +295,25 @@ func (r *Registry) runtimeFailure(t *Tool, what string, err error) *Result {
 	return &Result{Message: t.label() + " failed.", Failure: FailureRuntime}
 }
 
-// loadEntities replaces entity references by loaded entities and checks
-// the declared op on each for acct. Each distinct entity of a list is
-// loaded and checked once. It returns a failure, or nil.
-func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in *Values) *Result {
+// loadEntities replaces entity references by loaded entities, each
+// distinct entity of a list loaded once, adding a violation to vs for each
+// that does not exist. A run (check false) checks the declared op on each
+// for acct; a check checks none. It returns the failure that ends the run
+// at once (a refusal, or a load or access check that failed, logged), or
+// nil.
+func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in *Values, check bool, vs *violations) *Result {
 	t := e.tool
-	var vs violations
 	for i, n := range e.inputs {
 		op := entityOp(n)
 		if op == "" || in.values[i] == nil {
 			continue
 		}
-		l := entityLoader{r: r, t: t, acct: acct, op: op, sensitive: n.def.Sensitive}
+		l := entityLoader{r: r, t: t, acct: acct, op: op, check: check, sensitive: n.def.Sensitive}
 		seg := pathSeg{name: n.def.Name}
 		switch v := in.values[i].(type) {
 		case entityRef:
 			in.keepRef(i, v)
-			ent, res := l.load(ctx, v, &seg, &vs)
+			ent, res := l.load(ctx, v, &seg, vs)
 			if res != nil {
 				return res
 			}
@@ -315,25 +326,25 @@ func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in 
 			for j, item := range v {
 				ref, ok := item.(entityRef)
 				if !ok {
+					if check {
+						continue // the item's own violation says why
+					}
 					return r.runtimeFailure(t, "entity load failed", fmt.Errorf("input %s: item %d is %T, not an entity reference", n.def.Name, j, item))
 				}
 				is := seg.item(j)
 				ent, seen := loaded[ref]
 				if !seen {
 					var res *Result
-					if ent, res = l.load(ctx, ref, &is, &vs); res != nil {
+					if ent, res = l.load(ctx, ref, &is, vs); res != nil {
 						return res
 					}
 					loaded[ref] = ent
 				} else if ent == nil {
-					l.notFound(ref, &is, &vs)
+					l.notFound(ref, &is, vs)
 				}
 				v[j] = ent
 			}
 		}
-	}
-	if !vs.empty() {
-		return inputFailure(t, vs.result())
 	}
 	return nil
 }
@@ -345,12 +356,13 @@ type entityLoader struct {
 	t         *Tool
 	acct      Account
 	op        string
+	check     bool // only checking the inputs: the op is not checked
 	sensitive bool // the input is sensitive: messages do not quote it
 }
 
-// load loads the entity ref refers to and checks the op on it. A missing
-// entity adds a violation and gives nil; a refusal or an error gives a
-// failure.
+// load loads the entity ref refers to and, unless only checking, checks
+// the op on it. A missing entity adds a violation and gives nil; a refusal
+// or an error gives a failure.
 func (l *entityLoader) load(ctx context.Context, ref entityRef, p *pathSeg, vs *violations) (any, *Result) {
 	et, ok := l.r.EntityType(ref.typ)
 	if !ok {
@@ -364,6 +376,9 @@ func (l *entityLoader) load(ctx context.Context, ref entityRef, p *pathSeg, vs *
 	}
 	if err != nil {
 		return nil, l.r.runtimeFailure(l.t, "entity load failed", err)
+	}
+	if l.check {
+		return e, nil
 	}
 	ok, err = et.Access(ctx, l.acct, e, l.op)
 	if res := refusal(l.t, err); res != nil {
@@ -380,19 +395,6 @@ func (l *entityLoader) load(ctx context.Context, ref entityRef, p *pathSeg, vs *
 		return nil, accessFailure("You may not " + l.op + " " + what + " (input " + p.String() + ").")
 	}
 	return e, nil
-}
-
-// exists reports whether the entity ref refers to exists.
-func (l *entityLoader) exists(ctx context.Context, ref entityRef) (bool, error) {
-	et, ok := l.r.EntityType(ref.typ)
-	if !ok {
-		return false, nil
-	}
-	_, err := et.Load(ctx, ref.id)
-	if errors.Is(err, ErrEntityNotFound) {
-		return false, nil
-	}
-	return err == nil, err
 }
 
 // notFound adds the violation of a reference to no entity.
