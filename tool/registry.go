@@ -32,6 +32,7 @@ type Registry struct {
 	chain       atomic.Pointer[RunFunc] // the middleware around run; nil when there is none
 	names       nameTable               // the tools' names in MCP and model APIs (names.go)
 	adjust      func(*Tool) (*Tool, error)
+	mapError    func(error) error
 }
 
 // Options configure a [Registry].
@@ -50,6 +51,17 @@ type Options struct {
 	// it replaces whole carries only what the new one says. Nil adds every
 	// tool as it is.
 	Adjust func(t *Tool) (*Tool, error)
+	// MapError, when set, maps the errors of the application's own code
+	// (handlers, access methods, entity types' Load and Access) before the
+	// run path reads them, so a service need not know toolapi's error
+	// types: it returns an [*InputError] (an input failure), an
+	// [*AccessError] (a refusal), an error wrapping [ErrEntityNotFound]
+	// (from Load: the entity does not exist), a [*RunError] (a runtime
+	// failure with a message the caller sees, the outputs set so far
+	// published when it is Partial), or err itself, or nil, for a runtime
+	// failure whose text only the log sees. Match with errors.Is and
+	// errors.As, as err may be wrapped. Nil maps nothing.
+	MapError func(err error) error
 }
 
 // NewRegistry returns an empty registry. opts may be nil.
@@ -66,6 +78,7 @@ func NewRegistry(opts *Options) *Registry {
 	}
 	if opts != nil {
 		r.adjust = opts.Adjust
+		r.mapError = opts.MapError
 	}
 	return r
 }

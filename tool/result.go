@@ -88,6 +88,36 @@ func (e *AccessError) Error() string { return e.Reason }
 //	return false, tool.Refuse("only the album's owner may publish it")
 func Refuse(reason string) error { return &AccessError{Reason: reason} }
 
+// A RunError fails a run with a message the caller sees, where any other
+// error only says "LABEL failed.". A handler returns one (or an error
+// wrapping one), or [Options.MapError] maps an application's error to one.
+// The run fails as a runtime failure; Err is logged, never shown.
+type RunError struct {
+	// Message says what went wrong, in plain words for the caller ("The
+	// merge stopped after moving 12 of 30 comments."); it must not hold
+	// what the caller may not know. Empty means "LABEL failed.".
+	Message string
+	// Partial says the run failed partway, having changed things: the
+	// outputs the handler set (the Result it returned beside the error)
+	// are published with the failure, so the caller learns what was done.
+	// Without it a failed run's outputs are dropped.
+	Partial bool
+	// Err is the cause, for the log.
+	Err error
+}
+
+func (e *RunError) Error() string {
+	switch {
+	case e.Err == nil:
+		return e.Message
+	case e.Message == "":
+		return e.Err.Error()
+	}
+	return e.Message + ": " + e.Err.Error()
+}
+
+func (e *RunError) Unwrap() error { return e.Err }
+
 // InputErrorf returns an [InputError] about input, its message formatted.
 func InputErrorf(input, format string, args ...any) error {
 	return &InputError{Input: input, Message: fmt.Sprintf(format, args...)}

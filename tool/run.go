@@ -126,15 +126,8 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 	}
 	if t.Access != nil {
 		ok, err := t.Access(ctx, in)
-		var ie *InputError
-		if errors.As(err, &ie) {
-			return inputFailure(t, []Violation{{Path: ie.Input, Message: ie.Message}})
-		}
-		if res := refusal(t, err); res != nil {
-			return res
-		}
 		if err != nil {
-			return r.runtimeFailure(t, "access check failed", err)
+			return r.failure(ctx, e, nil, err, "access check failed")
 		}
 		if !ok {
 			return accessFailure("You may not run " + t.label() + " with these inputs.")
@@ -153,21 +146,69 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 			return accessFailure(t.label() + " was not confirmed, so it did not run.")
 		}
 	}
+	if r.mapError != nil {
+		ctx = context.WithValue(ctx, registryKey{}, r)
+	}
 	res, err := r.call(ctx, t, in)
 	if err != nil {
-		var ie *InputError
-		if errors.As(err, &ie) {
-			return inputFailure(t, []Violation{{Path: ie.Input, Message: ie.Message}})
-		}
-		if res := refusal(t, err); res != nil {
-			return res
-		}
-		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-			return &Result{Message: t.label() + " was cancelled.", Failure: FailureRuntime}
-		}
-		return r.runtimeFailure(t, "tool failed", err)
+		return r.failure(ctx, e, res, err, "tool failed")
 	}
 	return r.finish(e, res)
+}
+
+// failure returns the failed Result of err, returned by the
+// application's code (mapped by [Options.MapError]) with res, the
+// handler's Result beside it (nil elsewhere); what says where err came
+// from, for the log.
+func (r *Registry) failure(ctx context.Context, e *entry, res *Result, err error, what string) *Result {
+	t := e.tool
+	err = r.mapErr(err)
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return inputFailure(t, []Violation{{Path: ie.Input, Message: ie.Message}})
+	}
+	if res := refusal(t, err); res != nil {
+		return res
+	}
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return &Result{Message: t.label() + " was cancelled.", Failure: FailureRuntime}
+	}
+	var re *RunError
+	if !errors.As(err, &re) {
+		return r.runtimeFailure(t, what, err)
+	}
+	r.logger.Error(what, "tool", t.ID, "error", err.Error())
+	out := &Result{Message: sentence(re.Message), Failure: FailureRuntime}
+	if re.Partial && res != nil {
+		out.Outputs = res.Outputs
+	}
+	return r.finish(e, out)
+}
+
+// mapErr returns err as [Options.MapError] maps it.
+func (r *Registry) mapErr(err error) error {
+	if r.mapError == nil || err == nil {
+		return err
+	}
+	if m := r.mapError(err); m != nil {
+		return m
+	}
+	return err
+}
+
+type registryKey struct{}
+
+// FailedPartway reports whether err, returned by a handler, says the run
+// failed partway: whether it is (or wraps) a [*RunError] with Partial set,
+// once mapped by the [Options.MapError] of the registry running the tool
+// in ctx. A handler that has outputs to publish despite err returns them
+// beside it then; generated handlers of methods with named results do.
+func FailedPartway(ctx context.Context, err error) bool {
+	if r, ok := ctx.Value(registryKey{}).(*Registry); ok {
+		err = r.mapErr(err)
+	}
+	var re *RunError
+	return errors.As(err, &re) && re.Partial
 }
 
 // call calls the handler, turning a panic into an error.
@@ -308,7 +349,7 @@ func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in 
 		if op == "" || in.values[i] == nil {
 			continue
 		}
-		l := entityLoader{r: r, t: t, acct: acct, op: op, check: check, sensitive: n.def.Sensitive}
+		l := entityLoader{r: r, e: e, t: t, acct: acct, op: op, check: check, sensitive: n.def.Sensitive}
 		seg := pathSeg{name: n.def.Name}
 		switch v := in.values[i].(type) {
 		case entityRef:
@@ -353,6 +394,7 @@ func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in 
 // them.
 type entityLoader struct {
 	r         *Registry
+	e         *entry
 	t         *Tool
 	acct      Account
 	op        string
@@ -370,22 +412,19 @@ func (l *entityLoader) load(ctx context.Context, ref entityRef, p *pathSeg, vs *
 		return nil, nil
 	}
 	e, err := et.Load(ctx, ref.id)
-	if errors.Is(err, ErrEntityNotFound) {
-		l.notFound(ref, p, vs)
-		return nil, nil
-	}
 	if err != nil {
-		return nil, l.r.runtimeFailure(l.t, "entity load failed", err)
+		if err = l.r.mapErr(err); errors.Is(err, ErrEntityNotFound) {
+			l.notFound(ref, p, vs)
+			return nil, nil
+		}
+		return nil, l.r.failure(ctx, l.e, nil, err, "entity load failed")
 	}
 	if l.check {
 		return e, nil
 	}
 	ok, err = et.Access(ctx, l.acct, e, l.op)
-	if res := refusal(l.t, err); res != nil {
-		return nil, res
-	}
 	if err != nil {
-		return nil, l.r.runtimeFailure(l.t, "entity access check failed", err)
+		return nil, l.r.failure(ctx, l.e, nil, err, "entity access check failed")
 	}
 	if !ok {
 		what := typeName(et) + " " + ref.id

@@ -34,9 +34,13 @@ func (op Operation) ReadOnly() bool { return op == OpRead || op == OpExplain }
 func (op Operation) Idempotent() bool { return op == OpRead || op == OpExplain || op == OpTransform }
 
 // A Handler runs a tool with validated, resolved inputs. It returns the
-// outputs by name. A returned [InputError] (or an error wrapping one)
-// reaches the caller as an input failure; any other error is logged and the
-// caller learns only that the run failed.
+// outputs by name. A returned error, once mapped by [Options.MapError],
+// decides the outcome: an [InputError] (or an error wrapping one) reaches
+// the caller as an input failure, an [AccessError] as a refusal, a
+// [RunError] as a runtime failure with its message; any other error is
+// logged and the caller learns only that the run failed. A Result returned
+// beside an error counts only when the error is a partial RunError (see
+// [FailedPartway]): its outputs are published with the failure.
 type Handler func(ctx context.Context, in *Values) (*Result, error)
 
 // A Tool is a typed, validated, access-checked operation. Hand-written tools

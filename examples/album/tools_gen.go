@@ -441,7 +441,7 @@ func albumSummarizeTool(svc *Manager) *tool.Tool {
 			album = &e
 		}
 		title, owner, trackCount, length, images, err := svc.Summarize(ctx, album)
-		if err != nil {
+		if err != nil && !tool.FailedPartway(ctx, err) {
 			return nil, err
 		}
 		return tool.Succeeded("", map[string]any{
@@ -450,7 +450,7 @@ func albumSummarizeTool(svc *Manager) *tool.Tool {
 			"track_count": int64(trackCount),
 			"length":      length,
 			"images":      publishImageList(images),
-		}), nil
+		}), err
 	}
 	return t
 }

@@ -174,6 +174,29 @@ func (s *Scheduler) Stats(ctx context.Context, album *Album) (title string, trac
 	return album.Title, 12, nil
 }
 
+// ErrStorageFull is the service's own error: the storage ran out of
+// room. It knows nothing of toolapi; the registry's MapError gives it a
+// meaning for callers.
+var ErrStorageFull = errors.New("storage full")
+
+// Merge moves tracks into an album, at most room of them.
+//
+//   - album: The album the tracks move into.
+//   - tracks: The titles of the tracks to move.
+//   - room: How many tracks the storage has room for.
+//
+//tool:method id=e2e.merge permission="access content"
+//tool:entity album op=view
+func (s *Scheduler) Merge(ctx context.Context, album *Album, tracks []string, room int) (moved int, left []string, err error) {
+	for i, t := range tracks {
+		if i == room {
+			return moved, tracks[i:], fmt.Errorf("moving %q into %s: %w", t, album.ID, ErrStorageFull)
+		}
+		moved++
+	}
+	return moved, []string{}, nil
+}
+
 // Export writes an album's files.
 //
 //tool:method id=e2e.export permission="export"

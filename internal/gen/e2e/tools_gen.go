@@ -22,7 +22,7 @@ func ListerTools(svc *Lister) []*tool.Tool {
 	}
 }
 
-// SchedulerTools returns the tools of Scheduler's methods: e2e.schedule, e2e.search, e2e.cover, e2e.thumbnail, e2e.notes, e2e.stats, e2e.export, e2e.rename, e2e.attach, e2e.filter.
+// SchedulerTools returns the tools of Scheduler's methods: e2e.schedule, e2e.search, e2e.cover, e2e.thumbnail, e2e.notes, e2e.stats, e2e.merge, e2e.export, e2e.rename, e2e.attach, e2e.filter.
 // A nil svc gives the tools without handlers, which [tool.Registry.Add]
 // leaves out and logs.
 func SchedulerTools(svc *Scheduler) []*tool.Tool {
@@ -33,6 +33,7 @@ func SchedulerTools(svc *Scheduler) []*tool.Tool {
 		e2eThumbnailTool(svc),
 		e2eNotesTool(svc),
 		e2eStatsTool(svc),
+		e2eMergeTool(svc),
 		e2eExportTool(svc),
 		e2eRenameTool(svc),
 		e2eAttachTool(svc),
@@ -493,13 +494,96 @@ func e2eStatsTool(svc *Scheduler) *tool.Tool {
 			album = &e
 		}
 		title, trackCount, err := svc.Stats(ctx, album)
-		if err != nil {
+		if err != nil && !tool.FailedPartway(ctx, err) {
 			return nil, err
 		}
 		return tool.Succeeded("", map[string]any{
 			"title":       title,
 			"track_count": int64(trackCount),
-		}), nil
+		}), err
+	}
+	return t
+}
+
+// e2eMergeTool returns e2e.merge, the tool of Scheduler.Merge.
+func e2eMergeTool(svc *Scheduler) *tool.Tool {
+	var _ func(*Scheduler, context.Context, *Album, []string, int) (int, []string, error) = (*Scheduler).Merge // a changed signature must break the build
+	t := &tool.Tool{
+		ID:          "e2e.merge",
+		Label:       "Merge",
+		Description: "Moves tracks into an album, at most room of them.",
+		Operation:   tool.OpWrite,
+		Permission:  "access content",
+		Inputs: []*tool.Definition{
+			{
+				Name:        "album",
+				Type:        "entity:album",
+				Description: "The album the tracks move into.",
+				Required:    true,
+				EntityOp:    "view",
+			},
+			{
+				Name:        "tracks",
+				Type:        "list",
+				Description: "The titles of the tracks to move.",
+				Required:    true,
+				Items: &tool.Definition{
+					Type: "string",
+				},
+			},
+			{
+				Name:        "room",
+				Type:        "integer",
+				Description: "How many tracks the storage has room for.",
+				Required:    true,
+			},
+		},
+		Outputs: []*tool.Definition{
+			{
+				Name:     "moved",
+				Type:     "integer",
+				Required: true,
+			},
+			{
+				Name:     "left",
+				Type:     "list",
+				Required: true,
+				Items: &tool.Definition{
+					Type: "string",
+				},
+			},
+		},
+	}
+	if svc == nil {
+		return t
+	}
+	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		var album *Album
+		switch e := in.At(0).(type) {
+		case *Album:
+			album = e
+		case Album:
+			album = &e
+		}
+		var tracks []string
+		if list1, ok := in.At(1).([]any); ok {
+			tracks = make([]string, len(list1))
+			for i2, item3 := range list1 {
+				tracks[i2], _ = item3.(string)
+			}
+		}
+		var room int
+		if x4, ok := in.At(2).(int64); ok {
+			room = int(x4)
+		}
+		moved, left, err := svc.Merge(ctx, album, tracks, room)
+		if err != nil && !tool.FailedPartway(ctx, err) {
+			return nil, err
+		}
+		return tool.Succeeded("", map[string]any{
+			"moved": int64(moved),
+			"left":  publishStringList(left),
+		}), err
 	}
 	return t
 }
@@ -897,6 +981,15 @@ func publishShapeList(v []struct {
 	out := make([]any, len(v))
 	for i, x := range v {
 		out[i] = publishShape(x)
+	}
+	return out
+}
+
+// publishStringList publishes a []string as a list.
+func publishStringList(v []string) []any {
+	out := make([]any, len(v))
+	for i, x := range v {
+		out[i] = x
 	}
 	return out
 }
