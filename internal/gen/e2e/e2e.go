@@ -197,6 +197,31 @@ func (s *Scheduler) Merge(ctx context.Context, album *Album, tracks []string, ro
 	return moved, []string{}, nil
 }
 
+// Paging says which part of a list to give; each field has a default.
+type Paging struct {
+	// Limit caps the items given.
+	Limit int `tool:"limit,default=20,range=1..100"`
+	// Cursor is where the previous page ended.
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// A Window is a page of a list in an order; every field is optional.
+type Window struct {
+	// Paging says which part to give.
+	Paging Paging `json:"paging"`
+	// Sort orders the list.
+	Sort string `json:"sort,omitempty" tool:",default=newest"`
+}
+
+// Page gives the limit and order a window reads as.
+//
+//   - window: The part of the list to give.
+//
+//tool:method id=e2e.page op=read permission="access content"
+func (s *Scheduler) Page(ctx context.Context, window Window) (string, error) {
+	return fmt.Sprintf("%d %s %q", window.Paging.Limit, window.Sort, window.Paging.Cursor), nil
+}
+
 // Export writes an album's files.
 //
 //tool:method id=e2e.export permission="export"

@@ -22,7 +22,7 @@ func ListerTools(svc *Lister) []*tool.Tool {
 	}
 }
 
-// SchedulerTools returns the tools of Scheduler's methods: e2e.schedule, e2e.search, e2e.cover, e2e.thumbnail, e2e.notes, e2e.stats, e2e.merge, e2e.export, e2e.rename, e2e.attach, e2e.filter.
+// SchedulerTools returns the tools of Scheduler's methods: e2e.schedule, e2e.search, e2e.cover, e2e.thumbnail, e2e.notes, e2e.stats, e2e.merge, e2e.page, e2e.export, e2e.rename, e2e.attach, e2e.filter.
 // A nil svc gives the tools without handlers, which [tool.Registry.Add]
 // leaves out and logs.
 func SchedulerTools(svc *Scheduler) []*tool.Tool {
@@ -34,6 +34,7 @@ func SchedulerTools(svc *Scheduler) []*tool.Tool {
 		e2eNotesTool(svc),
 		e2eStatsTool(svc),
 		e2eMergeTool(svc),
+		e2ePageTool(svc),
 		e2eExportTool(svc),
 		e2eRenameTool(svc),
 		e2eAttachTool(svc),
@@ -588,6 +589,49 @@ func e2eMergeTool(svc *Scheduler) *tool.Tool {
 	return t
 }
 
+// e2ePageTool returns e2e.page, the tool of Scheduler.Page.
+func e2ePageTool(svc *Scheduler) *tool.Tool {
+	var _ func(*Scheduler, context.Context, Window) (string, error) = (*Scheduler).Page // a changed signature must break the build
+	t := &tool.Tool{
+		ID:          "e2e.page",
+		Label:       "Page",
+		Description: "Gives the limit and order a window reads as.",
+		Operation:   tool.OpRead,
+		Permission:  "access content",
+		Inputs: []*tool.Definition{
+			{
+				Name:        "window",
+				Type:        "map",
+				Description: "The part of the list to give.",
+				Default:     map[string]any{},
+				Properties:  windowProperties(),
+			},
+		},
+		Outputs: []*tool.Definition{
+			{
+				Name:     "result",
+				Type:     "string",
+				Required: true,
+			},
+		},
+	}
+	if svc == nil {
+		return t
+	}
+	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		var window Window
+		window = decodeWindow(in.At(0))
+		result, err := svc.Page(ctx, window)
+		if err != nil {
+			return nil, err
+		}
+		return tool.Succeeded("", map[string]any{
+			"result": result,
+		}), nil
+	}
+	return t
+}
+
 // e2eExportTool returns e2e.export, the tool of Scheduler.Export.
 func e2eExportTool(svc *Scheduler) *tool.Tool {
 	var _ func(*Scheduler, context.Context, string) tool.Result = (*Scheduler).Export // a changed signature must break the build
@@ -848,6 +892,17 @@ func decodeFilter(v any) (x Filter) {
 	return x
 }
 
+// decodePaging returns the Paging a map input holds.
+func decodePaging(v any) (x Paging) {
+	if m1, ok := v.(map[string]any); ok {
+		if x2, ok := m1["limit"].(int64); ok {
+			x.Limit = int(x2)
+		}
+		x.Cursor, _ = m1["cursor"].(string)
+	}
+	return x
+}
+
 // decodeSettings returns the Settings a map input holds.
 func decodeSettings(v any) (x Settings) {
 	if m1, ok := v.(map[string]any); ok {
@@ -855,6 +910,15 @@ func decodeSettings(v any) (x Settings) {
 		if x2, ok := m1["page_size"].(int64); ok {
 			x.PageSize = int(x2)
 		}
+	}
+	return x
+}
+
+// decodeWindow returns the Window a map input holds.
+func decodeWindow(v any) (x Window) {
+	if m1, ok := v.(map[string]any); ok {
+		x.Paging = decodePaging(m1["paging"])
+		x.Sort, _ = m1["sort"].(string)
 	}
 	return x
 }
@@ -914,6 +978,24 @@ func imageProperties() []*tool.Definition {
 // base64.
 func notBase64(path string) error {
 	return &tool.InputError{Input: path, Message: "must be base64 (standard alphabet, padded)"}
+}
+
+// pagingProperties returns the properties of a Paging.
+func pagingProperties() []*tool.Definition {
+	return []*tool.Definition{
+		{
+			Name:        "limit",
+			Type:        "integer",
+			Description: "Limit caps the items given.",
+			Default:     20,
+			Constraints: tool.Constraints{Range: &tool.Range{Min: tool.Ptr(1.0), Max: tool.Ptr(100.0)}},
+		},
+		{
+			Name:        "cursor",
+			Type:        "string",
+			Description: "Cursor is where the previous page ended.",
+		},
+	}
 }
 
 // publishAlbumPtr publishes a *Album: nil as null.
@@ -1015,6 +1097,25 @@ func settingsProperties() []*tool.Definition {
 			Name:        "page_size",
 			Type:        "integer",
 			Description: "PageSize is how many items a page shows.",
+		},
+	}
+}
+
+// windowProperties returns the properties of a Window.
+func windowProperties() []*tool.Definition {
+	return []*tool.Definition{
+		{
+			Name:        "paging",
+			Type:        "map",
+			Description: "Paging says which part to give.",
+			Default:     map[string]any{},
+			Properties:  pagingProperties(),
+		},
+		{
+			Name:        "sort",
+			Type:        "string",
+			Description: "Sort orders the list.",
+			Default:     "newest",
 		},
 	}
 }
