@@ -160,6 +160,10 @@ func (n *node) compileBounds(path string, input bool, errs *definitionErrors) {
 			errs.add(path, "range", "a range bound must be a finite number")
 			return
 		}
+		if n.kind == kInteger && (!exactInteger(c.Range.Min) || !exactInteger(c.Range.Max)) {
+			errs.add(path, "range", "a range bound of an integer must be a whole number from -%d to %d, the integers a JSON Schema bound holds exactly", maxExactInteger, maxExactInteger)
+			return
+		}
 		if c.Range.Min != nil {
 			n.min, n.hasMin = *c.Range.Min, true
 		}
@@ -352,4 +356,15 @@ func (n *node) entityTypeName() string {
 		return typeName(n.et)
 	}
 	return n.entityType
+}
+
+// maxExactInteger is 2^53-1, the largest integer a float64 (a range bound,
+// and a bound in JSON Schema as most validators read it) holds along with
+// every integer below it.
+const maxExactInteger = 1<<53 - 1
+
+// exactInteger reports whether b is nil or a whole number a float64 holds
+// exactly, in reach of every neighbour.
+func exactInteger(b *float64) bool {
+	return b == nil || *b == math.Trunc(*b) && math.Abs(*b) <= maxExactInteger
 }

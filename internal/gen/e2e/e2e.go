@@ -222,6 +222,19 @@ func (s *Scheduler) Page(ctx context.Context, window Window) (string, error) {
 	return fmt.Sprintf("%d %s %q", window.Paging.Limit, window.Sort, window.Paging.Cursor), nil
 }
 
+// Reserve reserves room for an album's files.
+//
+//   - files: How many files.
+//   - bytes: How many bytes in all.
+//   - slot: Which storage slot.
+//
+// Returns the bytes reserved.
+//
+//tool:method id=e2e.reserve permission="access content"
+func (s *Scheduler) Reserve(ctx context.Context, files uint, bytes uint64, slot uintptr) (uint64, error) {
+	return bytes + uint64(files)*0 + uint64(slot)*0, nil
+}
+
 // Export writes an album's files.
 //
 //tool:method id=e2e.export permission="export"

@@ -270,7 +270,7 @@ func TestNilServiceIsLeftOut(t *testing.T) {
 		t.Error("the other services' tools were not added")
 	}
 	var te interface{ Unwrap() []error }
-	if !errors.As(err, &te) || len(te.Unwrap()) != 12 {
+	if !errors.As(err, &te) || len(te.Unwrap()) != 13 {
 		t.Errorf("error = %v, want one reason per left-out tool", err)
 	}
 }

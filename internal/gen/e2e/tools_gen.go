@@ -22,7 +22,7 @@ func ListerTools(svc *Lister) []*tool.Tool {
 	}
 }
 
-// SchedulerTools returns the tools of Scheduler's methods: e2e.schedule, e2e.search, e2e.cover, e2e.thumbnail, e2e.notes, e2e.stats, e2e.merge, e2e.page, e2e.export, e2e.rename, e2e.attach, e2e.filter.
+// SchedulerTools returns the tools of Scheduler's methods: e2e.schedule, e2e.search, e2e.cover, e2e.thumbnail, e2e.notes, e2e.stats, e2e.merge, e2e.page, e2e.reserve, e2e.export, e2e.rename, e2e.attach, e2e.filter.
 // A nil svc gives the tools without handlers, which [tool.Registry.Add]
 // leaves out and logs.
 func SchedulerTools(svc *Scheduler) []*tool.Tool {
@@ -35,6 +35,7 @@ func SchedulerTools(svc *Scheduler) []*tool.Tool {
 		e2eStatsTool(svc),
 		e2eMergeTool(svc),
 		e2ePageTool(svc),
+		e2eReserveTool(svc),
 		e2eExportTool(svc),
 		e2eRenameTool(svc),
 		e2eAttachTool(svc),
@@ -627,6 +628,75 @@ func e2ePageTool(svc *Scheduler) *tool.Tool {
 		}
 		return tool.Succeeded("", map[string]any{
 			"result": result,
+		}), nil
+	}
+	return t
+}
+
+// e2eReserveTool returns e2e.reserve, the tool of Scheduler.Reserve.
+func e2eReserveTool(svc *Scheduler) *tool.Tool {
+	var _ func(*Scheduler, context.Context, uint, uint64, uintptr) (uint64, error) = (*Scheduler).Reserve // a changed signature must break the build
+	t := &tool.Tool{
+		ID:          "e2e.reserve",
+		Label:       "Reserve",
+		Description: "Reserves room for an album's files.",
+		Operation:   tool.OpWrite,
+		Permission:  "access content",
+		Inputs: []*tool.Definition{
+			{
+				Name:        "files",
+				Type:        "integer",
+				Description: "How many files.",
+				Required:    true,
+				Constraints: tool.Constraints{Range: &tool.Range{Min: tool.Ptr(0.0), Max: tool.Ptr(9007199254740991.0)}},
+			},
+			{
+				Name:        "bytes",
+				Type:        "integer",
+				Description: "How many bytes in all.",
+				Required:    true,
+				Constraints: tool.Constraints{Range: &tool.Range{Min: tool.Ptr(0.0), Max: tool.Ptr(9007199254740991.0)}},
+			},
+			{
+				Name:        "slot",
+				Type:        "integer",
+				Description: "Which storage slot.",
+				Required:    true,
+				Constraints: tool.Constraints{Range: &tool.Range{Min: tool.Ptr(0.0), Max: tool.Ptr(9007199254740991.0)}},
+			},
+		},
+		Outputs: []*tool.Definition{
+			{
+				Name:        "result",
+				Type:        "integer",
+				Description: "The bytes reserved.",
+				Required:    true,
+				Constraints: tool.Constraints{Range: &tool.Range{Min: tool.Ptr(0.0), Max: tool.Ptr(9007199254740991.0)}},
+			},
+		},
+	}
+	if svc == nil {
+		return t
+	}
+	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		var files uint
+		if x1, ok := in.At(0).(int64); ok {
+			files = uint(x1)
+		}
+		var bytes uint64
+		if x2, ok := in.At(1).(int64); ok {
+			bytes = uint64(x2)
+		}
+		var slot uintptr
+		if x3, ok := in.At(2).(int64); ok {
+			slot = uintptr(x3)
+		}
+		result, err := svc.Reserve(ctx, files, bytes, slot)
+		if err != nil {
+			return nil, err
+		}
+		return tool.Succeeded("", map[string]any{
+			"result": int64(result),
 		}), nil
 	}
 	return t
