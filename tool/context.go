@@ -48,9 +48,13 @@ func Log(ctx context.Context, level, message string) {
 }
 
 // A Confirmer asks a person to confirm a run of a tool marked Confirm. It
-// returns true only on an accepted answer.
+// returns true only on an accepted answer. question is the registry's
+// wording of the run, for the Confirmer to show: "Run LABEL (ID)?", or
+// "Run LABEL (ID) with {...}?" naming the inputs the caller set as
+// canonical JSON. Sensitive inputs are left out of it, and a Confirmer is
+// given nothing else of the inputs, so no confirmation shows a secret.
 type Confirmer interface {
-	Confirm(ctx context.Context, t *Tool, in *Values) (bool, error)
+	Confirm(ctx context.Context, t *Tool, question string) (bool, error)
 }
 
 type confirmerKey struct{}
@@ -68,7 +72,7 @@ var Confirmed Confirmer = confirmed{}
 
 type confirmed struct{}
 
-func (confirmed) Confirm(context.Context, *Tool, *Values) (bool, error) { return true, nil }
+func (confirmed) Confirm(context.Context, *Tool, string) (bool, error) { return true, nil }
 
 type accountKey struct{}
 

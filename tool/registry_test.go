@@ -292,7 +292,7 @@ func TestAccessAndConfirm(t *testing.T) {
 
 type confirmFunc bool
 
-func (c confirmFunc) Confirm(context.Context, *Tool, *Values) (bool, error) { return bool(c), nil }
+func (c confirmFunc) Confirm(context.Context, *Tool, string) (bool, error) { return bool(c), nil }
 
 func TestCustomDataType(t *testing.T) {
 	r := NewRegistry(&Options{Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))})

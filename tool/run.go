@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -138,7 +139,7 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 		if c == nil {
 			return accessFailure(t.label() + " runs only when a person confirms it, and this caller cannot ask for confirmation.")
 		}
-		ok, err := c.Confirm(ctx, t, in)
+		ok, err := c.Confirm(ctx, t, confirmQuestion(t, in))
 		if err != nil {
 			return r.runtimeFailure(t, "confirmation failed", err)
 		}
@@ -209,6 +210,18 @@ func FailedPartway(ctx context.Context, err error) bool {
 	}
 	var re *RunError
 	return errors.As(err, &re) && re.Partial
+}
+
+// confirmQuestion returns the question a [Confirmer] asks about a run of
+// t with in: the inputs the caller set, as canonical JSON with the
+// sensitive ones left out.
+func confirmQuestion(t *Tool, in *Values) string {
+	what := t.label() + " (" + t.ID + ")"
+	b, err := json.Marshal(in.canonical(true))
+	if err != nil || string(b) == "{}" {
+		return "Run " + what + "?"
+	}
+	return "Run " + what + " with " + string(b) + "?"
 }
 
 // call calls the handler, turning a panic into an error.

@@ -240,3 +240,59 @@ func TestMapError(t *testing.T) {
 		t.Errorf("a RunError without MapError: %+v", res)
 	}
 }
+
+// asking is a Confirmer that records the questions it is asked.
+type asking struct{ questions []string }
+
+func (a *asking) Confirm(_ context.Context, _ *Tool, question string) (bool, error) {
+	a.questions = append(a.questions, question)
+	return true, nil
+}
+
+// TestConfirmLeavesOutSensitive checks that the question a Confirmer is
+// given names the inputs the caller set, entities by ID, and never a
+// sensitive value, at the top or inside a map.
+func TestConfirmLeavesOutSensitive(t *testing.T) {
+	r := newQuietRegistry()
+	if err := r.AddEntityType(albumType(nil)); err != nil {
+		t.Fatal(err)
+	}
+	err := r.Add(
+		&Tool{ID: "t.login", Label: "Log in", Description: "Logs in.", Permission: "p", Confirm: true,
+			Inputs: []*Definition{
+				{Name: "user", Type: "string", Required: true},
+				{Name: "password", Type: "string", Required: true, Sensitive: true},
+				{Name: "album", Type: "entity:album", EntityOp: "view"},
+				{Name: "opts", Type: "map", Properties: []*Definition{{Name: "pin", Type: "string", Sensitive: true}, {Name: "when", Type: "duration"}}},
+			},
+			Handler: func(context.Context, *Values) (*Result, error) { return nil, nil }},
+		&Tool{ID: "t.wipe", Label: "Wipe", Description: "Wipes.", Permission: "p", Confirm: true,
+			Inputs:  []*Definition{{Name: "key", Type: "string", Sensitive: true}},
+			Handler: func(context.Context, *Values) (*Result, error) { return nil, nil }},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &asking{}
+	ctx := WithConfirmer(WithAccount(context.Background(), editor), a)
+	if res, _ := r.RunJSON(ctx, "t.login", []byte(`{"user":"ann","password":"hunter2","album":"1","opts":{"pin":"1234","when":"PT1M"}}`)); !res.Success {
+		t.Fatalf("run: %+v", res)
+	}
+	if res, _ := r.Run(ctx, "t.wipe", map[string]any{"key": "k-9f2"}); !res.Success {
+		t.Fatalf("run: %+v", res)
+	}
+	want := []string{
+		`Run Log in (t.login) with {"album":"1","opts":{"when":"PT1M"},"user":"ann"}?`,
+		`Run Wipe (t.wipe)?`,
+	}
+	if diff := cmp.Diff(want, a.questions); diff != "" {
+		t.Errorf("questions (-want +got):\n%s", diff)
+	}
+	for _, q := range a.questions {
+		for _, secret := range []string{"hunter2", "1234", "k-9f2"} {
+			if strings.Contains(q, secret) {
+				t.Errorf("the question %q shows the sensitive value %q", q, secret)
+			}
+		}
+	}
+}

@@ -311,7 +311,7 @@ func (c *command) confirmDestructive(t *tool.Tool) *outcome {
 		return failure(errAccessDenied, fmt.Sprintf(
 			"%s is destructive and nobody can confirm it here (standard input is not a terminal): run it again with --yes to confirm.", t.Label))
 	}
-	ok, _ := (&prompt{in: in, out: c.stderr}).Confirm(c.ctx, t, nil)
+	ok, _ := (&prompt{in: in, out: c.stderr}).Confirm(c.ctx, t, "")
 	if !ok {
 		return failure(errAccessDenied, fmt.Sprintf("%s was not run: it is destructive and was not confirmed (--yes confirms it).", t.Label))
 	}
@@ -334,7 +334,8 @@ type prompt struct {
 	out io.Writer
 }
 
-func (p *prompt) Confirm(ctx context.Context, t *tool.Tool, _ *tool.Values) (bool, error) {
+func (p *prompt) Confirm(ctx context.Context, t *tool.Tool, _ string) (bool, error) {
+	// The person typed the inputs: the question need not repeat them.
 	fmt.Fprintf(p.out, "Run %s? [y/N] ", t.Label)
 	line, err := bufio.NewReader(p.in).ReadString('\n')
 	if err != nil && line == "" {

@@ -147,7 +147,7 @@ func (t *Tool) InvokableRun(ctx context.Context, arguments string, opts ...tool.
 // answer is a person's answer to a confirmation.
 type answer bool
 
-func (a answer) Confirm(context.Context, *toolapi.Tool, *toolapi.Values) (bool, error) {
+func (a answer) Confirm(context.Context, *toolapi.Tool, string) (bool, error) {
 	return bool(a), nil
 }
 

@@ -200,7 +200,7 @@ func (t *Tools) run(name, label string, confirm bool) ai.ToolFunc[any, *Result] 
 // answer is a person's answer to a confirmation.
 type answer bool
 
-func (a answer) Confirm(ctx context.Context, _ *tool.Tool, _ *tool.Values) (bool, error) {
+func (a answer) Confirm(ctx context.Context, _ *tool.Tool, _ string) (bool, error) {
 	return bool(a), nil
 }
 
