@@ -51,9 +51,6 @@ type Definition struct {
 	// quotes it in a violation message, [Call.InputsJSON] leaves it out,
 	// and callers mask it, log it and audit it nowhere.
 	Sensitive bool
-	// Config names the config object whose schema and stored value this
-	// input or output stands for.
-	Config string
 	// Constraints restrict the value.
 	Constraints Constraints
 }
@@ -107,9 +104,9 @@ type Range struct {
 	Min, Max *float64
 }
 
-// Intersect returns the range of the numbers both r and o allow; a nil
+// intersect returns the range of the numbers both r and o allow; a nil
 // range allows every number.
-func (r *Range) Intersect(o *Range) *Range {
+func (r *Range) intersect(o *Range) *Range {
 	if r == nil {
 		return o
 	}

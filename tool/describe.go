@@ -31,6 +31,7 @@ func (t *Tool) Describe() *Info {
 
 // Describe returns the Info of the tool with the given ID as r holds it
 // (its schemas know r's data types), or nil when r holds no such tool.
+// The schemas are shared: callers must not modify them.
 func (r *Registry) Describe(id string) *Info {
 	e := r.entry(id)
 	if e == nil {

@@ -23,7 +23,7 @@
 // same path: the permission, decoding and coercion, validation, loading the
 // entities, entity ops and the access method, confirmation, the call,
 // publishing the outputs and validating them. What a caller sends is checked
-// against exactly what [Tool.InputSchema] advertises (JSON Schema 2020-12);
+// against exactly what the input schema ([Registry.Describe]) advertises (JSON Schema 2020-12);
 // what a tool returns is checked against its output definitions, and only
 // declared outputs reach the caller.
 //

@@ -276,7 +276,7 @@ func moveItemConstraints(item *Constraints, list Constraints) {
 	if list.Range != nil {
 		// The list's range narrows the item's own (a sized integer's
 		// bounds, say); it never widens it.
-		item.Range = item.Range.Intersect(list.Range)
+		item.Range = item.Range.intersect(list.Range)
 	}
 	if len(list.Choice) > 0 {
 		item.Choice = list.Choice

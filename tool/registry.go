@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // A Registry holds tools and runs them. Every caller (CLI, explorer, MCP,
@@ -216,26 +214,6 @@ func (r *Registry) entry(id string) *entry {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return r.entries[id]
-}
-
-// InputSchema returns the JSON Schema of the inputs of the tool with the
-// given ID, or nil when r holds no such tool. The schema is shared:
-// callers must not modify it.
-func (r *Registry) InputSchema(id string) *jsonschema.Schema {
-	if e := r.entry(id); e != nil {
-		return e.inSchema
-	}
-	return nil
-}
-
-// OutputSchema returns the JSON Schema of the outputs of the tool with the
-// given ID, or nil when r holds no such tool. The schema is shared:
-// callers must not modify it.
-func (r *Registry) OutputSchema(id string) *jsonschema.Schema {
-	if e := r.entry(id); e != nil {
-		return e.outSchema
-	}
-	return nil
 }
 
 // A Filter selects tools for [Registry.List].

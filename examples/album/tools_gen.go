@@ -471,7 +471,6 @@ func siteInfoTool(svc *SiteSettings) *tool.Tool {
 				Description: "The site's settings.",
 				Required:    true,
 				Properties:  siteProperties(),
-				Config:      "site",
 			},
 		},
 	}
@@ -507,7 +506,6 @@ func siteUpdateInfoTool(svc *SiteSettings) *tool.Tool {
 				Description: "The settings to change, by name.",
 				Required:    true,
 				Properties:  siteProperties(),
-				Config:      "site",
 				Constraints: tool.Constraints{NotBlank: true},
 			},
 		},
@@ -518,7 +516,6 @@ func siteUpdateInfoTool(svc *SiteSettings) *tool.Tool {
 				Description: "The site's settings as stored afterwards.",
 				Required:    true,
 				Properties:  siteProperties(),
-				Config:      "site",
 			},
 		},
 	}

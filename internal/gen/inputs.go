@@ -116,7 +116,6 @@ func (pi *pkgInference) configInput(t types.Type, name string) (*tool.Definition
 	if err != nil {
 		return nil, err
 	}
-	d.Config = name
 	return d, nil
 }
 

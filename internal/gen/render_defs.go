@@ -87,9 +87,6 @@ func (r *renderer) writeDefFields(b *strings.Builder, d *tool.Definition) {
 	if d.EntityOp != "" {
 		field("EntityOp", q(d.EntityOp))
 	}
-	if d.Config != "" {
-		field("Config", q(d.Config))
-	}
 	if c := constraintsLiteral(d.Constraints); c != "" {
 		field("Constraints", c)
 	}

@@ -232,8 +232,8 @@ func TestConfig(t *testing.T) {
 		t.Errorf("outputs (-want +got):\n%s", diff)
 	}
 	tl, _ := r.Tool("e2e.update_info")
-	if tl.Inputs[0].Config != "e2e.site" || tl.Outputs != nil {
-		t.Errorf("update_info definitions: config %q, outputs %v", tl.Inputs[0].Config, tl.Outputs)
+	if in := tl.Inputs[0]; in.Type != "map" || len(in.Properties) != 2 || in.Properties[0].Name != "name" || tl.Outputs != nil {
+		t.Errorf("update_info definitions: input %+v, outputs %v; want the config object's map", in, tl.Outputs)
 	}
 }
 

@@ -875,7 +875,6 @@ func e2eSiteInfoTool(svc *Site) *tool.Tool {
 				Type:       "map",
 				Required:   true,
 				Properties: settingsProperties(),
-				Config:     "e2e.site",
 			},
 		},
 	}
@@ -909,7 +908,6 @@ func e2eUpdateInfoTool(svc *Site) *tool.Tool {
 				Type:       "map",
 				Required:   true,
 				Properties: settingsProperties(),
-				Config:     "e2e.site",
 			},
 		},
 	}
