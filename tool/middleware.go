@@ -5,23 +5,17 @@ import (
 	"encoding/json"
 )
 
-// A Call is one run of a tool as middleware sees it.
+// A Call is one run (or check) of a tool as middleware sees it.
 type Call struct {
 	// Tool is the tool being run.
 	Tool *Tool
-	// Account is the account the run is for (see [AccountFrom]); never nil
-	// ([Anonymous] when the context carries none).
+	// Account is the account the run is for; never nil.
 	Account Account
-	// Inputs holds the decoded inputs, set by the run path once they are
-	// decoded and validated: nil before, and when decoding failed.
+	// Inputs holds the inputs once decoded and valid; nil until then.
 	Inputs *Values
-	// Check is true when the call only checks its inputs ([Registry.Validate]):
-	// the run path decodes and validates them and loads the entities they
-	// name, in the context the middleware passes on, and runs no access
-	// check, confirmation or handler. Middleware that sets up what entity
-	// types and handlers need (a tenant, a transaction) does so for checks
-	// too; middleware that records or charges runs (an audit trail, a rate
-	// limit, telemetry) passes a check to next untouched.
+	// Check is true for [Registry.Validate]: middleware that records or
+	// charges runs passes it on untouched; one that sets up the context (a
+	// tenant) does so for checks too.
 	Check bool
 
 	e       *entry
@@ -37,10 +31,8 @@ type checked struct {
 	err       error
 }
 
-// InputsJSON returns the canonical JSON of the decoded inputs the caller
-// set, with sensitive inputs (see [Definition.Sensitive]) left out: an
-// object in the form [Registry.RunJSON] accepts. Entities are given by
-// their IDs. It returns nil when Inputs is nil.
+// InputsJSON returns the canonical JSON of the inputs the caller set, the
+// sensitive ones left out, or nil when Inputs is nil.
 func (c *Call) InputsJSON() []byte {
 	if c.Inputs == nil {
 		return nil
@@ -55,17 +47,13 @@ func (c *Call) InputsJSON() []byte {
 // A RunFunc runs a tool: the run path, or middleware around it.
 type RunFunc func(ctx context.Context, c *Call) *Result
 
-// A Middleware wraps every run of a registry's tools: it returns a RunFunc
-// that may act before and after calling next (which runs the rest of the
-// chain and then the run path), or return a Result of its own without
-// calling next. It sees every outcome, refusals included.
+// A Middleware wraps every run: its RunFunc may act before and after
+// calling next, or answer with a Result of its own. It sees every outcome.
 type Middleware func(next RunFunc) RunFunc
 
-// Use adds middleware around every run of r, from every caller (Run,
-// RunJSON and the callers built on them), and around every check of
-// inputs ([Registry.Validate], with [Call.Check] set); the first added is
-// the outermost. A panic in middleware fails the run as a runtime failure,
-// logged.
+// Use adds middleware around every run and check of inputs of r, from
+// every caller; the first added is the outermost. A panic in middleware
+// fails the run as a runtime failure, logged.
 func (r *Registry) Use(mw ...Middleware) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

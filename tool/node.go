@@ -57,9 +57,8 @@ type node struct {
 	noNUL      bool // a string input that rejects U+0000
 }
 
-// DefaultMaxItems is the number of items a list input takes at most when
-// its definition sets no maximum ([Constraints.Count]); the input schema
-// advertises it as maxItems. Outputs have no such default.
+// DefaultMaxItems is the most items a list input takes (and its schema's
+// maxItems) when [Constraints.Count] sets no maximum.
 const DefaultMaxItems = 1000
 
 // compile compiles def, the definition of an input at path; types

@@ -10,13 +10,8 @@ import (
 	"sync/atomic"
 )
 
-// A Registry holds tools and runs them. Every caller (CLI, explorer, MCP,
-// function calling, Go code) lists and runs tools through one Registry, so
-// every run takes the same path: permission, decode and coerce, validate,
-// load entities, entity ops and access, confirmation, call, publish
-// outputs, validate outputs.
-//
-// A Registry is safe for concurrent use.
+// A Registry holds tools and runs them, for every caller, on one path
+// (see the package doc). It is safe for concurrent use.
 type Registry struct {
 	logger *slog.Logger
 
@@ -35,30 +30,15 @@ type Registry struct {
 
 // Options configure a [Registry].
 type Options struct {
-	// Logger receives what the registry leaves out and what fails inside a
-	// run. Nil means slog.Default().
+	// Logger receives what is left out and what fails; nil: slog.Default().
 	Logger *slog.Logger
-	// Adjust, when set, sees each tool as it is added and returns the tool
-	// to add in its place: an application re-types an input, narrows a
-	// range or rewords a description of tools it did not write (generated
-	// ones, say). It is given a deep copy ([Tool.Clone]) it may change and
-	// return; returning an error leaves the tool out, as invalid
-	// definitions do. Examples and defaults are written against the
-	// definition as declared: where Adjust changes an input's type in
-	// place, it must update or clear its Examples and Default; a definition
-	// it replaces whole carries only what the new one says. Nil adds every
-	// tool as it is.
+	// Adjust, when set, gets a deep copy of each tool added and returns the
+	// tool to add instead, or an error to leave it out. An input it re-types
+	// needs its Examples and Default fixed too.
 	Adjust func(t *Tool) (*Tool, error)
-	// MapError, when set, maps the errors of the application's own code
-	// (handlers, access methods, entity types' Load and Access) before the
-	// run path reads them, so a service need not know toolapi's error
-	// types: it returns an [*InputError] (an input failure), an
-	// [*AccessError] (a refusal), an error wrapping [ErrEntityNotFound]
-	// (from Load: the entity does not exist), a [*RunError] (a runtime
-	// failure with a message the caller sees, the outputs set so far
-	// published when it is Partial), or err itself, or nil, for a runtime
-	// failure whose text only the log sees. Match with errors.Is and
-	// errors.As, as err may be wrapped. Nil maps nothing.
+	// MapError, when set, maps the application's errors to an [*InputError],
+	// [*AccessError], [*RunError] or (from Load) [ErrEntityNotFound]; nil
+	// or err itself leaves a hidden runtime failure.
 	MapError func(err error) error
 }
 
@@ -84,13 +64,10 @@ func NewRegistry(opts *Options) *Registry {
 // Logger returns the registry's logger.
 func (r *Registry) Logger() *slog.Logger { return r.logger }
 
-// Add adds tools. A tool that cannot be added (invalid definitions, an
-// unknown data type or entity type, an ID already taken) is left out and
-// logged, and the rest are added; the returned error joins the reasons,
-// each problem a *[DefinitionError] (see [Tool.Check]), nil when every
-// tool was added. Add the entity types and data types the tools
-// use first. r never writes a tool: the same Tool may be added to several
-// registries, and must not change once added.
+// Add adds tools, after the entity and data types they use. A tool that
+// cannot be added (bad definitions, an unknown type, an ID taken) is left
+// out and logged; the error joins every problem, each a *[DefinitionError].
+// A Tool must not change once added.
 func (r *Registry) Add(tools ...*Tool) error {
 	var errs []error
 	added := false
@@ -177,8 +154,7 @@ func (r *Registry) changed() {
 	}
 }
 
-// AddEntityType adds an entity type that entity inputs and outputs may
-// name. An ID already taken is an error.
+// AddEntityType adds an entity type; an ID already taken is an error.
 func (r *Registry) AddEntityType(et *EntityType) error {
 	if et == nil || et.ID == "" || et.Load == nil || et.Access == nil || et.Describe == nil {
 		return errors.New("entity type needs an ID, Load, Access and Describe")
@@ -218,14 +194,12 @@ func (r *Registry) entry(id string) *entry {
 
 // A Filter selects tools for [Registry.List].
 type Filter struct {
-	// Account, when set, keeps only the tools whose permission the account
-	// satisfies (nothing is run to decide).
+	// Account, when set, keeps the tools whose permission it satisfies.
 	Account Account
-	// Operation, when set, keeps only tools of that operation.
+	// Operation, when set, keeps the tools of that operation.
 	Operation Operation
-	// Words, when set, keeps only tools whose ID, label or description
-	// contains the words (case-insensitively): all of them when MatchAll,
-	// else any one.
+	// Words, when set, keeps tools whose ID, label or description holds
+	// the words (any case): all when MatchAll, else any one.
 	Words    []string
 	MatchAll bool
 }
@@ -297,9 +271,8 @@ func (e *entry) matches(words []string, all bool) bool {
 	return all
 }
 
-// Allowed reports whether acct may run t as far as t's permission goes
-// (entity ops and access checks need the inputs and are decided by a
-// run). A permission that does not parse allows no one.
+// Allowed reports whether acct has t's permission (a run decides the
+// rest); a permission that does not parse allows no one.
 func (t *Tool) Allowed(acct Account) bool {
 	p, err := ParsePermission(t.Permission)
 	return err == nil && p.allows(acct)

@@ -11,12 +11,9 @@ import (
 )
 
 // Run runs the tool with the given ID for the account in ctx (see
-// [WithAccount]) with arguments by input name. Values are JSON values
-// (string, float64 or any Go integer, bool, nil, []any, map[string]any), or
-// [Text] typed by a person, which is coerced to the input's type. It
-// returns [ErrNotFound] for an unknown ID; every other outcome, failures
-// included, is a Result. The registry's middleware (see [Registry.Use])
-// wraps the run.
+// [WithAccount]) with arguments by input name: JSON values (any Go integer
+// too), or [Text] a person typed. It returns [ErrNotFound] for an unknown
+// ID; every other outcome, failures included, is a Result.
 func (r *Registry) Run(ctx context.Context, id string, args map[string]any) (*Result, error) {
 	e := r.entry(id)
 	if e == nil {
@@ -199,11 +196,9 @@ func (r *Registry) mapErr(err error) error {
 
 type registryKey struct{}
 
-// FailedPartway reports whether err, returned by a handler, says the run
-// failed partway: whether it is (or wraps) a [*RunError] with Partial set,
-// once mapped by the [Options.MapError] of the registry running the tool
-// in ctx. A handler that has outputs to publish despite err returns them
-// beside it then; generated handlers of methods with named results do.
+// FailedPartway reports whether err, mapped by the [Options.MapError] of
+// the registry running the tool in ctx, is a partial [*RunError]: the
+// handler's outputs are then published with the failure.
 func FailedPartway(ctx context.Context, err error) bool {
 	if r, ok := ctx.Value(registryKey{}).(*Registry); ok {
 		err = r.mapErr(err)

@@ -7,24 +7,12 @@ import (
 	"fmt"
 )
 
-// Validate checks arguments for the tool with the given ID as a run would,
-// without running it: it decodes and validates them and loads the
-// entities they name, all in one pass, and runs no access method, entity
-// access check, confirmation or handler. The check goes through the
-// registry's middleware with [Call.Check] set, so entity types load in the
-// context a run gives them. Values in args are as for [Registry.Run]: a
-// [Text] is text a person typed, coerced to its input's type; anything
-// else is a JSON value.
-//
-// It returns the canonical JSON of the arguments, the form [Registry.RunJSON]
-// accepts and what a stored preset should hold (the inputs the caller set,
-// sensitive ones included; times in RFC 3339, durations in ISO 8601,
-// entities by their references), and every violation found; the JSON is
-// nil when there are violations. It returns an error wrapping
-// [ErrNotFound] for a tool r does not hold or the account in ctx may not
-// run, an error when looking up an entity fails (logged), and an error
-// when middleware answers the check without letting it through (unless
-// its answer is an input failure, whose violations are returned).
+// Validate checks args as [Registry.Run] would, through the middleware
+// with [Call.Check] set, loading entities but running no access check,
+// confirmation or handler. It returns every violation, or else the
+// canonical JSON of the arguments set (as [Registry.RunJSON] takes them,
+// sensitive ones included). The error wraps [ErrNotFound] for a tool the
+// account may not run, or says that a load failed or middleware answered.
 func (r *Registry) Validate(ctx context.Context, id string, args map[string]any) (json.RawMessage, []Violation, error) {
 	e, err := r.entryFor(ctx, id)
 	if err != nil {
