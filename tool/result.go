@@ -11,7 +11,7 @@ type Failure string
 // The failure categories.
 const (
 	FailureInput   Failure = "input"   // wrong inputs: the caller can correct them
-	FailureAccess  Failure = "access"  // the account may not run the tool so
+	FailureAccess  Failure = "access"  // the account may not run the tool
 	FailureRuntime Failure = "runtime" // the tool failed while running
 )
 
