@@ -1,6 +1,7 @@
 // Package audit keeps a trail of the runs of tools that change things, as
 // middleware of a [tool.Registry]: every run of a write or trigger tool,
-// and every run of any tool that is refused, from every caller.
+// and every run of any tool that is refused, from every caller. A check of
+// inputs ([tool.Registry.Validate]) runs nothing and is not recorded.
 //
 //	store, err := audit.NewSQLStore(db, nil) // or any Store
 //	if err != nil { ... }
@@ -219,6 +220,9 @@ func (t *Trail) Middleware() tool.Middleware {
 	o, store := &t.o, t.store
 	return func(next tool.RunFunc) tool.RunFunc {
 		return func(ctx context.Context, c *tool.Call) *tool.Result {
+			if c.Check {
+				return next(ctx, c) // a check of inputs is no run
+			}
 			start := o.Now()
 			rec := &Record{
 				Time:      start.UTC(),
@@ -301,8 +305,8 @@ type asking struct {
 	asked atomic.Bool
 }
 
-func (a *asking) Confirm(ctx context.Context, t *tool.Tool, in *tool.Values) (bool, error) {
-	ok, err := a.Confirmer.Confirm(ctx, t, in)
+func (a *asking) Confirm(ctx context.Context, t *tool.Tool, question string) (bool, error) {
+	ok, err := a.Confirmer.Confirm(ctx, t, question)
 	if !ok && err == nil && ctx.Err() != nil {
 		a.asked.Store(true)
 	}

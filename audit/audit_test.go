@@ -350,6 +350,28 @@ func TestCloseInterrupts(t *testing.T) {
 	<-done
 }
 
+// TestCheckUnrecorded checks that a check of inputs is not recorded, and
+// is let through even while the trail cannot be written.
+func TestCheckUnrecorded(t *testing.T) {
+	sqlite := newSQLite(t)
+	store := &failing{Store: sqlite, add: true}
+	f := newFixture(t, store)
+	ctx := tool.WithAccount(context.Background(), admin)
+	if _, vs, err := f.reg.ValidateJSON(ctx, "site.publish", []byte(`{"note":"spring"}`)); err != nil || len(vs) > 0 {
+		t.Errorf("a valid check with the trail down: %v %v, want it let through", vs, err)
+	}
+	if _, vs, err := f.reg.ValidateJSON(ctx, "site.publish", []byte(`{}`)); err != nil || len(vs) != 1 {
+		t.Errorf("an invalid check: %v %v, want one violation", vs, err)
+	}
+	got, err := sqlite.List(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 || f.ran.Load() != 0 {
+		t.Errorf("trail %+v, handler ran %d times; want neither", got, f.ran.Load())
+	}
+}
+
 // TestSQLStoreOptions checks that a table name that is not an identifier
 // is refused.
 func TestSQLStoreOptions(t *testing.T) {

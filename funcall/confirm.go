@@ -49,7 +49,7 @@ func Answer(yes bool) tool.Confirmer { return answer(yes) }
 
 type answer bool
 
-func (a answer) Confirm(context.Context, *tool.Tool, *tool.Values) (bool, error) {
+func (a answer) Confirm(context.Context, *tool.Tool, string) (bool, error) {
 	return bool(a), nil
 }
 

@@ -86,7 +86,7 @@ func TestConfirmation(t *testing.T) {
 // denying is a Confirmer that refuses every run.
 type denying struct{}
 
-func (denying) Confirm(context.Context, *tool.Tool, *tool.Values) (bool, error) { return false, nil }
+func (denying) Confirm(context.Context, *tool.Tool, string) (bool, error) { return false, nil }
 
 func TestWithConfirmer(t *testing.T) {
 	set := funcall.New(confirmRegistry(t), banker)

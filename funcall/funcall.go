@@ -339,8 +339,8 @@ func (s *Toolset) Gemini() []GeminiFunction {
 }
 
 func (s *Toolset) inputSchema(t *tool.Tool) *jsonschema.Schema {
-	if sch := s.reg.InputSchema(t.ID); sch != nil {
-		return sch.CloneSchemas()
+	if info := s.reg.Describe(t.ID); info != nil && info.InputSchema != nil {
+		return info.InputSchema.CloneSchemas()
 	}
 	return &jsonschema.Schema{Type: "object"}
 }

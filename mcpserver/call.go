@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -469,14 +468,11 @@ func (c *call) Elicit(ctx context.Context, message string, requested *jsonschema
 	return &tool.Elicitation{Action: res.Action, Content: res.Content}, nil
 }
 
-// Confirm asks the client's person whether t may run with the arguments the
-// agent sent; only an accepted answer confirms.
-func (c *call) Confirm(ctx context.Context, t *tool.Tool, _ *tool.Values) (bool, error) {
-	msg := fmt.Sprintf("Run %s (%s)?", t.Label, t.ID)
-	if args := bytes.TrimSpace(c.req.Params.Arguments); len(args) > 0 && string(args) != "{}" && string(args) != "null" {
-		msg = fmt.Sprintf("Run %s (%s) with %s?", t.Label, t.ID, args)
-	}
-	ans, err := c.Elicit(ctx, msg, nil)
+// Confirm asks the client's person the registry's question: whether t may
+// run with the inputs the agent set, sensitive ones left out; only an
+// accepted answer confirms.
+func (c *call) Confirm(ctx context.Context, t *tool.Tool, question string) (bool, error) {
+	ans, err := c.Elicit(ctx, question, nil)
 	if errors.Is(err, errAsking) {
 		return false, nil // the run ends; the client is asked
 	}

@@ -505,8 +505,8 @@ func (s *Server) entry(id string) *entry {
 
 // describe returns the MCP description of t.
 func (s *Server) describe(t *tool.Tool) (*entry, error) {
-	in := s.reg.InputSchema(t.ID)
-	if in == nil || in.Type != "object" {
+	info := s.reg.Describe(t.ID)
+	if info == nil || info.InputSchema == nil || info.InputSchema.Type != "object" {
 		return nil, fmt.Errorf("no object input schema")
 	}
 	name := t.ID
@@ -519,7 +519,7 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 		Name:        name,
 		Title:       t.Label,
 		Description: t.AdvertisedDescription(),
-		InputSchema: withDialect(in),
+		InputSchema: withDialect(info.InputSchema),
 		Annotations: &mcp.ToolAnnotations{
 			Title:           t.Label,
 			ReadOnlyHint:    op.ReadOnly(),
@@ -530,7 +530,7 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 	if t.Deprecated != "" {
 		mt.Meta = mcp.Meta{DeprecatedMetaKey: t.Deprecated}
 	}
-	if out := s.reg.OutputSchema(t.ID); out != nil {
+	if out := info.OutputSchema; out != nil {
 		mt.OutputSchema = withDialect(out)
 	}
 	if s.opts.FoldAnnotations {

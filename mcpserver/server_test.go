@@ -86,7 +86,7 @@ func newFixture(t testing.TB) *fixture {
 	publish := &tool.Tool{
 		ID: "site.publish", Label: "Publish", Description: "Publishes the site.",
 		Operation: tool.OpWrite, Permission: "administer", Confirm: true,
-		Inputs: []*tool.Definition{{Name: "note", Type: "string"}},
+		Inputs: []*tool.Definition{{Name: "note", Type: "string"}, {Name: "token", Type: "string", Sensitive: true}},
 		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 			f.mu.Lock()
 			f.published++
@@ -681,7 +681,8 @@ func TestConfirm(t *testing.T) {
 				f.mu.Unlock()
 				messages := make(chan string, 1)
 				cs := connectVersion(t, srv, admin, tc.opts(messages), version)
-				res := callTool(t, cs, "site.publish", map[string]any{"note": "spring"})
+				// The sensitive token is never shown in the question.
+				res := callTool(t, cs, "site.publish", map[string]any{"note": "spring", "token": "s3cret"})
 				if tc.wantError == "" {
 					if res.IsError || texts(res)[0] != "{}" {
 						t.Errorf("result %s, want success", mustJSON(t, res))

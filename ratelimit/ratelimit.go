@@ -7,7 +7,8 @@
 // A run over the budget is refused before anything of it runs, as an
 // access failure whose message says when to try again; the refusal goes
 // through the middleware added before this one (an audit trail added
-// first records it).
+// first records it). A check of inputs ([tool.Registry.Validate]) runs
+// nothing and spends no budget.
 //
 // [Failures] limits the failed checks of credentials per client address,
 // the one limit that the doors of an application (the MCP endpoint, the
@@ -88,7 +89,8 @@ func newLimiter(opts *Options, now func() time.Time) *limiter {
 
 func (l *limiter) middleware(next tool.RunFunc) tool.RunFunc {
 	return func(ctx context.Context, c *tool.Call) *tool.Result {
-		if l.opts.Exempt != nil && l.opts.Exempt(c.Account) {
+		if c.Check || l.opts.Exempt != nil && l.opts.Exempt(c.Account) {
+			// A check of inputs runs nothing and costs no run.
 			return next(ctx, c)
 		}
 		if wait, ok := l.take(c.Account.AccountID()); !ok {

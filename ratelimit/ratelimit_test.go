@@ -84,6 +84,26 @@ func TestExempt(t *testing.T) {
 	}
 }
 
+// TestCheckSpendsNothing checks that checking inputs spends none of the
+// account's budget.
+func TestCheckSpendsNothing(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	l := newLimiter(&Options{Rate: 1, Burst: 1}, func() time.Time { return now })
+	reg, runs := registry(t, l)
+	ctx := tool.WithAccount(context.Background(), &tool.User{ID: "ada", Permissions: []string{"count"}})
+	for i := range 5 {
+		if _, vs, err := reg.ValidateJSON(ctx, "counter.add", []byte(`{}`)); err != nil || len(vs) > 0 {
+			t.Fatalf("check %d: %v %v, want it let through", i+1, vs, err)
+		}
+	}
+	if res, _ := reg.RunJSON(ctx, "counter.add", []byte(`{}`)); !res.Success {
+		t.Errorf("the run after the checks: %+v, want the budget untouched", res)
+	}
+	if got := runs.Load(); got != 1 {
+		t.Errorf("the handler ran %d times, want 1", got)
+	}
+}
+
 // TestMaxAccounts checks that the table of budgets stays bounded: budgets
 // full again are dropped for new accounts, and with none to drop a new
 // account is refused.

@@ -168,13 +168,17 @@ func New(opts *Options) (*Telemetry, error) {
 }
 
 // Middleware returns the [tool.Middleware] that records each run: its span
-// and its metrics. Without providers it passes runs through untouched.
+// and its metrics. Without providers it passes runs through untouched. A
+// check of inputs ([tool.Call.Check]) runs nothing and is not recorded.
 func (tel *Telemetry) Middleware() tool.Middleware {
 	if tel.off {
 		return func(next tool.RunFunc) tool.RunFunc { return next }
 	}
 	return func(next tool.RunFunc) tool.RunFunc {
 		return func(ctx context.Context, c *tool.Call) *tool.Result {
+			if c.Check {
+				return next(ctx, c) // a check of inputs is no run
+			}
 			start := time.Now()
 			id := bounded(c.Tool.ID)
 			ctx, span := tel.tracer.Start(ctx, executeTool+" "+id,

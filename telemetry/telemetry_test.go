@@ -90,6 +90,12 @@ func TestRunSpansAndMetrics(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Checks of inputs run nothing: no span, no metric.
+	for _, args := range []string{`{"word":"hi"}`, `{}`} {
+		if _, _, err := f.reg.ValidateJSON(tool.WithAccount(parentCtx, echoer), "test.echo", []byte(args)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	parent.End()
 
 	ended := f.spans.Ended()

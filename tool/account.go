@@ -4,7 +4,6 @@ package tool
 type Account interface {
 	// AccountID identifies the account ("editor", "42").
 	AccountID() string
-	// HasPermission reports whether the account holds the named permission.
 	HasPermission(name string) bool
 	// Blocked reports whether the account may run nothing at all.
 	Blocked() bool
@@ -33,6 +32,5 @@ func (u *User) HasPermission(name string) bool {
 // Blocked returns u.IsBlocked.
 func (u *User) Blocked() bool { return u.IsBlocked }
 
-// Anonymous is the account of a caller who has not signed in: it holds no
-// permission.
+// Anonymous is the account of a caller not signed in: it holds no permission.
 var Anonymous Account = &User{ID: "anonymous"}

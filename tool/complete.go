@@ -6,31 +6,22 @@ import (
 	"strings"
 )
 
-// MaxSuggestions is the most suggestions [Registry.Complete] returns, the
-// most an MCP completion carries.
+// MaxSuggestions is the most suggestions an MCP completion carries.
 const MaxSuggestions = 100
 
-// A Suggestion is a value an input may take, offered while a caller fills
-// it in.
+// A Suggestion is a value an input may take, offered as a caller types.
 type Suggestion struct {
-	// Value is what to send: a choice in its JSON form written as text, or
-	// an entity's ID.
+	// Value is what to send: a choice's JSON as text, or an entity's ID.
 	Value string `json:"value"`
-	// Label is what a person reads; it is Value when there is nothing
-	// better.
+	// Label is what a person reads (Value when nothing better).
 	Label string `json:"label"`
 }
 
-// Complete returns what the input named input of the tool with the given
-// ID may take that starts with (choices) or matches (entity labels)
-// prefix, given the other arguments args (as [Registry.Run] takes them):
-// the input's choices as its refiner makes them for args, or the entities
-// of an entity input found by label through the entity type's Search,
-// those the account in ctx may view. A list input offers its items'. At
-// most 100 are returned (what an MCP completion carries), in the order of the choices or of the
-// search. It returns [ErrNotFound] for a tool the account may not run or an
-// input the tool does not have, and nothing for an input with no choices
-// and no search.
+// Complete returns up to [MaxSuggestions] values the named input may take
+// that start with prefix: its choices as refined for args, or the entities
+// the account in ctx may view whose label matches, found by the entity
+// type's Search. It returns [ErrNotFound] for a tool the account may not
+// run or an input it lacks.
 func (r *Registry) Complete(ctx context.Context, id, input, prefix string, args map[string]any) ([]Suggestion, error) {
 	defs, err := r.Refine(ctx, id, args)
 	if err != nil {

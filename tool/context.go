@@ -7,15 +7,12 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// A Reporter carries what a running tool tells its caller while it runs.
-// Callers that can pass such news on (MCP) put one in the run's context;
-// elsewhere the news is dropped.
+// A Reporter carries what a running tool tells its caller while it runs;
+// without one in the context the news is dropped.
 type Reporter interface {
-	// Progress reports that done of total units are done (total 0 means
-	// unknown), with an optional message.
+	// Progress reports that done of total units are done (total 0: unknown).
 	Progress(ctx context.Context, done, total float64, message string)
-	// Log sends a log message at a level ("debug", "info", "notice",
-	// "warning", "error", ...) to the caller.
+	// Log sends a message at a level ("debug", "info", "warning", ...).
 	Log(ctx context.Context, level, message string)
 }
 
@@ -31,33 +28,30 @@ func reporterFrom(ctx context.Context) Reporter {
 	return r
 }
 
-// Progress reports the progress of the running tool to its caller, if the
-// caller listens.
+// Progress reports the running tool's progress to its caller, if it listens.
 func Progress(ctx context.Context, done, total float64, message string) {
 	if r := reporterFrom(ctx); r != nil {
 		r.Progress(ctx, done, total, message)
 	}
 }
 
-// Log sends a log message from the running tool to its caller, if the
-// caller listens.
+// Log sends a message from the running tool to its caller, if it listens.
 func Log(ctx context.Context, level, message string) {
 	if r := reporterFrom(ctx); r != nil {
 		r.Log(ctx, level, message)
 	}
 }
 
-// A Confirmer asks a person to confirm a run of a tool marked Confirm. It
-// returns true only on an accepted answer.
+// A Confirmer asks a person to confirm a run of a tool marked Confirm.
+// question ("Run LABEL (ID) with {...}?") never names a sensitive input.
 type Confirmer interface {
-	Confirm(ctx context.Context, t *Tool, in *Values) (bool, error)
+	Confirm(ctx context.Context, t *Tool, question string) (bool, error)
 }
 
 type confirmerKey struct{}
 
-// WithConfirmer returns a context whose runs of tools marked Confirm ask c.
-// Without a Confirmer such runs fail as access failures saying that
-// confirmation is needed.
+// WithConfirmer returns a context whose runs of tools marked Confirm ask
+// c; without one they fail as access failures.
 func WithConfirmer(ctx context.Context, c Confirmer) context.Context {
 	return context.WithValue(ctx, confirmerKey{}, c)
 }
@@ -74,7 +68,7 @@ var Confirmed Confirmer = confirmed{}
 
 type confirmed struct{}
 
-func (confirmed) Confirm(context.Context, *Tool, *Values) (bool, error) { return true, nil }
+func (confirmed) Confirm(context.Context, *Tool, string) (bool, error) { return true, nil }
 
 type accountKey struct{}
 
@@ -91,16 +85,13 @@ func AccountFrom(ctx context.Context) Account {
 	return Anonymous
 }
 
-// A Client is the caller's side of a run, for tools that ask it things
-// while they run: an MCP client may sample its language model or elicit
-// an answer from its person. Callers that can do so put one in the run's
-// context with [WithClient].
+// A Client is the caller's side of a run, which a tool may ask things
+// while it runs (an MCP client's model or person); see [WithClient].
 type Client interface {
-	// Sample asks the caller's language model to answer prompt, in at most
-	// maxTokens tokens, and returns the text of its answer.
+	// Sample returns the caller's model's answer to prompt, of at most maxTokens.
 	Sample(ctx context.Context, prompt string, maxTokens int) (string, error)
 	// Elicit asks the caller's person for values matching requested (an
-	// object schema of flat properties) with a message.
+	// object of flat properties).
 	Elicit(ctx context.Context, message string, requested *jsonschema.Schema) (*Elicitation, error)
 }
 
@@ -111,8 +102,7 @@ type Elicitation struct {
 	Content map[string]any
 }
 
-// ErrUnsupported is returned by [Sample] and [Elicit] when the caller
-// cannot do what was asked.
+// ErrUnsupported is wrapped by [Sample] and [Elicit] when the caller cannot.
 var ErrUnsupported = errors.New("the caller does not support this")
 
 type clientKey struct{}
@@ -122,8 +112,7 @@ func WithClient(ctx context.Context, c Client) context.Context {
 	return context.WithValue(ctx, clientKey{}, c)
 }
 
-// Sample asks the caller's language model to answer prompt. It returns an
-// error wrapping [ErrUnsupported] when the caller has no model to ask.
+// Sample asks the caller's language model to answer prompt.
 func Sample(ctx context.Context, prompt string, maxTokens int) (string, error) {
 	c, _ := ctx.Value(clientKey{}).(Client)
 	if c == nil {
@@ -132,8 +121,7 @@ func Sample(ctx context.Context, prompt string, maxTokens int) (string, error) {
 	return c.Sample(ctx, prompt, maxTokens)
 }
 
-// Elicit asks the caller's person for values matching requested. It
-// returns an error wrapping [ErrUnsupported] when the caller cannot ask.
+// Elicit asks the caller's person for values matching requested.
 func Elicit(ctx context.Context, message string, requested *jsonschema.Schema) (*Elicitation, error) {
 	c, _ := ctx.Value(clientKey{}).(Client)
 	if c == nil {

@@ -5,26 +5,21 @@ import (
 	"fmt"
 )
 
-// Text is a value a person typed (a CLI flag, a form field). The run path
-// coerces it to the type of its input: "10" to an integer, "true" to a
-// boolean, "2024-05-01" to a date. JSON callers send typed values and get
-// no coercion.
+// Text is a value a person typed (a CLI flag, a form field), which the run
+// path coerces to its input's type: "10" to an integer, "2024-05-01" to a
+// date.
 type Text string
 
-// A DataType is a data type an application adds with [Registry.AddType]:
-// a built-in scalar type it refines, the JSON Schema format it is
-// advertised with, and a check of its values.
+// A DataType is a data type an application adds with [Registry.AddType].
 type DataType struct {
 	// Name is the type's name as definitions use it ("color").
 	Name string
-	// Base is the built-in scalar type it refines: string, integer, float
-	// or boolean.
+	// Base is the scalar type it refines: string, integer, float, boolean.
 	Base string
-	// Format is the JSON Schema format advertised; empty means none.
+	// Format is the JSON Schema format advertised, if any.
 	Format string
-	// Check returns what is wrong with a value already decoded as Base
-	// ("must be a hex color"), or "" when it is fine. Nil accepts every
-	// value of Base.
+	// Check returns what is wrong with a value of Base ("must be a hex
+	// color"), or "" when it is fine. Nil accepts every value.
 	Check func(v any) string
 }
 

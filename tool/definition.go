@@ -3,49 +3,41 @@ package tool
 import "slices"
 
 // A Definition describes one value a tool takes or gives: an input, an
-// output, the item of a list or a property of a map. Applications build
-// definitions by hand for hand-written tools; toolgen builds them from Go
-// signatures for method tools. A Definition must not change once the tool
-// that holds it is added to a [Registry].
+// output, the item of a list or a property of a map. toolgen builds them
+// from Go signatures; hand-written tools build them directly. A Definition
+// must not change once its tool is added to a [Registry].
 type Definition struct {
-	// Name is the input or output name, or the property name inside a map.
-	// List items have no name.
+	// Name names an input, an output or a map's property; list items have
+	// none.
 	Name string
 	// Type is the data type: one of the built-in types (string integer
 	// float boolean email uri datetime_iso8601 timestamp duration entity
 	// entity:ID list map any) or one registered with [Registry.AddType].
 	Type string
-	// Label is a short human name; empty means none.
-	Label string
-	// Description says what the value means; empty means none.
-	Description string
-	// Required: for an input or property, the value must be present and not
-	// null. For an output, the key must be present.
+	// Label (a short human name) and Description (what the value means)
+	// may be empty.
+	Label, Description string
+	// Required: an input or property must be present and not null; an
+	// output's key must be present.
 	Required bool
-	// Nullable says null is a value (outputs, list items and map
-	// properties). Inputs are never nullable: an optional input sent as
-	// null reads as its default.
+	// Nullable says null is a value of an output, a list item or a map
+	// property. An optional input sent as null reads as its default.
 	Nullable bool
-	// Default is the value an optional input takes when it is absent or
-	// null; nil means no default. It is given in its JSON form (string,
-	// float64 or int, bool, []any, map[string]any).
+	// Default is the JSON form of the value an optional input takes when
+	// absent or null; nil means none.
 	Default any
-	// Locked fixes an input to its Default: callers cannot set it and it is
-	// left out of the advertised schema.
+	// Locked fixes an input to its Default and leaves it out of the schema.
 	Locked bool
-	// Examples are emitted as annotations, never validated.
+	// Examples are annotations, never validated.
 	Examples []any
 	// Items defines each item of a list.
 	Items *Definition
-	// Properties are the declared properties of a map, in order. A map with
-	// no properties takes any keys, each value defined by Values.
+	// Properties are a map's declared properties, in order; without them
+	// a map takes any keys, each value defined by Values (nil: any value).
 	Properties []*Definition
-	// Values defines each value of a map without properties; nil means any
-	// value.
-	Values *Definition
-	// EntityOp is the operation checked on an entity input for the calling
-	// account on every run ("view", "update", "delete", ...). Every item
-	// of a list of entities is checked.
+	Values     *Definition
+	// EntityOp is the operation checked on an entity input (each item of
+	// a list) for the calling account on every run ("view", "update").
 	EntityOp string
 	// EntityTypes names, on an input of data type "entity", the entity
 	// types it is meant for, in order (toolgen fills it from the types a Go
@@ -54,13 +46,9 @@ type Definition struct {
 	// does not restrict: the input takes a reference of any entity type the
 	// registry knows. Nil means none named.
 	EntityTypes []string
-	// Sensitive marks an input whose value is a secret: the run path never
-	// quotes it in a violation message, [Call.InputsJSON] leaves it out,
-	// and callers mask it, log it and audit it nowhere.
+	// Sensitive marks a secret input: never quoted in a message, left out
+	// of [Call.InputsJSON] and confirmations, masked, logged nowhere.
 	Sensitive bool
-	// Config names the config object whose schema and stored value this
-	// input or output stands for.
-	Config string
 	// Constraints restrict the value.
 	Constraints Constraints
 }
@@ -70,12 +58,10 @@ type Definition struct {
 type Constraints struct {
 	// NotBlank rejects empty strings, lists and maps.
 	NotBlank bool
-	// NotNull rejects null for an optional input (which would otherwise read
-	// as its default).
+	// NotNull rejects null for an optional input (else read as its default).
 	NotNull bool
-	// Count bounds the number of items of a list or properties of a map. A
-	// list input with no maximum takes at most [DefaultMaxItems] items; set
-	// Max to take more.
+	// Count bounds the items of a list or properties of a map. A list input
+	// takes at most [DefaultMaxItems] items unless Max says more.
 	Count *Bounds
 	// Length bounds the number of characters of a string.
 	Length *Bounds
@@ -83,24 +69,17 @@ type Constraints struct {
 	Range *Range
 	// Choice lists the allowed values.
 	Choice []any
-	// Pattern is a regular expression (RE2 syntax) a string must match
-	// somewhere, as in JSON Schema; anchor it with ^ and $ to match whole.
+	// Pattern is an RE2 regexp a string must match (anchor with ^ and $).
 	Pattern string
-	// Email requires a string to be an email address, as the email data
-	// type does.
+	// Email requires a string to be an email address.
 	Email bool
-	// Encoding, when "base64", makes a string the standard, padded base64
-	// form of bytes: advertised as contentEncoding with the pattern it
-	// implies, and checked. It is the only encoding.
+	// Encoding "base64" makes a string the padded standard base64 of bytes.
 	Encoding string
 	// DateOnly makes a datetime_iso8601 a calendar date (YYYY-MM-DD).
 	DateOnly bool
-	// AllowNUL lets a string input hold the NUL character (U+0000), which
-	// string inputs otherwise reject (the input schema says so with a
-	// pattern).
+	// AllowNUL lets a string input hold U+0000, otherwise refused.
 	AllowNUL bool
-	// Media is the media type of the content, an annotation
-	// (contentMediaType); it is never validated.
+	// Media is the content's media type (contentMediaType), not validated.
 	Media string
 }
 
@@ -114,9 +93,9 @@ type Range struct {
 	Min, Max *float64
 }
 
-// Intersect returns the range of the numbers both r and o allow; a nil
+// intersect returns the range of the numbers both r and o allow; a nil
 // range allows every number.
-func (r *Range) Intersect(o *Range) *Range {
+func (r *Range) intersect(o *Range) *Range {
 	if r == nil {
 		return o
 	}

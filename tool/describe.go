@@ -6,24 +6,20 @@ import "github.com/google/jsonschema-go/jsonschema"
 // -describe, the CLI's info, the explorer): its ID, label, description,
 // operation, destructive mark, permission, deprecation note and schemas.
 type Info struct {
-	ID          string    `json:"id"`
-	Label       string    `json:"label"`
-	Description string    `json:"description"`
-	Operation   Operation `json:"operation"`
-	Destructive bool      `json:"destructive"`
-	Permission  string    `json:"permission"`
-	// Deprecated is the tool's deprecation note ([Tool.Deprecated]), empty
-	// when it is not deprecated.
+	ID           string             `json:"id"`
+	Label        string             `json:"label"`
+	Description  string             `json:"description"`
+	Operation    Operation          `json:"operation"`
+	Destructive  bool               `json:"destructive"`
+	Permission   string             `json:"permission"`
 	Deprecated   string             `json:"deprecated,omitempty"`
 	InputSchema  *jsonschema.Schema `json:"input_schema"`
 	OutputSchema *jsonschema.Schema `json:"output_schema"`
 }
 
 // Describe returns the Info of t as it stands alone, knowing the built-in
-// data types only (toolgen describes tools so). The permission is
-// normalised ("a, b" reads "a,b"); the schemas are nil when t's
-// definitions are invalid (see [Tool.Check]). [Registry.Describe]
-// describes a tool as a registry holds it.
+// data types only, as toolgen does; the schemas are nil when t's
+// definitions are invalid.
 func (t *Tool) Describe() *Info {
 	e, _ := compileTool(nil, t)
 	return e.withSchemas().info(t)
@@ -31,6 +27,7 @@ func (t *Tool) Describe() *Info {
 
 // Describe returns the Info of the tool with the given ID as r holds it
 // (its schemas know r's data types), or nil when r holds no such tool.
+// The schemas are shared: callers must not modify them.
 func (r *Registry) Describe(id string) *Info {
 	e := r.entry(id)
 	if e == nil {
@@ -53,9 +50,8 @@ func (e *entry) info(t *Tool) *Info {
 	return d
 }
 
-// Check reports what is wrong with t's definitions (built-in data types
-// only; a [Registry] also checks the data and entity types it knows and
-// that the tool has a handler), or nil.
+// Check reports what is wrong with t's definitions, knowing the built-in
+// data types only, or nil.
 func (t *Tool) Check() error {
 	_, err := compileTool(nil, t)
 	return err

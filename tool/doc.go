@@ -19,44 +19,26 @@
 //	res, err := reg.RunJSON(tool.WithAccount(ctx, user), "hello.greet", []byte(`{"name":"Ada"}`))
 //
 // Every caller (the CLI, the explorer, MCP, function calling, Go code) runs
-// tools through [Registry.Run] or [Registry.RunJSON], so every run takes the
-// same path: the permission, decoding and coercion, validation, loading the
-// entities, entity ops and the access method, confirmation, the call,
-// publishing the outputs and validating them. What a caller sends is checked
-// against exactly what [Tool.InputSchema] advertises (JSON Schema 2020-12);
-// what a tool returns is checked against its output definitions, and only
-// declared outputs reach the caller.
+// tools through [Registry.Run] or [Registry.RunJSON], one path: the
+// permission, decoding and validation against exactly what the input schema
+// ([Registry.Describe]) advertises, entities and access, confirmation, the
+// call, then publishing and checking the outputs. [Registry.Use] adds
+// [Middleware] around it; [Registry.Validate] checks arguments without
+// running anything.
 //
 // A run ends in a [Result]: success with outputs, or a failure of category
-// [FailureInput] (with [Violation]s naming each input path and rule, at
-// most 50 and a last one counting the rest), [FailureAccess] or
-// [FailureRuntime]. A handler's [InputError] reaches the caller, and an
-// [AccessError] (see [Refuse]) says why a run was refused; any other error
-// or panic is logged with the tool ID and the caller learns only that the
-// run failed.
+// [FailureInput] (with [Violation]s naming each input path and rule),
+// [FailureAccess] or [FailureRuntime]. Only the errors of toolapi's types
+// ([InputError], [AccessError], [RunError]) speak to the caller; any other
+// error or panic is logged and the caller learns only that the run failed.
 //
-// A violation is data first: its Rule is a stable key, the JSON Schema
-// keyword it breaks where there is one ([RuleRequired], [RuleType],
-// [RuleMaxLength], [RuleMinimum], [RuleEnum], [RuleMinItems],
-// [RuleAdditionalProperties], ...) else the core's own ([RuleEntityNotFound],
-// [RuleEntityID], [RuleLocked], [RuleHandler], ...), with the rule's datum
-// (Limit, Choices, Detail, Value). Its words are built from them in one
-// place per audience: Message for models, [Violation.ForPeople] for
-// people. Code that reacts to a violation switches on Rule and never
-// searches the words. [Definition.Requirements] says a definition's
-// constraints in words, with the same keys.
+// A violation is data: its Rule is a stable key (the JSON Schema keyword
+// it breaks, else the core's own, such as [RuleEntityNotFound]) with its
+// datum (Limit, Choices, Detail, Value); Message words it for models and
+// [Violation.ForPeople] for people. Code switches on Rule, never on words.
 //
-// A [Tool] is a plain value: a [Registry] compiles it when it is added
-// ([Tool.Check] and [Registry.Add] report every problem as a
-// [DefinitionError]: the same rules toolgen reports for method tools,
-// from the ID's syntax to where a constraint applies), and one Tool may
-// be added to several registries.
-// [Registry.Use] adds [Middleware] around every run, from every caller;
-// [Registry.Validate] checks arguments as a run would without running
-// anything, and returns their canonical JSON.
-//
-// Inputs have limits by default: a list input takes at most
-// [DefaultMaxItems] items unless its definition says otherwise, a string
-// input rejects the NUL character unless [Constraints].AllowNUL, and a
-// [Definition] marked Sensitive is never quoted in a message.
+// A [Tool] is a plain value, compiled when added ([Registry.Add] reports
+// every problem as a [DefinitionError]); one Tool may be added to several
+// registries. Inputs have limits by default: see [DefaultMaxItems] and
+// [Constraints].AllowNUL.
 package tool

@@ -5,26 +5,22 @@ import (
 	"errors"
 )
 
-// An EntityType tells a [Registry] how to load the entities of one type,
-// check what an account may do with them and describe them. The entity
-// package builds these for typed Go values.
+// An EntityType tells a [Registry] how to load, check and describe the
+// entities of one type; the entity package builds them for Go types.
 type EntityType struct {
 	// ID names the type ("album"); entity inputs of data type "entity:ID"
 	// take this type's bare IDs, inputs of type "entity" take "ID:id".
 	ID string
 	// Label is the type's human name ("Album").
 	Label string
-	// Load returns the entity with the given ID, or an error wrapping
-	// [ErrEntityNotFound].
+	// Load returns the entity with the given ID ([ErrEntityNotFound]).
 	Load func(ctx context.Context, id string) (any, error)
-	// Access reports whether acct may perform op ("view", "update",
-	// "delete", ...) on entity.
+	// Access reports whether acct may perform op ("view", ...) on entity.
 	Access func(ctx context.Context, acct Account, entity any, op string) (bool, error)
-	// Describe returns the ID and label of entity; ok is false when entity
-	// is not of this type.
+	// Describe returns entity's ID and label; not ok when not of this type.
 	Describe func(entity any) (id, label string, ok bool)
-	// Search, when set, lists up to limit entities whose label matches
-	// query that acct may view; entity pickers use it.
+	// Search, when set, lists up to limit entities acct may view whose
+	// label matches query, for pickers.
 	Search func(ctx context.Context, acct Account, query string, limit int) ([]EntityRef, error)
 }
 
@@ -35,6 +31,5 @@ type EntityRef struct {
 	Label      string `json:"label"`
 }
 
-// ErrEntityNotFound is wrapped by [EntityType.Load] when no entity has the
-// requested ID.
+// ErrEntityNotFound is wrapped by [EntityType.Load] for an unknown ID.
 var ErrEntityNotFound = errors.New("entity not found")

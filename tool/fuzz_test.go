@@ -58,7 +58,7 @@ func FuzzDecode(f *testing.F) {
 	if err := r.Add(tl); err != nil {
 		f.Fatal(err)
 	}
-	schemaJSON, _ := json.Marshal(r.InputSchema(tl.ID))
+	schemaJSON, _ := json.Marshal(r.Describe(tl.ID).InputSchema)
 	doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)

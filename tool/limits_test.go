@@ -104,7 +104,7 @@ func TestListInputsAreCapped(t *testing.T) {
 	if !res.Success || len(got.List("many")) != 5000 {
 		t.Errorf("at the limits: %+v", res)
 	}
-	if sch := r.InputSchema("test.echo"); *sch.Properties["tags"].MaxItems != 1000 || *sch.Properties["many"].MaxItems != 5000 {
+	if sch := r.Describe("test.echo").InputSchema; *sch.Properties["tags"].MaxItems != 1000 || *sch.Properties["many"].MaxItems != 5000 {
 		t.Error("the schema does not advertise the limits")
 	}
 }

@@ -5,30 +5,39 @@ import (
 	"encoding/json"
 )
 
-// A Call is one run of a tool as middleware sees it.
+// A Call is one run (or check) of a tool as middleware sees it.
 type Call struct {
 	// Tool is the tool being run.
 	Tool *Tool
-	// Account is the account the run is for (see [AccountFrom]); never nil
-	// ([Anonymous] when the context carries none).
+	// Account is the account the run is for; never nil.
 	Account Account
-	// Inputs holds the decoded inputs, set by the run path once they are
-	// decoded and validated: nil before, and when decoding failed.
+	// Inputs holds the inputs once decoded and valid; nil until then.
 	Inputs *Values
 	// Decoded, when middleware sets it, is called once the inputs are
 	// decoded and validated (Inputs is set), before entities are loaded,
 	// access is checked and the tool runs. A non-nil Result ends the run
 	// with it. Middleware that sets it calls the one it found there.
 	Decoded func(ctx context.Context, c *Call) *Result
+	// Check is true for [Registry.Validate]: middleware that records or
+	// charges runs passes it on untouched; one that sets up the context (a
+	// tenant) does so for checks too.
+	Check bool
 
-	e    *entry
-	args arguments
+	e       *entry
+	args    arguments
+	checked *checked // what a check found; nil until the run path checks
 }
 
-// InputsJSON returns the canonical JSON of the decoded inputs the caller
-// set, with sensitive inputs (see [Definition.Sensitive]) left out: an
-// object in the form [Registry.RunJSON] accepts. Entities are given by
-// their IDs. It returns nil when Inputs is nil.
+// checked is what checking a call's inputs found: the canonical JSON of
+// the arguments, or the violations, or the error of a failed lookup.
+type checked struct {
+	canonical json.RawMessage
+	vs        []Violation
+	err       error
+}
+
+// InputsJSON returns the canonical JSON of the inputs the caller set, the
+// sensitive ones left out, or nil when Inputs is nil.
 func (c *Call) InputsJSON() []byte {
 	if c.Inputs == nil {
 		return nil
@@ -43,23 +52,29 @@ func (c *Call) InputsJSON() []byte {
 // A RunFunc runs a tool: the run path, or middleware around it.
 type RunFunc func(ctx context.Context, c *Call) *Result
 
-// A Middleware wraps every run of a registry's tools: it returns a RunFunc
-// that may act before and after calling next (which runs the rest of the
-// chain and then the run path), or return a Result of its own without
-// calling next. It sees every outcome, refusals included.
+// A Middleware wraps every run: its RunFunc may act before and after
+// calling next, or answer with a Result of its own. It sees every outcome.
 type Middleware func(next RunFunc) RunFunc
 
-// Use adds middleware around every run of r, from every caller (Run,
-// RunJSON and the callers built on them); the first added is the
-// outermost. A panic in middleware fails the run as a runtime failure,
-// logged.
+// Use adds middleware around every run and check of inputs of r, from
+// every caller; the first added is the outermost. A panic in middleware
+// fails the run as a runtime failure, logged.
 func (r *Registry) Use(mw ...Middleware) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.middleware = append(r.middleware, mw...)
-	var h RunFunc = func(ctx context.Context, c *Call) *Result { return r.run(ctx, c.e, c.args, c) }
+	var h RunFunc = r.path
 	for i := len(r.middleware) - 1; i >= 0; i-- {
 		h = r.middleware[i](h)
 	}
 	r.chain.Store(&h)
+}
+
+// path is the innermost RunFunc: the run path, or the check of a call's
+// inputs.
+func (r *Registry) path(ctx context.Context, c *Call) *Result {
+	if c.Check {
+		return r.check(ctx, c)
+	}
+	return r.run(ctx, c.e, c.args, c)
 }

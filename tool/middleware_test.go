@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -165,5 +166,76 @@ func TestMiddlewarePanic(t *testing.T) {
 	res, err := r.RunJSON(WithAccount(context.Background(), editor), "test.echo", nil)
 	if err != nil || res.Failure != FailureRuntime || strings.Contains(res.Message, "secret") {
 		t.Errorf("%+v %v", res, err)
+	}
+}
+
+type tenantKey struct{}
+
+// TestCheckThroughMiddleware checks that Validate goes through the
+// middleware, marked as a check, so that an entity type whose Load needs
+// what middleware puts in the context loads when checking as when
+// running; and that a check runs no entity access check or handler.
+func TestCheckThroughMiddleware(t *testing.T) {
+	albums := map[string]string{"7": "Spring"}
+	accessChecks, ran := 0, 0
+	r := newQuietRegistry()
+	err := r.AddEntityType(&EntityType{ID: "album", Label: "Album",
+		Load: func(ctx context.Context, id string) (any, error) {
+			if ctx.Value(tenantKey{}) != "acme" {
+				return nil, errors.New("no tenant in the context")
+			}
+			if title, ok := albums[id]; ok {
+				return title, nil
+			}
+			return nil, ErrEntityNotFound
+		},
+		Access:   func(context.Context, Account, any, string) (bool, error) { accessChecks++; return true, nil },
+		Describe: func(e any) (string, string, bool) { s, ok := e.(string); return s, s, ok },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.Add(&Tool{ID: "t.rename", Label: "Rename", Description: "Renames an album.", Permission: "p",
+		Inputs:  []*Definition{{Name: "album", Type: "entity:album", EntityOp: "update", Required: true}},
+		Handler: func(context.Context, *Values) (*Result, error) { ran++; return nil, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var checks []bool
+	refuse := false
+	r.Use(func(next RunFunc) RunFunc {
+		return func(ctx context.Context, c *Call) *Result {
+			checks = append(checks, c.Check)
+			if refuse {
+				return &Result{Message: "No tenant.", Failure: FailureAccess}
+			}
+			return next(context.WithValue(ctx, tenantKey{}, "acme"), c)
+		}
+	})
+	ctx := WithAccount(context.Background(), editor)
+
+	canonical, vs, err := r.Validate(ctx, "t.rename", map[string]any{"album": Text("7")})
+	if err != nil || len(vs) > 0 || string(canonical) != `{"album":"7"}` {
+		t.Errorf("check of an album that exists: %s %v %v", canonical, vs, err)
+	}
+	_, vs, err = r.ValidateJSON(ctx, "t.rename", []byte(`{"album":"8"}`))
+	if want := []Violation{{Path: "album", Message: `no album has the ID "8"`}}; err != nil || !cmp.Equal(vs, want) {
+		t.Errorf("check of an album that does not exist: %v %v, want %v", vs, err, want)
+	}
+	if accessChecks != 0 || ran != 0 {
+		t.Errorf("checks ran %d entity access checks and %d handlers, want none", accessChecks, ran)
+	}
+	if res, _ := r.RunJSON(ctx, "t.rename", []byte(`{"album":"7"}`)); !res.Success || ran != 1 || accessChecks != 1 {
+		t.Errorf("run: %+v, ran %d, access checks %d", res, ran, accessChecks)
+	}
+	if diff := cmp.Diff([]bool{true, true, false}, checks); diff != "" {
+		t.Errorf("Call.Check as the middleware saw it (-want +got):\n%s", diff)
+	}
+
+	// Middleware that answers a check itself: Validate says the check
+	// did not happen.
+	refuse = true
+	if canonical, vs, err := r.Validate(ctx, "t.rename", map[string]any{"album": "7"}); err == nil || canonical != nil || vs != nil {
+		t.Errorf("check refused by middleware: %s %v %v, want an error", canonical, vs, err)
 	}
 }

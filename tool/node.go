@@ -57,9 +57,8 @@ type node struct {
 	noNUL      bool // a string input that rejects U+0000
 }
 
-// DefaultMaxItems is the number of items a list input takes at most when
-// its definition sets no maximum ([Constraints.Count]); the input schema
-// advertises it as maxItems. Outputs have no such default.
+// DefaultMaxItems is the most items a list input takes (and its schema's
+// maxItems) when [Constraints.Count] sets no maximum.
 const DefaultMaxItems = 1000
 
 // compile compiles def, the definition of an input at path; types
@@ -158,6 +157,10 @@ func (n *node) compileBounds(path string, input bool, errs *definitionErrors) {
 	if c.Range != nil {
 		if (c.Range.Min != nil && !finite(*c.Range.Min)) || (c.Range.Max != nil && !finite(*c.Range.Max)) {
 			errs.add(path, "range", "a range bound must be a finite number")
+			return
+		}
+		if n.kind == kInteger && (!exactInteger(c.Range.Min) || !exactInteger(c.Range.Max)) {
+			errs.add(path, "range", "a range bound of an integer must be a whole number from -%d to %d, the integers a JSON Schema bound holds exactly", maxExactInteger, maxExactInteger)
 			return
 		}
 		if c.Range.Min != nil {
@@ -272,7 +275,7 @@ func moveItemConstraints(item *Constraints, list Constraints) {
 	if list.Range != nil {
 		// The list's range narrows the item's own (a sized integer's
 		// bounds, say); it never widens it.
-		item.Range = item.Range.Intersect(list.Range)
+		item.Range = item.Range.intersect(list.Range)
 	}
 	if len(list.Choice) > 0 {
 		item.Choice = list.Choice
@@ -352,4 +355,15 @@ func (n *node) entityTypeName() string {
 		return typeName(n.et)
 	}
 	return n.entityType
+}
+
+// maxExactInteger is 2^53-1, the largest integer a float64 (a range bound,
+// and a bound in JSON Schema as most validators read it) holds along with
+// every integer below it.
+const maxExactInteger = 1<<53 - 1
+
+// exactInteger reports whether b is nil or a whole number a float64 holds
+// exactly, in reach of every neighbour.
+func exactInteger(b *float64) bool {
+	return b == nil || *b == math.Trunc(*b) && math.Abs(*b) <= maxExactInteger
 }

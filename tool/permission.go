@@ -7,17 +7,15 @@ import (
 )
 
 // A Permission is a parsed permission expression: "a,b" needs every name,
-// "a+b" needs any one, a single name needs that name, and the empty
-// expression needs nothing.
+// "a+b" any one; the empty expression needs nothing.
 type Permission struct {
 	Names []string
 	// Any is true for "a+b" expressions.
 	Any bool
 }
 
-// ParsePermission parses a permission expression. Mixing "," and "+" in
-// one expression, an empty name, or a name that is not letters and digits
-// with spaces, '_', '.', ':' and '-' between them, is an error.
+// ParsePermission parses a permission expression; mixing "," and "+", or
+// a name not of letters and digits joined by " _.:-", is an error.
 func ParsePermission(expr string) (Permission, error) {
 	expr = strings.TrimSpace(expr)
 	if expr == "" {

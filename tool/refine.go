@@ -5,20 +5,18 @@ import (
 	"fmt"
 )
 
-// A Refiner refines the definitions of some inputs from the values of the
-// others, as a choice list that depends on another input.
+// A Refiner refines some inputs from the values of others (a choice list
+// that depends on another input).
 type Refiner struct {
 	// Inputs names the inputs it refines.
 	Inputs []string
-	// Refine returns the definition of input def.Name given the values of
-	// the other inputs (by name, decoded, possibly invalid or absent). It
-	// returns def itself when there is nothing to refine.
+	// Refine returns input def.Name's definition given the others' values
+	// (decoded, maybe invalid or absent), or def to leave it as it is.
 	Refine func(ctx context.Context, def *Definition, values map[string]any) (*Definition, error)
 }
 
 // Refine returns the input definitions of the tool with the given ID as
-// its refiner makes them for these arguments (the explorer re-renders its
-// form from them). Tools without a refiner return their inputs.
+// its refiner makes them for args (or as they are, without one).
 func (r *Registry) Refine(ctx context.Context, id string, args map[string]any) ([]*Definition, error) {
 	e := r.entry(id)
 	if e == nil {

@@ -8,17 +8,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// A Registry holds tools and runs them. Every caller (CLI, explorer, MCP,
-// function calling, Go code) lists and runs tools through one Registry, so
-// every run takes the same path: permission, decode and coerce, validate,
-// load entities, entity ops and access, confirmation, call, publish
-// outputs, validate outputs.
-//
-// A Registry is safe for concurrent use.
+// A Registry holds tools and runs them, for every caller, on one path
+// (see the package doc). It is safe for concurrent use.
 type Registry struct {
 	logger *slog.Logger
 
@@ -32,24 +25,21 @@ type Registry struct {
 	middleware  []Middleware
 	chain       atomic.Pointer[RunFunc] // the middleware around run; nil when there is none
 	adjust      func(*Tool) (*Tool, error)
+	mapError    func(error) error
 }
 
 // Options configure a [Registry].
 type Options struct {
-	// Logger receives what the registry leaves out and what fails inside a
-	// run. Nil means slog.Default().
+	// Logger receives what is left out and what fails; nil: slog.Default().
 	Logger *slog.Logger
-	// Adjust, when set, sees each tool as it is added and returns the tool
-	// to add in its place: an application re-types an input, narrows a
-	// range or rewords a description of tools it did not write (generated
-	// ones, say). It is given a deep copy ([Tool.Clone]) it may change and
-	// return; returning an error leaves the tool out, as invalid
-	// definitions do. Examples and defaults are written against the
-	// definition as declared: where Adjust changes an input's type in
-	// place, it must update or clear its Examples and Default; a definition
-	// it replaces whole carries only what the new one says. Nil adds every
-	// tool as it is.
+	// Adjust, when set, gets a deep copy of each tool added and returns the
+	// tool to add instead, or an error to leave it out. An input it re-types
+	// needs its Examples and Default fixed too.
 	Adjust func(t *Tool) (*Tool, error)
+	// MapError, when set, maps the application's errors to an [*InputError],
+	// [*AccessError], [*RunError] or (from Load) [ErrEntityNotFound]; nil
+	// or err itself leaves a hidden runtime failure.
+	MapError func(err error) error
 }
 
 // NewRegistry returns an empty registry. opts may be nil.
@@ -67,6 +57,7 @@ func NewRegistry(opts *Options) *Registry {
 	}
 	if opts != nil {
 		r.adjust = opts.Adjust
+		r.mapError = opts.MapError
 	}
 	return r
 }
@@ -74,14 +65,11 @@ func NewRegistry(opts *Options) *Registry {
 // Logger returns the registry's logger.
 func (r *Registry) Logger() *slog.Logger { return r.logger }
 
-// Add adds tools. A tool that cannot be added (invalid definitions, an
-// unknown data type or entity type, an ID already taken, or a name: "a.b"
-// beside "a__b", see [NameOf]) is left out and
-// logged, and the rest are added; the returned error joins the reasons,
-// each problem a *[DefinitionError] (see [Tool.Check]), nil when every
-// tool was added. Add the entity types and data types the tools
-// use first. r never writes a tool: the same Tool may be added to several
-// registries, and must not change once added.
+// Add adds tools, after the entity and data types they use. A tool that
+// cannot be added (bad definitions, an unknown type, an ID taken, or a
+// name taken: "a.b" beside "a__b", see [NameOf]) is left out and logged;
+// the error joins every problem, each a *[DefinitionError]. A Tool must
+// not change once added.
 func (r *Registry) Add(tools ...*Tool) error {
 	var errs []error
 	added := false
@@ -171,8 +159,7 @@ func (r *Registry) changed() {
 	}
 }
 
-// AddEntityType adds an entity type that entity inputs and outputs may
-// name. An ID already taken is an error.
+// AddEntityType adds an entity type; an ID already taken is an error.
 func (r *Registry) AddEntityType(et *EntityType) error {
 	if et == nil || et.ID == "" || et.Load == nil || et.Access == nil || et.Describe == nil {
 		return errors.New("entity type needs an ID, Load, Access and Describe")
@@ -210,36 +197,14 @@ func (r *Registry) entry(id string) *entry {
 	return r.entries[id]
 }
 
-// InputSchema returns the JSON Schema of the inputs of the tool with the
-// given ID, or nil when r holds no such tool. The schema is shared:
-// callers must not modify it.
-func (r *Registry) InputSchema(id string) *jsonschema.Schema {
-	if e := r.entry(id); e != nil {
-		return e.inSchema
-	}
-	return nil
-}
-
-// OutputSchema returns the JSON Schema of the outputs of the tool with the
-// given ID, or nil when r holds no such tool. The schema is shared:
-// callers must not modify it.
-func (r *Registry) OutputSchema(id string) *jsonschema.Schema {
-	if e := r.entry(id); e != nil {
-		return e.outSchema
-	}
-	return nil
-}
-
 // A Filter selects tools for [Registry.List].
 type Filter struct {
-	// Account, when set, keeps only the tools whose permission the account
-	// satisfies (nothing is run to decide).
+	// Account, when set, keeps the tools whose permission it satisfies.
 	Account Account
-	// Operation, when set, keeps only tools of that operation.
+	// Operation, when set, keeps the tools of that operation.
 	Operation Operation
-	// Words, when set, keeps only tools whose ID, label or description
-	// contains the words (case-insensitively): all of them when MatchAll,
-	// else any one.
+	// Words, when set, keeps tools whose ID, label or description holds
+	// the words (any case): all when MatchAll, else any one.
 	Words    []string
 	MatchAll bool
 }
@@ -311,9 +276,8 @@ func (e *entry) matches(words []string, all bool) bool {
 	return all
 }
 
-// Allowed reports whether acct may run t as far as t's permission goes
-// (entity ops and access checks need the inputs and are decided by a
-// run). A permission that does not parse allows no one.
+// Allowed reports whether acct has t's permission (a run decides the
+// rest); a permission that does not parse allows no one.
 func (t *Tool) Allowed(acct Account) bool {
 	p, err := ParsePermission(t.Permission)
 	return err == nil && p.allows(acct)

@@ -292,7 +292,7 @@ func TestAccessAndConfirm(t *testing.T) {
 
 type confirmFunc bool
 
-func (c confirmFunc) Confirm(context.Context, *Tool, *Values) (bool, error) { return bool(c), nil }
+func (c confirmFunc) Confirm(context.Context, *Tool, string) (bool, error) { return bool(c), nil }
 
 func TestCustomDataType(t *testing.T) {
 	r := NewRegistry(&Options{Logger: slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))})
@@ -322,7 +322,7 @@ func TestCustomDataType(t *testing.T) {
 	if diff := cmp.Diff([]Violation{{Path: "c", Message: "must be a color such as #ff8800"}}, res.Violations, wordsOnly); diff != "" {
 		t.Errorf("invalid color (-want +got):\n%s", diff)
 	}
-	if f := r.InputSchema(tl.ID).Properties["c"].Format; f != "color" {
+	if f := r.Describe(tl.ID).InputSchema.Properties["c"].Format; f != "color" {
 		t.Errorf("format = %q, want color", f)
 	}
 }
@@ -389,7 +389,7 @@ func TestToolInTwoRegistries(t *testing.T) {
 			t.Errorf("registry %s holds another tool than the one added", name)
 		}
 	}
-	if fa, fb := a.InputSchema("t.e").Properties["c"].Format, b.InputSchema("t.e").Properties["c"].Format; fa != "color" || fb != "hex-color" {
+	if fa, fb := a.Describe("t.e").InputSchema.Properties["c"].Format, b.Describe("t.e").InputSchema.Properties["c"].Format; fa != "color" || fb != "hex-color" {
 		t.Errorf("formats %q and %q, want each registry's own (color, hex-color)", fa, fb)
 	}
 	a.Remove("t.e")

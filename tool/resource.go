@@ -7,10 +7,8 @@ import "encoding/base64"
 const MediaResource = "application/vnd.toolapi.resource+json"
 
 // A Resource is content a tool returns by reference and value, as MCP's
-// embedded resources: a URI, its media type, and either text or bytes.
-// Return it (or a pointer to it) as the value of an output defined by
-// [ResourceDefinition]; it is published as a map with the keys uri,
-// mime_type, and text or blob (base64).
+// embedded resources: a URI, its media type, and text or bytes. It is the
+// value of an output defined by [ResourceDefinition].
 type Resource struct {
 	URI       string
 	MediaType string
@@ -18,8 +16,7 @@ type Resource struct {
 	Blob      []byte
 }
 
-// ResourceDefinition returns the definition of a required output named
-// name that holds a [Resource].
+// ResourceDefinition defines a required output that holds a [Resource].
 func ResourceDefinition(name, description string) *Definition {
 	return &Definition{
 		Name: name, Type: "map", Description: description, Required: true,

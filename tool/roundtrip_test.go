@@ -35,7 +35,7 @@ func TestRoundTrip(t *testing.T) {
 		if err := r.Add(tl); err != nil {
 			t.Fatalf("%s: %v", describeDef(def), err)
 		}
-		schemaJSON, _ := json.Marshal(r.InputSchema(tl.ID))
+		schemaJSON, _ := json.Marshal(r.Describe(tl.ID).InputSchema)
 		sch := compileSchema(t, schemaJSON)
 		values := candidates(def, rng, perDef)
 		for _, v := range values {

@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -10,12 +11,9 @@ import (
 )
 
 // Run runs the tool with the given ID for the account in ctx (see
-// [WithAccount]) with arguments by input name. Values are JSON values
-// (string, float64 or any Go integer, bool, nil, []any, map[string]any), or
-// [Text] typed by a person, which is coerced to the input's type. It
-// returns [ErrNotFound] for an unknown ID; every other outcome, failures
-// included, is a Result. The registry's middleware (see [Registry.Use])
-// wraps the run.
+// [WithAccount]) with arguments by input name: JSON values (any Go integer
+// too), or [Text] a person typed. It returns [ErrNotFound] for an unknown
+// ID; every other outcome, failures included, is a Result.
 func (r *Registry) Run(ctx context.Context, id string, args map[string]any) (*Result, error) {
 	e := r.entry(id)
 	if e == nil {
@@ -69,20 +67,25 @@ func (r *Registry) decodeInto(ctx context.Context, e *entry, args arguments, vs 
 
 // start runs e through the registry's middleware, if any, and the run
 // path.
-func (r *Registry) start(ctx context.Context, e *entry, args arguments) (res *Result) {
+func (r *Registry) start(ctx context.Context, e *entry, args arguments) *Result {
 	chain := r.chain.Load()
 	if chain == nil {
 		return r.run(ctx, e, args, nil)
 	}
+	return r.through(ctx, *chain, &Call{Tool: e.tool, Account: AccountFrom(ctx), e: e, args: args})
+}
+
+// through passes c through the middleware chain, which ends in the run
+// path (see [Registry.path]).
+func (r *Registry) through(ctx context.Context, chain RunFunc, c *Call) (res *Result) {
 	defer func() {
 		if v := recover(); v != nil {
-			res = r.runtimeFailure(e.tool, "middleware panicked", fmt.Errorf("panic: %v\n%s", v, debug.Stack()))
+			res = r.runtimeFailure(c.Tool, "middleware panicked", fmt.Errorf("panic: %v\n%s", v, debug.Stack()))
 		}
 	}()
-	c := &Call{Tool: e.tool, Account: AccountFrom(ctx), e: e, args: args}
-	res = (*chain)(ctx, c)
+	res = chain(ctx, c)
 	if res == nil {
-		return r.runtimeFailure(e.tool, "middleware returned no result", errors.New("nil result"))
+		return r.runtimeFailure(c.Tool, "middleware returned no result", errors.New("nil result"))
 	}
 	return res
 }
@@ -117,20 +120,17 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 			}
 		}
 	}
-	if res := r.loadEntities(ctx, e, acct, in); res != nil {
+	var loadVs violations
+	if res := r.loadEntities(ctx, e, acct, in, false, &loadVs); res != nil {
 		return res
+	}
+	if !loadVs.empty() {
+		return inputFailure(t, loadVs.result())
 	}
 	if t.Access != nil {
 		ok, err := t.Access(ctx, in)
-		var ie *InputError
-		if errors.As(err, &ie) {
-			return inputFailure(t, []Violation{{Path: ie.Input, Rule: RuleHandler, Message: ie.Message}})
-		}
-		if res := refusal(t, err); res != nil {
-			return res
-		}
 		if err != nil {
-			return r.runtimeFailure(t, "access check failed", err)
+			return r.failure(ctx, e, nil, err, "access check failed")
 		}
 		if !ok {
 			return accessFailure("You may not run " + t.label() + " with these inputs.")
@@ -141,7 +141,7 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 		if c == nil {
 			return accessFailure(t.label() + " runs only when a person confirms it, and this caller cannot ask for confirmation.")
 		}
-		ok, err := c.Confirm(ctx, t, in)
+		ok, err := c.Confirm(ctx, t, confirmQuestion(t, in))
 		if err != nil {
 			return r.runtimeFailure(t, "confirmation failed", err)
 		}
@@ -149,21 +149,79 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 			return accessFailure(t.label() + " was not confirmed, so it did not run.")
 		}
 	}
+	if r.mapError != nil {
+		ctx = context.WithValue(ctx, registryKey{}, r)
+	}
 	res, err := r.call(ctx, t, in)
 	if err != nil {
-		var ie *InputError
-		if errors.As(err, &ie) {
-			return inputFailure(t, []Violation{{Path: ie.Input, Rule: RuleHandler, Message: ie.Message}})
-		}
-		if res := refusal(t, err); res != nil {
-			return res
-		}
-		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-			return &Result{Message: t.label() + " was cancelled.", Failure: FailureRuntime}
-		}
-		return r.runtimeFailure(t, "tool failed", err)
+		return r.failure(ctx, e, res, err, "tool failed")
 	}
 	return r.finish(e, res)
+}
+
+// failure returns the failed Result of err, returned by the
+// application's code (mapped by [Options.MapError]) with res, the
+// handler's Result beside it (nil elsewhere); what says where err came
+// from, for the log.
+func (r *Registry) failure(ctx context.Context, e *entry, res *Result, err error, what string) *Result {
+	t := e.tool
+	err = r.mapErr(err)
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return inputFailure(t, []Violation{{Path: ie.Input, Rule: RuleHandler, Message: ie.Message}})
+	}
+	if res := refusal(t, err); res != nil {
+		return res
+	}
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return &Result{Message: t.label() + " was cancelled.", Failure: FailureRuntime}
+	}
+	var re *RunError
+	if !errors.As(err, &re) {
+		return r.runtimeFailure(t, what, err)
+	}
+	r.logger.Error(what, "tool", t.ID, "error", err.Error())
+	out := &Result{Message: sentence(re.Message), Failure: FailureRuntime}
+	if re.Partial && res != nil {
+		out.Outputs = res.Outputs
+	}
+	return r.finish(e, out)
+}
+
+// mapErr returns err as [Options.MapError] maps it.
+func (r *Registry) mapErr(err error) error {
+	if r.mapError == nil || err == nil {
+		return err
+	}
+	if m := r.mapError(err); m != nil {
+		return m
+	}
+	return err
+}
+
+type registryKey struct{}
+
+// FailedPartway reports whether err, mapped by the [Options.MapError] of
+// the registry running the tool in ctx, is a partial [*RunError]: the
+// handler's outputs are then published with the failure.
+func FailedPartway(ctx context.Context, err error) bool {
+	if r, ok := ctx.Value(registryKey{}).(*Registry); ok {
+		err = r.mapErr(err)
+	}
+	var re *RunError
+	return errors.As(err, &re) && re.Partial
+}
+
+// confirmQuestion returns the question a [Confirmer] asks about a run of
+// t with in: the inputs the caller set, as canonical JSON with the
+// sensitive ones left out.
+func confirmQuestion(t *Tool, in *Values) string {
+	what := t.label() + " (" + t.ID + ")"
+	b, err := json.Marshal(in.canonical(true))
+	if err != nil || string(b) == "{}" {
+		return "Run " + what + "?"
+	}
+	return "Run " + what + " with " + string(b) + "?"
 }
 
 // call calls the handler, turning a panic into an error.
@@ -291,23 +349,25 @@ func (r *Registry) runtimeFailure(t *Tool, what string, err error) *Result {
 	return &Result{Message: t.label() + " failed.", Failure: FailureRuntime}
 }
 
-// loadEntities replaces entity references by loaded entities and checks
-// the declared op on each for acct. Each distinct entity of a list is
-// loaded and checked once. It returns a failure, or nil.
-func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in *Values) *Result {
+// loadEntities replaces entity references by loaded entities, each
+// distinct entity of a list loaded once, adding a violation to vs for each
+// that does not exist. A run (check false) checks the declared op on each
+// for acct; a check checks none. It returns the failure that ends the run
+// at once (a refusal, or a load or access check that failed, logged), or
+// nil.
+func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in *Values, check bool, vs *violations) *Result {
 	t := e.tool
-	var vs violations
 	for i, n := range e.inputs {
 		op := entityOp(n)
 		if op == "" || in.values[i] == nil {
 			continue
 		}
-		l := entityLoader{r: r, t: t, acct: acct, op: op, sensitive: n.def.Sensitive}
+		l := entityLoader{r: r, e: e, t: t, acct: acct, op: op, check: check, sensitive: n.def.Sensitive}
 		seg := pathSeg{name: n.def.Name}
 		switch v := in.values[i].(type) {
 		case entityRef:
 			in.keepRef(i, v)
-			ent, res := l.load(ctx, v, &seg, &vs)
+			ent, res := l.load(ctx, v, &seg, vs)
 			if res != nil {
 				return res
 			}
@@ -320,25 +380,25 @@ func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in 
 			for j, item := range v {
 				ref, ok := item.(entityRef)
 				if !ok {
+					if check {
+						continue // the item's own violation says why
+					}
 					return r.runtimeFailure(t, "entity load failed", fmt.Errorf("input %s: item %d is %T, not an entity reference", n.def.Name, j, item))
 				}
 				is := seg.item(j)
 				ent, seen := loaded[ref]
 				if !seen {
 					var res *Result
-					if ent, res = l.load(ctx, ref, &is, &vs); res != nil {
+					if ent, res = l.load(ctx, ref, &is, vs); res != nil {
 						return res
 					}
 					loaded[ref] = ent
 				} else if ent == nil {
-					l.notFound(ref, &is, &vs)
+					l.notFound(ref, &is, vs)
 				}
 				v[j] = ent
 			}
 		}
-	}
-	if !vs.empty() {
-		return inputFailure(t, vs.result())
 	}
 	return nil
 }
@@ -347,15 +407,17 @@ func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in 
 // them.
 type entityLoader struct {
 	r         *Registry
+	e         *entry
 	t         *Tool
 	acct      Account
 	op        string
+	check     bool // only checking the inputs: the op is not checked
 	sensitive bool // the input is sensitive: messages do not quote it
 }
 
-// load loads the entity ref refers to and checks the op on it. A missing
-// entity adds a violation and gives nil; a refusal or an error gives a
-// failure.
+// load loads the entity ref refers to and, unless only checking, checks
+// the op on it. A missing entity adds a violation and gives nil; a refusal
+// or an error gives a failure.
 func (l *entityLoader) load(ctx context.Context, ref entityRef, p *pathSeg, vs *violations) (any, *Result) {
 	et, ok := l.r.EntityType(ref.typ)
 	if !ok {
@@ -363,19 +425,19 @@ func (l *entityLoader) load(ctx context.Context, ref entityRef, p *pathSeg, vs *
 		return nil, nil
 	}
 	e, err := et.Load(ctx, ref.id)
-	if errors.Is(err, ErrEntityNotFound) {
-		l.notFound(ref, p, vs)
-		return nil, nil
-	}
 	if err != nil {
-		return nil, l.r.runtimeFailure(l.t, "entity load failed", err)
+		if err = l.r.mapErr(err); errors.Is(err, ErrEntityNotFound) {
+			l.notFound(ref, p, vs)
+			return nil, nil
+		}
+		return nil, l.r.failure(ctx, l.e, nil, err, "entity load failed")
+	}
+	if l.check {
+		return e, nil
 	}
 	ok, err = et.Access(ctx, l.acct, e, l.op)
-	if res := refusal(l.t, err); res != nil {
-		return nil, res
-	}
 	if err != nil {
-		return nil, l.r.runtimeFailure(l.t, "entity access check failed", err)
+		return nil, l.r.failure(ctx, l.e, nil, err, "entity access check failed")
 	}
 	if !ok {
 		what := typeName(et) + " " + ref.id
@@ -385,19 +447,6 @@ func (l *entityLoader) load(ctx context.Context, ref entityRef, p *pathSeg, vs *
 		return nil, accessFailure("You may not " + l.op + " " + what + " (input " + p.String() + ").")
 	}
 	return e, nil
-}
-
-// exists reports whether the entity ref refers to exists.
-func (l *entityLoader) exists(ctx context.Context, ref entityRef) (bool, error) {
-	et, ok := l.r.EntityType(ref.typ)
-	if !ok {
-		return false, nil
-	}
-	_, err := et.Load(ctx, ref.id)
-	if errors.Is(err, ErrEntityNotFound) {
-		return false, nil
-	}
-	return err == nil, err
 }
 
 // notFound adds the violation of a reference to no entity.

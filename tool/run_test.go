@@ -3,10 +3,14 @@ package tool
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // TestDefaultsAreNotShared checks that no run sees what another did to a
@@ -114,6 +118,181 @@ func TestRefusalsSayWhy(t *testing.T) {
 		res, _ := r.RunJSON(ctx, c.id, []byte(c.args))
 		if res.Failure != FailureAccess || res.Message != c.want {
 			t.Errorf("%s %s: %+v, want an access failure %q", c.id, c.args, res, c.want)
+		}
+	}
+}
+
+// The errors of a service that knows nothing of toolapi.
+var (
+	errNoRow    = errors.New("no row")
+	errTaken    = errors.New("title taken")
+	errNotOwner = errors.New("not the owner")
+	errLocked   = errors.New("album locked")
+	errHalfway  = errors.New("disk full after some comments")
+)
+
+// TestMapError checks that Options.MapError gives a service's own errors
+// their meaning on every part of the run path (entity loads, access
+// methods, handlers, checks) and that an error it does not map stays
+// hidden.
+func TestMapError(t *testing.T) {
+	var log bytes.Buffer
+	r := NewRegistry(&Options{
+		Logger: slog.New(slog.NewTextHandler(&log, nil)),
+		MapError: func(err error) error {
+			switch {
+			case errors.Is(err, errNoRow):
+				return fmt.Errorf("mapped: %w", ErrEntityNotFound)
+			case errors.Is(err, errTaken):
+				return &InputError{Input: "title", Message: "another album has this title"}
+			case errors.Is(err, errNotOwner):
+				return Refuse("only the album's owner may rename it")
+			case errors.Is(err, errLocked):
+				return &RunError{Message: "The album is locked for editing", Err: err}
+			case errors.Is(err, errHalfway):
+				return &RunError{Message: "The disk filled up partway", Partial: true, Err: err}
+			}
+			return nil
+		},
+	})
+	err := r.AddEntityType(&EntityType{ID: "album", Label: "Album",
+		Load: func(_ context.Context, id string) (any, error) {
+			if id == "1" {
+				return id, nil
+			}
+			return nil, fmt.Errorf("select album %s: %w", id, errNoRow)
+		},
+		Access:   func(context.Context, Account, any, string) (bool, error) { return true, nil },
+		Describe: func(e any) (string, string, bool) { s, ok := e.(string); return s, s, ok },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.Add(&Tool{ID: "t.rename", Label: "Rename", Description: "Renames an album.", Permission: "p",
+		Inputs: []*Definition{
+			{Name: "album", Type: "entity:album", EntityOp: "update", Required: true},
+			{Name: "title", Type: "string", Required: true},
+		},
+		Outputs: []*Definition{{Name: "moved", Type: "integer", Required: true}},
+		Access: func(_ context.Context, in *Values) (bool, error) {
+			if in.String("title") == "theirs" {
+				return false, fmt.Errorf("checking the owner: %w", errNotOwner)
+			}
+			return true, nil
+		},
+		Handler: func(_ context.Context, in *Values) (*Result, error) {
+			switch in.String("title") {
+			case "taken":
+				return nil, fmt.Errorf("update: %w", errTaken)
+			case "locked":
+				return nil, errLocked
+			case "half":
+				return Failed("", map[string]any{"moved": 3}), errHalfway
+			case "secret":
+				return nil, errors.New("pq: password authentication failed for user admin")
+			}
+			return Succeeded("", map[string]any{"moved": 6}), nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := WithAccount(context.Background(), editor)
+	tests := []struct {
+		args string
+		want *Result
+	}{
+		{`{"album":"2","title":"x"}`, &Result{Message: `Invalid input for Rename: album: no album has the ID "2"`, Failure: FailureInput,
+			Violations: []Violation{{Path: "album", Message: `no album has the ID "2"`}}}},
+		{`{"album":"1","title":"taken"}`, &Result{Message: "Invalid input for Rename: title: another album has this title", Failure: FailureInput,
+			Violations: []Violation{{Path: "title", Message: "another album has this title"}}}},
+		{`{"album":"1","title":"theirs"}`, &Result{Message: "You may not run Rename: only the album's owner may rename it.", Failure: FailureAccess}},
+		{`{"album":"1","title":"locked"}`, &Result{Message: "The album is locked for editing.", Failure: FailureRuntime}},
+		{`{"album":"1","title":"half"}`, &Result{Message: "The disk filled up partway.", Failure: FailureRuntime, Outputs: map[string]any{"moved": int64(3)}}},
+		{`{"album":"1","title":"secret"}`, &Result{Message: "Rename failed.", Failure: FailureRuntime}},
+		{`{"album":"1","title":"fine"}`, &Result{Success: true, Message: "Rename completed.", Outputs: map[string]any{"moved": int64(6)}}},
+	}
+	for _, tt := range tests {
+		res, err := r.RunJSON(ctx, "t.rename", []byte(tt.args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, res, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.args, diff)
+		}
+	}
+	for _, cause := range []string{"album locked", "disk full after some comments", "pq: password authentication failed"} {
+		if !strings.Contains(log.String(), cause) {
+			t.Errorf("the log lacks the cause %q:\n%s", cause, log.String())
+		}
+	}
+	// A check maps the entity type's error the same way.
+	_, vs, err := r.ValidateJSON(ctx, "t.rename", []byte(`{"album":"2","title":"x"}`))
+	if want := []Violation{{Path: "album", Message: `no album has the ID "2"`}}; err != nil || !cmp.Equal(vs, want) {
+		t.Errorf("check: %v %v, want %v", vs, err, want)
+	}
+	// Without MapError, a handler may return a RunError itself.
+	plain := newTestRegistry(t, &Tool{ID: "t.plain", Label: "Plain", Description: "Fails.", Permission: "p",
+		Handler: func(context.Context, *Values) (*Result, error) {
+			return nil, &RunError{Message: "Nothing was changed", Err: errors.New("db down")}
+		}})
+	if res, _ := plain.RunJSON(ctx, "t.plain", nil); res.Message != "Nothing was changed." || res.Failure != FailureRuntime {
+		t.Errorf("a RunError without MapError: %+v", res)
+	}
+}
+
+// asking is a Confirmer that records the questions it is asked.
+type asking struct{ questions []string }
+
+func (a *asking) Confirm(_ context.Context, _ *Tool, question string) (bool, error) {
+	a.questions = append(a.questions, question)
+	return true, nil
+}
+
+// TestConfirmLeavesOutSensitive checks that the question a Confirmer is
+// given names the inputs the caller set, entities by ID, and never a
+// sensitive value, at the top or inside a map.
+func TestConfirmLeavesOutSensitive(t *testing.T) {
+	r := newQuietRegistry()
+	if err := r.AddEntityType(albumType(nil)); err != nil {
+		t.Fatal(err)
+	}
+	err := r.Add(
+		&Tool{ID: "t.login", Label: "Log in", Description: "Logs in.", Permission: "p", Confirm: true,
+			Inputs: []*Definition{
+				{Name: "user", Type: "string", Required: true},
+				{Name: "password", Type: "string", Required: true, Sensitive: true},
+				{Name: "album", Type: "entity:album", EntityOp: "view"},
+				{Name: "opts", Type: "map", Properties: []*Definition{{Name: "pin", Type: "string", Sensitive: true}, {Name: "when", Type: "duration"}}},
+			},
+			Handler: func(context.Context, *Values) (*Result, error) { return nil, nil }},
+		&Tool{ID: "t.wipe", Label: "Wipe", Description: "Wipes.", Permission: "p", Confirm: true,
+			Inputs:  []*Definition{{Name: "key", Type: "string", Sensitive: true}},
+			Handler: func(context.Context, *Values) (*Result, error) { return nil, nil }},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &asking{}
+	ctx := WithConfirmer(WithAccount(context.Background(), editor), a)
+	if res, _ := r.RunJSON(ctx, "t.login", []byte(`{"user":"ann","password":"hunter2","album":"1","opts":{"pin":"1234","when":"PT1M"}}`)); !res.Success {
+		t.Fatalf("run: %+v", res)
+	}
+	if res, _ := r.Run(ctx, "t.wipe", map[string]any{"key": "k-9f2"}); !res.Success {
+		t.Fatalf("run: %+v", res)
+	}
+	want := []string{
+		`Run Log in (t.login) with {"album":"1","opts":{"when":"PT1M"},"user":"ann"}?`,
+		`Run Wipe (t.wipe)?`,
+	}
+	if diff := cmp.Diff(want, a.questions); diff != "" {
+		t.Errorf("questions (-want +got):\n%s", diff)
+	}
+	for _, q := range a.questions {
+		for _, secret := range []string{"hunter2", "1234", "k-9f2"} {
+			if strings.Contains(q, secret) {
+				t.Errorf("the question %q shows the sensitive value %q", q, secret)
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -130,4 +131,33 @@ func decodeJSON(t *testing.T, s string) any {
 		t.Fatalf("bad JSON %s: %v", s, err)
 	}
 	return v
+}
+
+// TestIntegerBoundsExact checks that an integer's range bounds must be
+// whole numbers a float64 holds exactly, so that the schema's bound and
+// the validator's are the same number.
+func TestIntegerBoundsExact(t *testing.T) {
+	for _, rng := range []*Range{
+		{Max: Ptr(float64(1 << 63))},
+		{Min: Ptr(-float64(1<<53) - 2)},
+		{Min: Ptr(0.5)},
+	} {
+		r := newQuietRegistry()
+		err := r.Add(&Tool{ID: "t.n", Label: "N", Description: "Takes a number.", Permission: "p",
+			Inputs:  []*Definition{{Name: "n", Type: "integer", Constraints: Constraints{Range: rng}}},
+			Handler: func(context.Context, *Values) (*Result, error) { return nil, nil }})
+		if err == nil || !strings.Contains(err.Error(), "inputs.n: a range bound of an integer must be a whole number from -9007199254740991 to 9007199254740991") {
+			t.Errorf("range %v..%v: %v, want the bound refused", rng.Min, rng.Max, err)
+		}
+	}
+	r := newQuietRegistry()
+	err := r.Add(&Tool{ID: "t.n", Label: "N", Description: "Takes a number.", Permission: "p",
+		Inputs: []*Definition{
+			{Name: "n", Type: "integer", Constraints: Constraints{Range: &Range{Min: Ptr(-9007199254740991.0), Max: Ptr(9007199254740991.0)}}},
+			{Name: "f", Type: "float", Constraints: Constraints{Range: &Range{Min: Ptr(0.5), Max: Ptr(1e300)}}},
+		},
+		Handler: func(context.Context, *Values) (*Result, error) { return nil, nil }})
+	if err != nil {
+		t.Errorf("exact integer bounds and any float bounds: %v", err)
+	}
 }

@@ -7,7 +7,8 @@ import (
 	"github.com/toolapi/toolapi/internal/schemajson"
 )
 
-// InputSchemaJSON returns the JSON of [Registry.InputSchema], encoded once.
+// InputSchemaJSON returns the JSON of the input schema [Registry.Describe]
+// gives, encoded once; nil when r holds no such tool.
 func (r *Registry) InputSchemaJSON(id string) json.RawMessage {
 	p := r.entry(id)
 	if p == nil {
@@ -17,7 +18,7 @@ func (r *Registry) InputSchemaJSON(id string) json.RawMessage {
 	return p.inJSON.b
 }
 
-// OutputSchemaJSON returns the JSON of [Registry.OutputSchema], encoded once.
+// OutputSchemaJSON is [Registry.InputSchemaJSON] for the output schema.
 func (r *Registry) OutputSchemaJSON(id string) json.RawMessage {
 	p := r.entry(id)
 	if p == nil {

@@ -29,67 +29,51 @@ func (op Operation) Valid() bool {
 // ReadOnly reports whether op leaves the world as it was (read, explain).
 func (op Operation) ReadOnly() bool { return op == OpRead || op == OpExplain }
 
-// Idempotent reports whether running op twice with the same inputs has the
-// effect of running it once (read, explain, transform).
+// Idempotent reports whether op is read, explain or transform.
 func (op Operation) Idempotent() bool { return op == OpRead || op == OpExplain || op == OpTransform }
 
-// A Handler runs a tool with validated, resolved inputs. It returns the
-// outputs by name. A returned [InputError] (or an error wrapping one)
-// reaches the caller as an input failure; any other error is logged and the
-// caller learns only that the run failed.
+// A Handler runs a tool with validated, resolved inputs. Its error (see
+// [Options.MapError]) reaches the caller only as an [InputError],
+// [AccessError] or [RunError].
 type Handler func(ctx context.Context, in *Values) (*Result, error)
 
 // A Tool is a typed, validated, access-checked operation. Hand-written tools
 // fill the fields directly; toolgen writes them for method tools.
 type Tool struct {
-	// ID names the tool everywhere ("album.search"): letters, digits, "_",
-	// "." and "-", starting with a letter or "_", at most 64 characters
-	// once each "." is written "__" (its name in MCP and model APIs, see
-	// [NameOf]). Required.
+	// ID names the tool ("album.search"): letters, digits, "_", "." and
+	// "-", starting with a letter or "_", at most 64 characters as its
+	// name ([NameOf]). Required.
 	ID string
 	// Label is a short human name ("Search"). Required.
 	Label string
 	// Description says what the tool does. Required.
 	Description string
-	// Operation says what the tool does to the world; empty means write
-	// (see [Tool.EffectiveOperation]).
+	// Operation says what the tool does to the world; empty means write.
 	Operation Operation
-	// Destructive says whether the tool's effects cannot simply be undone;
-	// nil means the operation's default: destructive for write and
-	// trigger, not for the others. See [Tool.IsDestructive].
+	// Destructive says whether the effects cannot simply be undone; nil
+	// means the operation's default (see [Tool.IsDestructive]).
 	Destructive *bool
-	// Permission is an expression over permission names: "a,b" needs all
-	// of them, "a+b" any one; empty means no permission check.
+	// Permission needs all of "a,b", any one of "a+b"; empty: no check.
 	Permission string
-	// Access, when set, is checked after the inputs are resolved: it
-	// reports whether the account in ctx (see [AccountFrom]) may run the
-	// tool with these inputs. An [InputError] it returns is an input
-	// failure; an [AccessError] (see [Refuse]) refuses the run with its
-	// reason; any other error is logged and fails the run.
+	// Access, when set, reports whether the account in ctx may run the
+	// tool with these resolved inputs; its errors read as a handler's.
 	Access func(ctx context.Context, in *Values) (bool, error)
 	// Confirm asks a person to confirm each run before it happens.
 	Confirm bool
-	// Deprecated, when set, marks the tool as deprecated and says what to
-	// use instead ("use album.search2"). Every caller shows it: the CLI's
-	// list and info, MCP's tools/list (the description starts with
-	// "Deprecated: " and _meta carries it), the explorer and function
-	// calling. A deprecated tool still runs. Empty means not deprecated; a
-	// blank (spaces only) value is invalid.
+	// Deprecated, when not empty, says what to use instead ("use
+	// album.search2"); every caller shows it, and the tool still runs.
 	Deprecated string
 	// Inputs define what the tool takes, in order.
 	Inputs []*Definition
 	// Outputs define what the tool gives, in order.
 	Outputs []*Definition
-	// Refiner, when set, refines input definitions from the values of other
-	// inputs.
+	// Refiner, when set, refines inputs from the values of others.
 	Refiner *Refiner
 	// Handler runs the tool. Required.
 	Handler Handler
 }
 
-// EffectiveOperation returns the operation t declares: t.Operation, or
-// write when it is empty. Callers that show or act on the operation ask
-// this rather than read the field.
+// EffectiveOperation returns t.Operation, or write when it is empty.
 func (t *Tool) EffectiveOperation() Operation {
 	if t.Operation == "" {
 		return OpWrite
@@ -98,9 +82,7 @@ func (t *Tool) EffectiveOperation() Operation {
 }
 
 // IsDestructive reports whether t's effects cannot simply be undone:
-// t.Destructive when set, else true for the operations write and trigger
-// (an empty operation means write) and false for the others. Every caller
-// (MCP annotations, the explorer, the CLI, function calling) asks this.
+// t.Destructive when set, else whether the operation is write or trigger.
 func (t *Tool) IsDestructive() bool {
 	if t.Destructive != nil {
 		return *t.Destructive
@@ -109,9 +91,7 @@ func (t *Tool) IsDestructive() bool {
 	return op == OpWrite || op == OpTrigger
 }
 
-// Clone returns a copy of t whose input and output definitions are deep
-// copies ([Definition.Clone]), for changing a tool without touching the
-// original (see [Options.Adjust]).
+// Clone returns a copy of t with deep copies of its definitions.
 func (t *Tool) Clone() *Tool {
 	c := *t
 	c.Inputs = cloneAll(t.Inputs)
@@ -124,10 +104,8 @@ func (t *Tool) Clone() *Tool {
 	return &c
 }
 
-// AdvertisedDescription returns t's description as the callers that show
-// a tool by its description alone give it (MCP's tools/list, function
-// calling): for a deprecated tool, "Deprecated: " and the note, a blank
-// line, then the description; else the description.
+// AdvertisedDescription returns the description, after "Deprecated: NOTE"
+// and a blank line for a deprecated tool.
 func (t *Tool) AdvertisedDescription() string {
 	if t.Deprecated == "" {
 		return t.Description

@@ -7,20 +7,12 @@ import (
 	"fmt"
 )
 
-// Validate checks arguments for the tool with the given ID as a run would,
-// without running it: it decodes and validates them and looks up the
-// entities they name, all in one pass, and runs no access method, entity
-// access check or handler. Values in args are as for [Registry.Run]: a
-// [Text] is text a person typed, coerced to its input's type; anything
-// else is a JSON value.
-//
-// It returns the canonical JSON of the arguments, the form [Registry.RunJSON]
-// accepts and what a stored preset should hold (the inputs the caller set,
-// sensitive ones included; times in RFC 3339, durations in ISO 8601,
-// entities by their references), and every violation found; the JSON is
-// nil when there are violations. It returns an error wrapping
-// [ErrNotFound] for a tool r does not hold or the account in ctx may not
-// run, and an error when looking up an entity fails (logged).
+// Validate checks args as [Registry.Run] would, through the middleware
+// with [Call.Check] set, loading entities but running no access check,
+// confirmation or handler. It returns every violation, or else the
+// canonical JSON of the arguments set (as [Registry.RunJSON] takes them,
+// sensitive ones included). The error wraps [ErrNotFound] for a tool the
+// account may not run, or says that a load failed or middleware answered.
 func (r *Registry) Validate(ctx context.Context, id string, args map[string]any) (json.RawMessage, []Violation, error) {
 	e, err := r.entryFor(ctx, id)
 	if err != nil {
@@ -48,70 +40,63 @@ func (r *Registry) entryFor(ctx context.Context, id string) (*entry, error) {
 	return e, nil
 }
 
-func (r *Registry) validate(ctx context.Context, e *entry, args arguments) (canonical json.RawMessage, _ []Violation, err error) {
+// validate checks args as a run would, through the registry's middleware
+// (see [Call.Check]).
+func (r *Registry) validate(ctx context.Context, e *entry, args arguments) (json.RawMessage, []Violation, error) {
+	c := &Call{Tool: e.tool, Account: AccountFrom(ctx), Check: true, e: e, args: args}
+	chain := r.chain.Load()
+	if chain == nil {
+		r.check(ctx, c)
+	} else {
+		res := r.through(ctx, *chain, c)
+		if c.checked == nil {
+			// Middleware answered in the check's place.
+			if res.Failure == FailureInput && len(res.Violations) > 0 {
+				return nil, res.Violations, nil
+			}
+			return nil, nil, errors.New("the registry's middleware did not let the check through: " + res.Message)
+		}
+	}
+	return c.checked.canonical, c.checked.vs, c.checked.err
+}
+
+// check decodes and validates c's arguments and loads the entities they
+// name, recording what it found in c.checked, and returns it as a Result
+// for the middleware around it.
+func (r *Registry) check(ctx context.Context, c *Call) *Result {
+	t := c.Tool
+	c.checked = r.checkArgs(ctx, c)
+	switch {
+	case c.checked.err != nil:
+		return &Result{Message: "The inputs of " + t.label() + " could not be checked.", Failure: FailureRuntime}
+	case len(c.checked.vs) > 0:
+		return inputFailure(t, c.checked.vs)
+	}
+	return &Result{Success: true, Message: "The inputs of " + t.label() + " are valid."}
+}
+
+func (r *Registry) checkArgs(ctx context.Context, c *Call) (ch *checked) {
+	e := c.e
 	defer func() {
 		if v := recover(); v != nil {
 			r.logger.Error("validation panicked", "tool", e.tool.ID, "panic", fmt.Sprint(v))
-			canonical, err = nil, errors.New("validation failed")
+			ch = &checked{err: errors.New("validation failed")}
 		}
 	}()
 	var vs violations
-	in := r.decodeInto(ctx, e, args, &vs)
+	in := r.decodeInto(ctx, e, c.args, &vs)
 	if in != nil {
-		if err := r.lookUpEntities(ctx, e, in, &vs); err != nil {
-			return nil, nil, err
+		if res := r.loadEntities(ctx, e, c.Account, in, true, &vs); res != nil {
+			return &checked{err: errors.New("looking up an entity failed")}
 		}
 	}
 	if !vs.empty() {
-		return nil, sortedViolations(e, &vs), nil
+		return &checked{vs: sortedViolations(e, &vs)}
 	}
+	c.Inputs = in
 	b, err := json.Marshal(in.canonical(false))
 	if err != nil {
-		return nil, nil, fmt.Errorf("encoding the arguments: %w", err)
+		return &checked{err: fmt.Errorf("encoding the arguments: %w", err)}
 	}
-	return b, nil, nil
-}
-
-// lookUpEntities checks that the entities in inputs name exist, adding a
-// violation for each that does not. It loads each distinct entity once
-// and checks no op on it.
-func (r *Registry) lookUpEntities(ctx context.Context, e *entry, in *Values, vs *violations) error {
-	for i, n := range e.inputs {
-		if entityOp(n) == "" || in.values[i] == nil {
-			continue
-		}
-		l := entityLoader{r: r, t: e.tool, sensitive: n.def.Sensitive}
-		seg := pathSeg{name: n.def.Name}
-		var refs []any
-		switch v := in.values[i].(type) {
-		case entityRef:
-			refs = []any{v}
-		case []any:
-			refs = v
-		}
-		found := make(map[entityRef]bool, len(refs))
-		for j, item := range refs {
-			ref, ok := item.(entityRef)
-			if !ok {
-				continue
-			}
-			p := seg
-			if _, single := in.values[i].(entityRef); !single {
-				p = seg.item(j)
-			}
-			ok, seen := found[ref]
-			if !seen {
-				var err error
-				if ok, err = l.exists(ctx, ref); err != nil {
-					r.logger.Error("entity lookup failed", "tool", e.tool.ID, "error", err.Error())
-					return errors.New("looking up an entity failed")
-				}
-				found[ref] = ok
-			}
-			if !ok {
-				l.notFound(ref, &p, vs)
-			}
-		}
-	}
-	return nil
+	return &checked{canonical: b}
 }

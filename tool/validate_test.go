@@ -288,3 +288,35 @@ func TestMalformedArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionalMapDefault checks that an optional map input whose default
+// is {} reads, when left out or null, as its properties' defaults, nested
+// maps of the same kind included, on both decoding paths; and that its
+// default is not echoed in the canonical arguments.
+func TestOptionalMapDefault(t *testing.T) {
+	var got *Values
+	paging := &Definition{Name: "paging", Type: "map", Default: map[string]any{}, Properties: []*Definition{
+		{Name: "limit", Type: "integer", Default: 20},
+		{Name: "cursor", Type: "string"},
+	}}
+	r := newTestRegistry(t, echoTool(&got, &Definition{Name: "window", Type: "map", Default: map[string]any{}, Properties: []*Definition{
+		paging,
+		{Name: "sort", Type: "string", Default: "newest"},
+	}}))
+	ctx := WithAccount(context.Background(), editor)
+	want := map[string]any{"paging": map[string]any{"limit": int64(20)}, "sort": "newest"}
+	for _, args := range []string{``, `{}`, `{"window":null}`, `{"window":{}}`, `{"window":{"paging":null}}`} {
+		if res, _ := r.RunJSON(ctx, "test.echo", []byte(args)); !res.Success {
+			t.Fatalf("%s: %+v", args, res)
+		}
+		if diff := cmp.Diff(want, got.Get("window")); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", args, diff)
+		}
+	}
+	if res, _ := r.Run(ctx, "test.echo", map[string]any{}); !res.Success || !cmp.Equal(want, got.Get("window")) {
+		t.Errorf("Run without the input: %+v %v", res, got.Get("window"))
+	}
+	if canonical, vs, err := r.ValidateJSON(ctx, "test.echo", []byte(`{}`)); err != nil || len(vs) > 0 || string(canonical) != `{}` {
+		t.Errorf("check: %s %v %v", canonical, vs, err)
+	}
+}

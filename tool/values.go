@@ -54,8 +54,7 @@ func (v *Values) Get(name string) any {
 	return nil
 }
 
-// IsSet reports whether the caller sent the input with the given name: a
-// default, an absence and a null that read as absent do not count.
+// IsSet reports whether the caller sent the named input (not null).
 func (v *Values) IsSet(name string) bool {
 	for i, n := range v.e.inputs {
 		if n.def.Name == name {
@@ -65,8 +64,7 @@ func (v *Values) IsSet(name string) bool {
 	return false
 }
 
-// All returns the inputs' names and values, in the order of the tool's
-// input definitions.
+// All returns the inputs' names and values, in order.
 func (v *Values) All() iter.Seq2[string, any] {
 	return func(yield func(string, any) bool) {
 		for i, n := range v.e.inputs {
@@ -107,8 +105,7 @@ func (v *Values) List(name string) []any { l, _ := v.Get(name).([]any); return l
 // Map returns the named map input, or nil.
 func (v *Values) Map(name string) map[string]any { m, _ := v.Get(name).(map[string]any); return m }
 
-// ListOf converts a list value to a slice of T. Items that are not of type
-// T become T's zero value; validated inputs never have such items.
+// ListOf converts a list value to a slice of T; other items become zeros.
 func ListOf[T any](v any) []T {
 	l, _ := v.([]any)
 	if l == nil {
@@ -121,10 +118,8 @@ func ListOf[T any](v any) []T {
 	return out
 }
 
-// An Object is a map a handler built for this one run: publishing may
-// rewrite it in place (values to their wire form, undeclared keys
-// dropped) instead of copying it, so an Object must appear once in a
-// run's outputs. Generated code publishes value objects as Objects; a map
+// An Object is a map a handler built for this one run, which publishing
+// may rewrite in place: it must appear once in a run's outputs, and a map
 // the handler keeps or shares must stay a plain map[string]any.
 type Object map[string]any
 

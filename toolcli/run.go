@@ -311,7 +311,7 @@ func (c *command) confirmDestructive(ctx context.Context, t *tool.Tool, args map
 		return failure(errAccessDenied, fmt.Sprintf(
 			"%s is destructive and nobody can confirm it here (standard input is not a terminal): run it again with --yes to confirm.", t.Label))
 	}
-	ok, _ := (&prompt{c: c, in: in, args: args}).Confirm(ctx, t, nil)
+	ok, _ := (&prompt{c: c, in: in, args: args}).Confirm(ctx, t, "")
 	if !ok {
 		return failure(errAccessDenied, fmt.Sprintf("%s was not run: it is destructive and was not confirmed (--yes confirms it).", t.Label))
 	}

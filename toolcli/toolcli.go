@@ -323,7 +323,7 @@ type prompt struct {
 	args map[string]any // the inputs as the caller gave them
 }
 
-func (p *prompt) Confirm(ctx context.Context, t *tool.Tool, _ *tool.Values) (bool, error) {
+func (p *prompt) Confirm(ctx context.Context, t *tool.Tool, _ string) (bool, error) {
 	out := p.c.stderr
 	if lines := p.c.runLines(ctx, t, p.args); len(lines) > 0 {
 		fmt.Fprintf(out, "%s will run with:\n", t.Label)

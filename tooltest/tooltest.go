@@ -118,7 +118,7 @@ func (c *Caller) context() (context.Context, *recorder) {
 // answer is a [tool.Confirmer] that always gives the same answer.
 type answer bool
 
-func (a answer) Confirm(context.Context, *tool.Tool, *tool.Values) (bool, error) {
+func (a answer) Confirm(context.Context, *tool.Tool, string) (bool, error) {
 	return bool(a), nil
 }
 

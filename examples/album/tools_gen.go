@@ -492,7 +492,7 @@ func albumSummarizeTool(svc *Manager) *tool.Tool {
 			album = &e
 		}
 		title, owner, trackCount, length, images, err := svc.Summarize(ctx, album)
-		if err != nil {
+		if err != nil && !tool.FailedPartway(ctx, err) {
 			return nil, err
 		}
 		return tool.Succeeded("", map[string]any{
@@ -501,7 +501,7 @@ func albumSummarizeTool(svc *Manager) *tool.Tool {
 			"track_count": int64(trackCount),
 			"length":      length,
 			"images":      publishImageList(images),
-		}), nil
+		}), err
 	}
 	return t
 }
@@ -522,7 +522,6 @@ func siteInfoTool(svc *SiteSettings) *tool.Tool {
 				Description: "The site's settings.",
 				Required:    true,
 				Properties:  siteProperties(),
-				Config:      "site",
 			},
 		},
 	}
@@ -558,7 +557,6 @@ func siteUpdateInfoTool(svc *SiteSettings) *tool.Tool {
 				Description: "The settings to change, by name.",
 				Required:    true,
 				Properties:  siteProperties(),
-				Config:      "site",
 				Constraints: tool.Constraints{NotBlank: true},
 			},
 		},
@@ -569,7 +567,6 @@ func siteUpdateInfoTool(svc *SiteSettings) *tool.Tool {
 				Description: "The site's settings as stored afterwards.",
 				Required:    true,
 				Properties:  siteProperties(),
-				Config:      "site",
 			},
 		},
 	}

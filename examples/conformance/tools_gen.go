@@ -200,14 +200,14 @@ func testMultipleContentTypesTool(svc *Service) *tool.Tool {
 	}
 	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 		text, image, resource, err := svc.MultipleContentTypes(ctx)
-		if err != nil {
+		if err != nil && !tool.FailedPartway(ctx, err) {
 			return nil, err
 		}
 		return tool.Succeeded("", map[string]any{
 			"text":     text,
 			"image":    image,
 			"resource": resource,
-		}), nil
+		}), err
 	}
 	return t
 }

@@ -22,7 +22,7 @@ func TestDescribeJSONMatches(t *testing.T) {
 		Inputs: []*tool.Definition{
 			{Name: "word", Type: "string", Description: text, Required: true, Examples: []any{"<x>"},
 				Constraints: tool.Constraints{Pattern: "^[a-z]+$", Length: &tool.Bounds{Min: tool.Ptr(1)}}},
-			{Name: "limit", Type: "integer", Default: 10, Constraints: tool.Constraints{Range: &tool.Range{Min: tool.Ptr(1.0), Max: tool.Ptr(1e21)}}},
+			{Name: "limit", Type: "float", Default: 10, Constraints: tool.Constraints{Range: &tool.Range{Min: tool.Ptr(1.0), Max: tool.Ptr(1e21)}}},
 			{Name: "tags", Type: "list", Items: &tool.Definition{Type: "string", Constraints: tool.Constraints{Choice: []any{"a", "b"}}}},
 			{Name: "meta", Type: "map", Values: &tool.Definition{Type: "any"}},
 			{Name: "at", Type: "datetime_iso8601", Constraints: tool.Constraints{DateOnly: true}},

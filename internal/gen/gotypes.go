@@ -80,6 +80,10 @@ func isMarshaler(t types.Type) bool {
 	return types.Implements(t, jsonMarshaler) || types.Implements(types.NewPointer(t), jsonMarshaler)
 }
 
+// maxExactInteger is 2^53-1, the largest integer a float64 holds along
+// with every integer below it.
+const maxExactInteger = 1<<53 - 1
+
 // scalar returns the data type of a basic type and, for sized integers,
 // their bounds.
 func scalar(b *types.Basic) (typ string, rng *tool.Range, ok bool) {
@@ -104,8 +108,10 @@ func scalar(b *types.Basic) (typ string, rng *tool.Range, ok bool) {
 	case types.Uint32:
 		return "integer", f(0, math.MaxUint32), true
 	case types.Uint, types.Uint64, types.Uintptr:
-		// Integer values travel as int64: the largest is MaxInt64.
-		return "integer", f(0, math.MaxInt64), true
+		// Bounds are float64s in definitions and JSON Schemas: the largest
+		// integer bound a float64 holds exactly is 2^53-1, which the
+		// schema advertises and the run enforces alike.
+		return "integer", f(0, maxExactInteger), true
 	case types.Float32:
 		return "float", f(-math.MaxFloat32, math.MaxFloat32), true
 	case types.Float64:

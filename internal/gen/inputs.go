@@ -70,7 +70,29 @@ func (pi *pkgInference) input(errs *toolErrors, p *param, doc docText) {
 			p.defFunc = ref
 		}
 	}
+	if d == nil || d.String("config") == "" {
+		optionalStruct(def, t)
+	}
 	p.def = def
+}
+
+// optionalStruct makes def, the required input of a struct of type t (not
+// a pointer) whose properties are all optional, optional with the default
+// {}: leaving it out reads as its properties' defaults, as sending {} does.
+func optionalStruct(def *tool.Definition, t types.Type) {
+	if !def.Required || def.Default != nil || def.Type != "map" || len(def.Properties) == 0 {
+		return
+	}
+	if _, ok := types.Unalias(t).Underlying().(*types.Struct); !ok {
+		return
+	}
+	for _, p := range def.Properties {
+		if p.Required {
+			return
+		}
+	}
+	def.Required = false
+	def.Default = map[string]any{}
 }
 
 // configInput describes a config= input: the config struct's fields. The
@@ -94,7 +116,6 @@ func (pi *pkgInference) configInput(t types.Type, name string) (*tool.Definition
 	if err != nil {
 		return nil, err
 	}
-	d.Config = name
 	return d, nil
 }
 
@@ -332,6 +353,7 @@ func (pi *pkgInference) structInput(t types.Type, st *types.Struct) (*tool.Defin
 				return nil, atField(f.v, fmt.Errorf("field %s: %w", f.v.Name(), err))
 			}
 		}
+		optionalStruct(fd, f.v.Type())
 		d.Properties = append(d.Properties, fd)
 	}
 	return d, nil

@@ -150,7 +150,7 @@ func (pi *pkgInference) applyKeys(def *tool.Definition, goType types.Type, args 
 			// A declared range narrows the bounds of the Go type (int8,
 			// uint16, ...) and never widens them: values outside the type
 			// would wrap when converted.
-			c.Range = c.Range.Intersect(&tool.Range{Min: a.Range.Min, Max: a.Range.Max})
+			c.Range = narrow(c.Range, a.Range.Min, a.Range.Max)
 		case "choice":
 			var vs []any
 			for _, s := range a.Choice {
@@ -176,4 +176,20 @@ func (pi *pkgInference) applyKeys(def *tool.Definition, goType types.Type, args 
 		}
 	}
 	return conv, nil
+}
+
+// narrow returns the range of the numbers both r and min..max allow; a nil
+// range or bound allows every number.
+func narrow(r *tool.Range, min, max *float64) *tool.Range {
+	out := &tool.Range{Min: min, Max: max}
+	if r == nil {
+		return out
+	}
+	if r.Min != nil && (out.Min == nil || *r.Min > *out.Min) {
+		out.Min = r.Min
+	}
+	if r.Max != nil && (out.Max == nil || *r.Max < *out.Max) {
+		out.Max = r.Max
+	}
+	return out
 }

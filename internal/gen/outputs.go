@@ -247,7 +247,6 @@ func (pi *pkgInference) output(t types.Type, sel []directive.Member, stack []*pu
 		if err != nil {
 			return nil, nil, err
 		}
-		d.Config = name
 		return d, pub, selNone(sel)
 	}
 	return pi.outputByKind(t, obj, sel, stack)

@@ -338,12 +338,26 @@ func (r *renderer) call(t *Tool, callExpr string, local func(string) string) str
 			}
 			vars[i] = local(base)
 		}
-		assign(vars...)
+		if !res.err || t.outputs[0].goName == "" {
+			assign(vars...)
+		} else {
+			// Named results: a run that failed partway publishes the
+			// outputs the method set (see tool.FailedPartway), the
+			// error beside them deciding the outcome.
+			w.line("%s, err := %s", strings.Join(vars, ", "), callExpr)
+			w.line("if err != nil && !tool.FailedPartway(ctx, err) {")
+			w.line("return nil, err")
+			w.line("}")
+		}
 		w.line(`return tool.Succeeded("", map[string]any{`)
 		for i, o := range t.outputs {
 			w.line("%q: %s,", o.def.Name, r.publish(o.pub, vars[i]))
 		}
-		w.line("}), nil")
+		if res.err && t.outputs[0].goName != "" {
+			w.line("}), err")
+		} else {
+			w.line("}), nil")
+		}
 	}
 	return w.b.String()
 }

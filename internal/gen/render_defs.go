@@ -94,9 +94,6 @@ func (r *renderer) writeDefFields(b *strings.Builder, d *tool.Definition) {
 		}
 		field("EntityTypes", "[]string{"+strings.Join(quoted, ", ")+"}")
 	}
-	if d.Config != "" {
-		field("Config", q(d.Config))
-	}
 	if c := constraintsLiteral(d.Constraints); c != "" {
 		field("Constraints", c)
 	}
@@ -190,6 +187,10 @@ func boundsLiteral(b *tool.Bounds) string {
 
 // floatLiteral writes f so that Go reads it as a float64.
 func floatLiteral(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) <= maxExactInteger {
+		// A whole number reads as one: 9007199254740991.0, not 9.007199254740991e+15.
+		return strconv.FormatFloat(f, 'f', 1, 64)
+	}
 	s := strconv.FormatFloat(f, 'g', -1, 64)
 	if !strings.ContainsAny(s, ".eEn") {
 		s += ".0"

@@ -258,7 +258,6 @@ func (pi *pkgInference) configOutput(t types.Type, name string) (*tool.Definitio
 	if err != nil {
 		return nil, err
 	}
-	d.Config = name
 	return d, nil
 }
 
@@ -307,7 +306,6 @@ func (pi *pkgInference) declaredOutputs(errs *toolErrors, dirs []*directive.Dire
 				errs.add(errs.placed(d.Pos, []any{err}), "output %s: %v", name, err)
 				continue
 			}
-			def.Config = d.String("config")
 			o.def = def
 		case d.String("type") != "":
 			o.def = &tool.Definition{Type: d.String("type")}

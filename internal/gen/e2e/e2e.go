@@ -174,6 +174,67 @@ func (s *Scheduler) Stats(ctx context.Context, album *Album) (title string, trac
 	return album.Title, 12, nil
 }
 
+// ErrStorageFull is the service's own error: the storage ran out of
+// room. It knows nothing of toolapi; the registry's MapError gives it a
+// meaning for callers.
+var ErrStorageFull = errors.New("storage full")
+
+// Merge moves tracks into an album, at most room of them.
+//
+//   - album: The album the tracks move into.
+//   - tracks: The titles of the tracks to move.
+//   - room: How many tracks the storage has room for.
+//
+//tool:method id=e2e.merge permission="access content"
+//tool:entity album op=view
+func (s *Scheduler) Merge(ctx context.Context, album *Album, tracks []string, room int) (moved int, left []string, err error) {
+	for i, t := range tracks {
+		if i == room {
+			return moved, tracks[i:], fmt.Errorf("moving %q into %s: %w", t, album.ID, ErrStorageFull)
+		}
+		moved++
+	}
+	return moved, []string{}, nil
+}
+
+// Paging says which part of a list to give; each field has a default.
+type Paging struct {
+	// Limit caps the items given.
+	Limit int `tool:"limit,default=20,range=1..100"`
+	// Cursor is where the previous page ended.
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// A Window is a page of a list in an order; every field is optional.
+type Window struct {
+	// Paging says which part to give.
+	Paging Paging `json:"paging"`
+	// Sort orders the list.
+	Sort string `json:"sort,omitempty" tool:",default=newest"`
+}
+
+// Page gives the limit and order a window reads as.
+//
+//   - window: The part of the list to give.
+//
+//tool:method id=e2e.page op=read permission="access content"
+func (s *Scheduler) Page(ctx context.Context, window Window) (string, error) {
+	return fmt.Sprintf("%d %s %q", window.Paging.Limit, window.Sort, window.Paging.Cursor), nil
+}
+
+// Reserve reserves room for an album's files.
+//
+//   - files: How many files.
+//   - bytes: How many bytes in all.
+//   - slot: Which storage slot.
+//
+// Returns the bytes reserved.
+//
+//tool:method id=e2e.reserve permission="access content"
+func (s *Scheduler) Reserve(ctx context.Context, files uint, bytes uint64, slot uintptr) (uint64, error) {
+	return bytes + uint64(files)*0 + uint64(slot)*0, nil
+}
+
 // Export writes an album's files.
 //
 //tool:method id=e2e.export permission="export"

@@ -17,7 +17,12 @@ var albums = map[string]*Album{"a1": {ID: "a1", Title: "Blue"}}
 
 func newRegistry(t *testing.T, sched *Scheduler, site *Site, lister *Lister) *tool.Registry {
 	t.Helper()
-	r := tool.NewRegistry(&tool.Options{Logger: discard()})
+	return newRegistryWith(t, &tool.Options{Logger: discard()}, sched, site, lister)
+}
+
+func newRegistryWith(t *testing.T, opts *tool.Options, sched *Scheduler, site *Site, lister *Lister) *tool.Registry {
+	t.Helper()
+	r := tool.NewRegistry(opts)
 	err := r.AddEntityType(&tool.EntityType{
 		ID: "album", Label: "Album",
 		Load: func(ctx context.Context, id string) (any, error) {
@@ -227,8 +232,8 @@ func TestConfig(t *testing.T) {
 		t.Errorf("outputs (-want +got):\n%s", diff)
 	}
 	tl, _ := r.Tool("e2e.update_info")
-	if tl.Inputs[0].Config != "e2e.site" || tl.Outputs != nil {
-		t.Errorf("update_info definitions: config %q, outputs %v", tl.Inputs[0].Config, tl.Outputs)
+	if in := tl.Inputs[0]; in.Type != "map" || len(in.Properties) != 2 || in.Properties[0].Name != "name" || tl.Outputs != nil {
+		t.Errorf("update_info definitions: input %+v, outputs %v; want the config object's map", in, tl.Outputs)
 	}
 }
 
@@ -265,7 +270,7 @@ func TestNilServiceIsLeftOut(t *testing.T) {
 		t.Error("the other services' tools were not added")
 	}
 	var te interface{ Unwrap() []error }
-	if !errors.As(err, &te) || len(te.Unwrap()) != 10 {
+	if !errors.As(err, &te) || len(te.Unwrap()) != 13 {
 		t.Errorf("error = %v, want one reason per left-out tool", err)
 	}
 }
@@ -291,5 +296,48 @@ func TestAccessMethodWithBytes(t *testing.T) {
 	}
 	if len(s.AccessChecked) != 2 || len(s.Images) != 1 {
 		t.Errorf("access method ran %d times, method %d times; want 2 and 1", len(s.AccessChecked), len(s.Images))
+	}
+}
+
+// TestNamedResultsPartway checks that a method with named results whose
+// error the registry maps to a partial RunError publishes the outputs it
+// set with the failure, and that without that mapping they are dropped.
+func TestNamedResultsPartway(t *testing.T) {
+	partial := true
+	mapError := func(err error) error {
+		if errors.Is(err, ErrStorageFull) {
+			return &tool.RunError{Message: "The storage is full, so the merge stopped partway", Partial: partial, Err: err}
+		}
+		return nil
+	}
+	r := newRegistryWith(t, &tool.Options{Logger: discard(), MapError: mapError}, &Scheduler{}, &Site{}, &Lister{})
+	ctx := as("access content", "view albums")
+	args := `{"album":"a1","tracks":["one","two","three"],"room":2}`
+
+	res := run(t, r, ctx, "e2e.merge", args)
+	want := &tool.Result{
+		Message: "The storage is full, so the merge stopped partway.",
+		Failure: tool.FailureRuntime,
+		Outputs: map[string]any{"moved": int64(2), "left": []any{"three"}},
+	}
+	if diff := cmp.Diff(want, res); diff != "" {
+		t.Errorf("a merge that stopped partway (-want +got):\n%s", diff)
+	}
+	res = run(t, r, ctx, "e2e.merge", `{"album":"a1","tracks":["one"],"room":2}`)
+	if !res.Success || res.Outputs["moved"] != int64(1) {
+		t.Errorf("a merge that finished: %+v", res)
+	}
+
+	// Mapped to a failure that is not partial: the outputs are dropped.
+	partial = false
+	res = run(t, r, ctx, "e2e.merge", args)
+	if res.Success || len(res.Outputs) != 0 || res.Message != "The storage is full, so the merge stopped partway." {
+		t.Errorf("a failure that is not partial: %+v, want no outputs", res)
+	}
+	// Not mapped: the service's error stays hidden, its outputs dropped.
+	plain := newRegistry(t, &Scheduler{}, &Site{}, &Lister{})
+	res = run(t, plain, ctx, "e2e.merge", args)
+	if res.Success || len(res.Outputs) != 0 || res.Message != "Merge failed." || strings.Contains(res.Message, "storage") {
+		t.Errorf("an unmapped error: %+v, want only \"Merge failed.\"", res)
 	}
 }

@@ -22,7 +22,7 @@ func ListerTools(svc *Lister) []*tool.Tool {
 	}
 }
 
-// SchedulerTools returns the tools of Scheduler's methods: e2e.schedule, e2e.search, e2e.cover, e2e.thumbnail, e2e.notes, e2e.stats, e2e.export, e2e.rename, e2e.attach, e2e.filter.
+// SchedulerTools returns the tools of Scheduler's methods: e2e.schedule, e2e.search, e2e.cover, e2e.thumbnail, e2e.notes, e2e.stats, e2e.merge, e2e.page, e2e.reserve, e2e.export, e2e.rename, e2e.attach, e2e.filter.
 // A nil svc gives the tools without handlers, which [tool.Registry.Add]
 // leaves out and logs.
 func SchedulerTools(svc *Scheduler) []*tool.Tool {
@@ -33,6 +33,9 @@ func SchedulerTools(svc *Scheduler) []*tool.Tool {
 		e2eThumbnailTool(svc),
 		e2eNotesTool(svc),
 		e2eStatsTool(svc),
+		e2eMergeTool(svc),
+		e2ePageTool(svc),
+		e2eReserveTool(svc),
 		e2eExportTool(svc),
 		e2eRenameTool(svc),
 		e2eAttachTool(svc),
@@ -493,12 +496,207 @@ func e2eStatsTool(svc *Scheduler) *tool.Tool {
 			album = &e
 		}
 		title, trackCount, err := svc.Stats(ctx, album)
-		if err != nil {
+		if err != nil && !tool.FailedPartway(ctx, err) {
 			return nil, err
 		}
 		return tool.Succeeded("", map[string]any{
 			"title":       title,
 			"track_count": int64(trackCount),
+		}), err
+	}
+	return t
+}
+
+// e2eMergeTool returns e2e.merge, the tool of Scheduler.Merge.
+func e2eMergeTool(svc *Scheduler) *tool.Tool {
+	var _ func(*Scheduler, context.Context, *Album, []string, int) (int, []string, error) = (*Scheduler).Merge // a changed signature must break the build
+	t := &tool.Tool{
+		ID:          "e2e.merge",
+		Label:       "Merge",
+		Description: "Moves tracks into an album, at most room of them.",
+		Operation:   tool.OpWrite,
+		Permission:  "access content",
+		Inputs: []*tool.Definition{
+			{
+				Name:        "album",
+				Type:        "entity:album",
+				Description: "The album the tracks move into.",
+				Required:    true,
+				EntityOp:    "view",
+			},
+			{
+				Name:        "tracks",
+				Type:        "list",
+				Description: "The titles of the tracks to move.",
+				Required:    true,
+				Items: &tool.Definition{
+					Type: "string",
+				},
+			},
+			{
+				Name:        "room",
+				Type:        "integer",
+				Description: "How many tracks the storage has room for.",
+				Required:    true,
+			},
+		},
+		Outputs: []*tool.Definition{
+			{
+				Name:     "moved",
+				Type:     "integer",
+				Required: true,
+			},
+			{
+				Name:     "left",
+				Type:     "list",
+				Required: true,
+				Items: &tool.Definition{
+					Type: "string",
+				},
+			},
+		},
+	}
+	if svc == nil {
+		return t
+	}
+	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		var album *Album
+		switch e := in.At(0).(type) {
+		case *Album:
+			album = e
+		case Album:
+			album = &e
+		}
+		var tracks []string
+		if list1, ok := in.At(1).([]any); ok {
+			tracks = make([]string, len(list1))
+			for i2, item3 := range list1 {
+				tracks[i2], _ = item3.(string)
+			}
+		}
+		var room int
+		if x4, ok := in.At(2).(int64); ok {
+			room = int(x4)
+		}
+		moved, left, err := svc.Merge(ctx, album, tracks, room)
+		if err != nil && !tool.FailedPartway(ctx, err) {
+			return nil, err
+		}
+		return tool.Succeeded("", map[string]any{
+			"moved": int64(moved),
+			"left":  publishStringList(left),
+		}), err
+	}
+	return t
+}
+
+// e2ePageTool returns e2e.page, the tool of Scheduler.Page.
+func e2ePageTool(svc *Scheduler) *tool.Tool {
+	var _ func(*Scheduler, context.Context, Window) (string, error) = (*Scheduler).Page // a changed signature must break the build
+	t := &tool.Tool{
+		ID:          "e2e.page",
+		Label:       "Page",
+		Description: "Gives the limit and order a window reads as.",
+		Operation:   tool.OpRead,
+		Permission:  "access content",
+		Inputs: []*tool.Definition{
+			{
+				Name:        "window",
+				Type:        "map",
+				Description: "The part of the list to give.",
+				Default:     map[string]any{},
+				Properties:  windowProperties(),
+			},
+		},
+		Outputs: []*tool.Definition{
+			{
+				Name:     "result",
+				Type:     "string",
+				Required: true,
+			},
+		},
+	}
+	if svc == nil {
+		return t
+	}
+	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		var window Window
+		window = decodeWindow(in.At(0))
+		result, err := svc.Page(ctx, window)
+		if err != nil {
+			return nil, err
+		}
+		return tool.Succeeded("", map[string]any{
+			"result": result,
+		}), nil
+	}
+	return t
+}
+
+// e2eReserveTool returns e2e.reserve, the tool of Scheduler.Reserve.
+func e2eReserveTool(svc *Scheduler) *tool.Tool {
+	var _ func(*Scheduler, context.Context, uint, uint64, uintptr) (uint64, error) = (*Scheduler).Reserve // a changed signature must break the build
+	t := &tool.Tool{
+		ID:          "e2e.reserve",
+		Label:       "Reserve",
+		Description: "Reserves room for an album's files.",
+		Operation:   tool.OpWrite,
+		Permission:  "access content",
+		Inputs: []*tool.Definition{
+			{
+				Name:        "files",
+				Type:        "integer",
+				Description: "How many files.",
+				Required:    true,
+				Constraints: tool.Constraints{Range: &tool.Range{Min: tool.Ptr(0.0), Max: tool.Ptr(9007199254740991.0)}},
+			},
+			{
+				Name:        "bytes",
+				Type:        "integer",
+				Description: "How many bytes in all.",
+				Required:    true,
+				Constraints: tool.Constraints{Range: &tool.Range{Min: tool.Ptr(0.0), Max: tool.Ptr(9007199254740991.0)}},
+			},
+			{
+				Name:        "slot",
+				Type:        "integer",
+				Description: "Which storage slot.",
+				Required:    true,
+				Constraints: tool.Constraints{Range: &tool.Range{Min: tool.Ptr(0.0), Max: tool.Ptr(9007199254740991.0)}},
+			},
+		},
+		Outputs: []*tool.Definition{
+			{
+				Name:        "result",
+				Type:        "integer",
+				Description: "The bytes reserved.",
+				Required:    true,
+				Constraints: tool.Constraints{Range: &tool.Range{Min: tool.Ptr(0.0), Max: tool.Ptr(9007199254740991.0)}},
+			},
+		},
+	}
+	if svc == nil {
+		return t
+	}
+	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		var files uint
+		if x1, ok := in.At(0).(int64); ok {
+			files = uint(x1)
+		}
+		var bytes uint64
+		if x2, ok := in.At(1).(int64); ok {
+			bytes = uint64(x2)
+		}
+		var slot uintptr
+		if x3, ok := in.At(2).(int64); ok {
+			slot = uintptr(x3)
+		}
+		result, err := svc.Reserve(ctx, files, bytes, slot)
+		if err != nil {
+			return nil, err
+		}
+		return tool.Succeeded("", map[string]any{
+			"result": int64(result),
 		}), nil
 	}
 	return t
@@ -677,7 +875,6 @@ func e2eSiteInfoTool(svc *Site) *tool.Tool {
 				Type:       "map",
 				Required:   true,
 				Properties: settingsProperties(),
-				Config:     "e2e.site",
 			},
 		},
 	}
@@ -711,7 +908,6 @@ func e2eUpdateInfoTool(svc *Site) *tool.Tool {
 				Type:       "map",
 				Required:   true,
 				Properties: settingsProperties(),
-				Config:     "e2e.site",
 			},
 		},
 	}
@@ -764,6 +960,17 @@ func decodeFilter(v any) (x Filter) {
 	return x
 }
 
+// decodePaging returns the Paging a map input holds.
+func decodePaging(v any) (x Paging) {
+	if m1, ok := v.(map[string]any); ok {
+		if x2, ok := m1["limit"].(int64); ok {
+			x.Limit = int(x2)
+		}
+		x.Cursor, _ = m1["cursor"].(string)
+	}
+	return x
+}
+
 // decodeSettings returns the Settings a map input holds.
 func decodeSettings(v any) (x Settings) {
 	if m1, ok := v.(map[string]any); ok {
@@ -771,6 +978,15 @@ func decodeSettings(v any) (x Settings) {
 		if x2, ok := m1["page_size"].(int64); ok {
 			x.PageSize = int(x2)
 		}
+	}
+	return x
+}
+
+// decodeWindow returns the Window a map input holds.
+func decodeWindow(v any) (x Window) {
+	if m1, ok := v.(map[string]any); ok {
+		x.Paging = decodePaging(m1["paging"])
+		x.Sort, _ = m1["sort"].(string)
 	}
 	return x
 }
@@ -830,6 +1046,24 @@ func imageProperties() []*tool.Definition {
 // base64.
 func notBase64(path string) error {
 	return &tool.InputError{Input: path, Message: "must be base64 (standard alphabet, padded)"}
+}
+
+// pagingProperties returns the properties of a Paging.
+func pagingProperties() []*tool.Definition {
+	return []*tool.Definition{
+		{
+			Name:        "limit",
+			Type:        "integer",
+			Description: "Limit caps the items given.",
+			Default:     20,
+			Constraints: tool.Constraints{Range: &tool.Range{Min: tool.Ptr(1.0), Max: tool.Ptr(100.0)}},
+		},
+		{
+			Name:        "cursor",
+			Type:        "string",
+			Description: "Cursor is where the previous page ended.",
+		},
+	}
 }
 
 // publishAlbumPtr publishes a *Album: nil as null.
@@ -901,6 +1135,15 @@ func publishShapeList(v []struct {
 	return out
 }
 
+// publishStringList publishes a []string as a list.
+func publishStringList(v []string) []any {
+	out := make([]any, len(v))
+	for i, x := range v {
+		out[i] = x
+	}
+	return out
+}
+
 // publishStringPtr publishes a *string: nil as null.
 func publishStringPtr(v *string) any {
 	if v == nil {
@@ -922,6 +1165,25 @@ func settingsProperties() []*tool.Definition {
 			Name:        "page_size",
 			Type:        "integer",
 			Description: "PageSize is how many items a page shows.",
+		},
+	}
+}
+
+// windowProperties returns the properties of a Window.
+func windowProperties() []*tool.Definition {
+	return []*tool.Definition{
+		{
+			Name:        "paging",
+			Type:        "map",
+			Description: "Paging says which part to give.",
+			Default:     map[string]any{},
+			Properties:  pagingProperties(),
+		},
+		{
+			Name:        "sort",
+			Type:        "string",
+			Description: "Sort orders the list.",
+			Default:     "newest",
 		},
 	}
 }
