@@ -219,7 +219,7 @@ func TestCheckThroughMiddleware(t *testing.T) {
 		t.Errorf("check of an album that exists: %s %v %v", canonical, vs, err)
 	}
 	_, vs, err = r.ValidateJSON(ctx, "t.rename", []byte(`{"album":"8"}`))
-	if want := []Violation{{Path: "album", Message: `no album has the ID "8"`}}; err != nil || !cmp.Equal(vs, want) {
+	if want := []Violation{{Path: "album", Rule: RuleEntityNotFound, Message: `no album has the ID "8"`, Detail: "album", Value: "8"}}; err != nil || !cmp.Equal(vs, want) {
 		t.Errorf("check of an album that does not exist: %v %v, want %v", vs, err, want)
 	}
 	if accessChecks != 0 || ran != 0 {

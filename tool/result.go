@@ -77,7 +77,8 @@ func Refuse(reason string) error { return &AccessError{Reason: reason} }
 // A RunError fails a run as a runtime failure with a message the caller
 // sees, where any other error only says "LABEL failed.". Err is logged.
 type RunError struct {
-	// Message tells the caller what went wrong; empty: "LABEL failed.".
+	// Message tells the caller what went wrong, as a sentence shown as it
+	// is; empty: "LABEL failed.".
 	Message string
 	// Partial says the run failed partway: the outputs of the Result the
 	// handler returned beside the error are published with the failure.

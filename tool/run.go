@@ -181,7 +181,11 @@ func (r *Registry) failure(ctx context.Context, e *entry, res *Result, err error
 		return r.runtimeFailure(t, what, err)
 	}
 	r.logger.Error(what, "tool", t.ID, "error", err.Error())
-	out := &Result{Message: sentence(re.Message), Failure: FailureRuntime}
+	msg := re.Message
+	if msg == "" {
+		msg = t.label() + " failed."
+	}
+	out := &Result{Message: msg, Failure: FailureRuntime}
 	if re.Partial && res != nil {
 		out.Outputs = res.Outputs
 	}

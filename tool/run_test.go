@@ -148,9 +148,9 @@ func TestMapError(t *testing.T) {
 			case errors.Is(err, errNotOwner):
 				return Refuse("only the album's owner may rename it")
 			case errors.Is(err, errLocked):
-				return &RunError{Message: "The album is locked for editing", Err: err}
+				return &RunError{Message: "The album is locked for editing.", Err: err}
 			case errors.Is(err, errHalfway):
-				return &RunError{Message: "The disk filled up partway", Partial: true, Err: err}
+				return &RunError{Message: "The disk filled up partway.", Partial: true, Err: err}
 			}
 			return nil
 		},
@@ -203,9 +203,9 @@ func TestMapError(t *testing.T) {
 		want *Result
 	}{
 		{`{"album":"2","title":"x"}`, &Result{Message: `Invalid input for Rename: album: no album has the ID "2"`, Failure: FailureInput,
-			Violations: []Violation{{Path: "album", Message: `no album has the ID "2"`}}}},
+			Violations: []Violation{{Path: "album", Rule: RuleEntityNotFound, Message: `no album has the ID "2"`, Detail: "album", Value: "2"}}}},
 		{`{"album":"1","title":"taken"}`, &Result{Message: "Invalid input for Rename: title: another album has this title", Failure: FailureInput,
-			Violations: []Violation{{Path: "title", Message: "another album has this title"}}}},
+			Violations: []Violation{{Path: "title", Rule: RuleHandler, Message: "another album has this title"}}}},
 		{`{"album":"1","title":"theirs"}`, &Result{Message: "You may not run Rename: only the album's owner may rename it.", Failure: FailureAccess}},
 		{`{"album":"1","title":"locked"}`, &Result{Message: "The album is locked for editing.", Failure: FailureRuntime}},
 		{`{"album":"1","title":"half"}`, &Result{Message: "The disk filled up partway.", Failure: FailureRuntime, Outputs: map[string]any{"moved": int64(3)}}},
@@ -228,13 +228,13 @@ func TestMapError(t *testing.T) {
 	}
 	// A check maps the entity type's error the same way.
 	_, vs, err := r.ValidateJSON(ctx, "t.rename", []byte(`{"album":"2","title":"x"}`))
-	if want := []Violation{{Path: "album", Message: `no album has the ID "2"`}}; err != nil || !cmp.Equal(vs, want) {
+	if want := []Violation{{Path: "album", Rule: RuleEntityNotFound, Message: `no album has the ID "2"`, Detail: "album", Value: "2"}}; err != nil || !cmp.Equal(vs, want) {
 		t.Errorf("check: %v %v, want %v", vs, err, want)
 	}
 	// Without MapError, a handler may return a RunError itself.
 	plain := newTestRegistry(t, &Tool{ID: "t.plain", Label: "Plain", Description: "Fails.", Permission: "p",
 		Handler: func(context.Context, *Values) (*Result, error) {
-			return nil, &RunError{Message: "Nothing was changed", Err: errors.New("db down")}
+			return nil, &RunError{Message: "Nothing was changed.", Err: errors.New("db down")}
 		}})
 	if res, _ := plain.RunJSON(ctx, "t.plain", nil); res.Message != "Nothing was changed." || res.Failure != FailureRuntime {
 		t.Errorf("a RunError without MapError: %+v", res)

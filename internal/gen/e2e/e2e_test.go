@@ -306,7 +306,7 @@ func TestNamedResultsPartway(t *testing.T) {
 	partial := true
 	mapError := func(err error) error {
 		if errors.Is(err, ErrStorageFull) {
-			return &tool.RunError{Message: "The storage is full, so the merge stopped partway", Partial: partial, Err: err}
+			return &tool.RunError{Message: "The storage is full, so the merge stopped partway.", Partial: partial, Err: err}
 		}
 		return nil
 	}
