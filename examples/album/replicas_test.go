@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/toolapi/toolapi/internal/testenv"
 )
 
@@ -341,7 +343,8 @@ func (l *load) stop() *loadStats {
 }
 
 // TestReplicas runs three replicas behind haproxy on one PostgreSQL
-// server under load through: a steady phase, answered in full; a kill -9
+// server. One confirmation answered on each replica runs once. Then, under
+// load: a steady phase, answered in full; a kill -9
 // of a replica, which loses at most the calls in flight; a restart of
 // PostgreSQL, which gives 503s with a Retry-After (never 401 or 429) and
 // then recovers in full; and a rolling restart. Every acknowledged write
@@ -377,6 +380,8 @@ func TestReplicas(t *testing.T) {
 	if err := db.QueryRow(`SELECT id FROM albums WHERE title = 'Blue Hours'`).Scan(&album); err != nil {
 		t.Fatal(err)
 	}
+	replayConfirmation(t, bin, pg.dsn, db, addrs[:])
+
 	const searchers, writers = 6, 2
 	inFlight := searchers + writers
 	var all []*loadStats
@@ -556,4 +561,74 @@ func TestReplicasThroughput(t *testing.T) {
 		table.WriteString("\n")
 	}
 	t.Logf("GOMAXPROCS of the test %d; every process shares the machine\n%s", runtime.GOMAXPROCS(0), table.String())
+}
+
+// replayConfirmation asks album.delete on the first replica, then sends
+// the one accepted answer to each replica in turn, as a client that
+// retries on another address would: the album is deleted by exactly one
+// of them, and the other two refuse the answer as used, since the
+// replicas share the used request states through the database.
+func replayConfirmation(t *testing.T, bin, dsn string, db *sql.DB, addrs []string) {
+	t.Helper()
+	token := issueToken(t, bin, dsn, "admin")
+	var album string
+	if err := db.QueryRow(`SELECT id FROM albums WHERE title = 'Harbour Lights'`).Scan(&album); err != nil {
+		t.Fatal(err)
+	}
+	manual := &mcp.ClientOptions{
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	}
+	sessions := make([]*mcp.ClientSession, len(addrs))
+	for i, addr := range addrs {
+		c := mcp.NewClient(&mcp.Implementation{Name: "replicas-test", Version: "1"}, manual)
+		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{
+			Endpoint: "http://" + addr + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1, DisableStandaloneSSE: true,
+		}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+		if err != nil {
+			t.Fatalf("replica %d: %v", i, err)
+		}
+		defer cs.Close()
+		sessions[i] = cs
+	}
+	args := map[string]any{"album": album}
+	asked, err := sessions[0].CallTool(t.Context(), &mcp.CallToolParams{Name: "album__delete", Arguments: args})
+	if err != nil || !asked.NeedsInput() {
+		t.Fatalf("album.delete: %v, %v; want a question", asked, err)
+	}
+	answer := &mcp.CallToolParams{Name: "album__delete", Arguments: args, RequestState: asked.RequestState, InputResponses: mcp.InputResponseMap{}}
+	for q := range asked.InputRequests {
+		answer.InputResponses[q] = &mcp.ElicitResult{Action: "accept"}
+	}
+	ran, used := 0, 0
+	for i, cs := range sessions {
+		res, err := cs.CallTool(t.Context(), answer)
+		if err != nil {
+			t.Fatalf("the answer on replica %d: %v", i, err)
+		}
+		text := ""
+		if len(res.Content) > 0 {
+			if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+				text = tc.Text
+			}
+		}
+		switch {
+		case !res.IsError:
+			ran++
+		case strings.Contains(text, "used by an earlier call"):
+			used++
+		default:
+			t.Errorf("the answer on replica %d: %q; want a run or a refusal of the used state", i, text)
+		}
+	}
+	var left int
+	if err := db.QueryRow(`SELECT count(*) FROM albums WHERE id = $1`, album).Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("one confirmation answered on each of %d replicas: %d ran, %d refused as used", len(addrs), ran, used)
+	if ran != 1 || used != len(addrs)-1 || left != 0 {
+		t.Errorf("%d runs, %d refused as used, %d albums left; want 1 run, %d refused, the album deleted", ran, used, left, len(addrs)-1)
+	}
 }
