@@ -149,6 +149,12 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Header.Set("Authorization", "Bearer authenticated")
 	}
 	h.atNegotiatedVersion(r)
+	if id := r.Header.Get(sessionIDHeader); id != "" && r.Method == http.MethodPost {
+		// The session is busy until the response is written: a shutdown
+		// closes it only then (see [sessions.end]).
+		h.s.sessions.begin(id)
+		defer h.s.sessions.end(id)
+	}
 	h.authenticated.ServeHTTP(w, r)
 }
 

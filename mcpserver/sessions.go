@@ -130,7 +130,8 @@ func addressOf(req mcp.Request) string {
 }
 
 // middleware is receiving middleware that admits each new session within
-// the limits and tracks when the requests of each session run.
+// the limits. The HTTP handler tracks when the requests of each session
+// run ([sessions.begin], [sessions.end]), from the request to its response.
 func (t *sessions) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		ss, _ := req.GetSession().(*mcp.ServerSession)
@@ -152,8 +153,6 @@ func (t *sessions) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			return res, err
 		}
-		t.begin(id)
-		defer t.end(id)
 		return next(ctx, method, req)
 	}
 }
