@@ -6,8 +6,7 @@ import (
 )
 
 // Text is a value a person typed (a CLI flag, a form field), which the run
-// path coerces to its input's type: "10" to an integer, "2024-05-01" to a
-// date.
+// path coerces to its input's type ("10" to an integer).
 type Text string
 
 // A DataType is a data type an application adds with [Registry.AddType].

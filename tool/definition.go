@@ -3,9 +3,8 @@ package tool
 import "slices"
 
 // A Definition describes one value a tool takes or gives: an input, an
-// output, the item of a list or a property of a map. toolgen builds them
-// from Go signatures; hand-written tools build them directly. A Definition
-// must not change once its tool is added to a [Registry].
+// output, a list's item or a map's property. It must not change once its
+// tool is added to a [Registry].
 type Definition struct {
 	// Name names an input, an output or a map's property; list items have
 	// none.
@@ -39,12 +38,9 @@ type Definition struct {
 	// EntityOp is the operation checked on an entity input (each item of
 	// a list) for the calling account on every run ("view", "update").
 	EntityOp string
-	// EntityTypes names, on an input of data type "entity", the entity
-	// types it is meant for, in order (toolgen fills it from the types a Go
-	// type is the class of); the input's description gives a reference of
-	// the first as its example ("such as customer:12"). It describes and
-	// does not restrict: the input takes a reference of any entity type the
-	// registry knows. Nil means none named.
+	// EntityTypes names the entity types an input of type "entity" is
+	// meant for; its description cites the first ("such as customer:12").
+	// It does not restrict: the input takes any entity type the registry knows.
 	EntityTypes []string
 	// Sensitive marks a secret input: never quoted in a message, left out
 	// of [Call.InputsJSON] and confirmations, masked, logged nowhere.
@@ -115,9 +111,8 @@ func (r *Range) intersect(o *Range) *Range {
 // Ptr returns a pointer to v, for the optional fields of [Bounds] and [Range].
 func Ptr[T any](v T) *T { return &v }
 
-// Clone returns a deep copy of d: its items, properties and values, its
-// constraints' bounds, choices and examples are copies too (a default, a
-// JSON value, is shared: replace it rather than change it).
+// Clone returns a deep copy of d; only Default is shared (replace it rather
+// than change it).
 func (d *Definition) Clone() *Definition {
 	if d == nil {
 		return nil

@@ -13,14 +13,12 @@ type Call struct {
 	Account Account
 	// Inputs holds the inputs once decoded and valid; nil until then.
 	Inputs *Values
-	// Decoded, when middleware sets it, is called once the inputs are
-	// decoded and validated (Inputs is set), before entities are loaded,
-	// access is checked and the tool runs. A non-nil Result ends the run
-	// with it. Middleware that sets it calls the one it found there.
+	// Decoded, when set, is called once Inputs is set, before entities are
+	// loaded and access is checked; a non-nil Result ends the run. Middleware
+	// that sets it calls the one it found there.
 	Decoded func(ctx context.Context, c *Call) *Result
 	// Check is true for [Registry.Validate]: middleware that records or
-	// charges runs passes it on untouched; one that sets up the context (a
-	// tenant) does so for checks too.
+	// charges runs lets it pass untouched.
 	Check bool
 
 	e       *entry
@@ -56,9 +54,8 @@ type RunFunc func(ctx context.Context, c *Call) *Result
 // calling next, or answer with a Result of its own. It sees every outcome.
 type Middleware func(next RunFunc) RunFunc
 
-// Use adds middleware around every run and check of inputs of r, from
-// every caller; the first added is the outermost. A panic in middleware
-// fails the run as a runtime failure, logged.
+// Use adds middleware around every run and check of r; the first added is
+// the outermost. A panic in middleware fails the run, logged.
 func (r *Registry) Use(mw ...Middleware) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

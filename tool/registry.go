@@ -32,8 +32,8 @@ type Registry struct {
 type Options struct {
 	// Logger receives what is left out and what fails; nil: slog.Default().
 	Logger *slog.Logger
-	// Adjust, when set, gets a deep copy of each tool added and returns the
-	// tool to add instead, or an error to leave it out. An input it re-types
+	// Adjust, when set, gets a copy of each tool added and returns the tool
+	// to add instead, or an error to leave it out. An input it re-types
 	// needs its Examples and Default fixed too.
 	Adjust func(t *Tool) (*Tool, error)
 	// MapError, when set, maps the application's errors to an [*InputError],
@@ -65,11 +65,10 @@ func NewRegistry(opts *Options) *Registry {
 // Logger returns the registry's logger.
 func (r *Registry) Logger() *slog.Logger { return r.logger }
 
-// Add adds tools, after the entity and data types they use. A tool that
-// cannot be added (bad definitions, an unknown type, an ID taken, or a
-// name taken: "a.b" beside "a__b", see [NameOf]) is left out and logged;
-// the error joins every problem, each a *[DefinitionError]. A Tool must
-// not change once added.
+// Add adds tools, after the entity and data types they use. A tool with
+// problems (an ID or [NameOf] taken, an unknown type) is left out and
+// logged; the error joins each [*DefinitionError]. A Tool must not change
+// once added.
 func (r *Registry) Add(tools ...*Tool) error {
 	var errs []error
 	added := false

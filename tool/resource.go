@@ -7,8 +7,7 @@ import "encoding/base64"
 const MediaResource = "application/vnd.toolapi.resource+json"
 
 // A Resource is content a tool returns by reference and value, as MCP's
-// embedded resources: a URI, its media type, and text or bytes. It is the
-// value of an output defined by [ResourceDefinition].
+// embedded resources do; see [ResourceDefinition].
 type Resource struct {
 	URI       string
 	MediaType string

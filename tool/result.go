@@ -57,8 +57,7 @@ func (e *InputError) Error() string {
 	return e.Input + ": " + e.Message
 }
 
-// An AccessError, returned by an access method, an entity type's Access
-// or a handler (see [Refuse]), fails the run as an access failure saying
+// An AccessError (see [Refuse]) fails a run as an access failure saying
 // "You may not run LABEL: REASON.".
 type AccessError struct {
 	// Reason says why, in words the caller may read ("only the album's
@@ -68,10 +67,7 @@ type AccessError struct {
 
 func (e *AccessError) Error() string { return e.Reason }
 
-// Refuse returns an [*AccessError] with the given reason, for an access
-// method to return:
-//
-//	return false, tool.Refuse("only the album's owner may publish it")
+// Refuse returns an [*AccessError] with the given reason.
 func Refuse(reason string) error { return &AccessError{Reason: reason} }
 
 // A RunError fails a run as a runtime failure with a message the caller

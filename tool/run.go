@@ -10,10 +10,9 @@ import (
 	"strings"
 )
 
-// Run runs the tool with the given ID for the account in ctx (see
-// [WithAccount]) with arguments by input name: JSON values (any Go integer
-// too), or [Text] a person typed. It returns [ErrNotFound] for an unknown
-// ID; every other outcome, failures included, is a Result.
+// Run runs the tool with the given ID for the account in ctx with arguments
+// by input name, JSON values or [Text]. It returns [ErrNotFound] for an
+// unknown ID; every other outcome, failures included, is a Result.
 func (r *Registry) Run(ctx context.Context, id string, args map[string]any) (*Result, error) {
 	e := r.entry(id)
 	if e == nil {
@@ -201,9 +200,8 @@ func (r *Registry) mapErr(err error) error {
 
 type registryKey struct{}
 
-// FailedPartway reports whether err, mapped by the [Options.MapError] of
-// the registry running the tool in ctx, is a partial [*RunError]: the
-// handler's outputs are then published with the failure.
+// FailedPartway reports whether err, mapped by [Options.MapError], is a
+// partial [*RunError].
 func FailedPartway(ctx context.Context, err error) bool {
 	if r, ok := ctx.Value(registryKey{}).(*Registry); ok {
 		err = r.mapErr(err)

@@ -32,17 +32,15 @@ func (op Operation) ReadOnly() bool { return op == OpRead || op == OpExplain }
 // Idempotent reports whether op is read, explain or transform.
 func (op Operation) Idempotent() bool { return op == OpRead || op == OpExplain || op == OpTransform }
 
-// A Handler runs a tool with validated, resolved inputs. Its error (see
-// [Options.MapError]) reaches the caller only as an [InputError],
-// [AccessError] or [RunError].
+// A Handler runs a tool with validated, resolved inputs. Of its errors,
+// only an [InputError], [AccessError] or [RunError] speaks to the caller.
 type Handler func(ctx context.Context, in *Values) (*Result, error)
 
 // A Tool is a typed, validated, access-checked operation. Hand-written tools
 // fill the fields directly; toolgen writes them for method tools.
 type Tool struct {
-	// ID names the tool ("album.search"): letters, digits, "_", "." and
-	// "-", starting with a letter or "_", at most 64 characters as its
-	// name ([NameOf]). Required.
+	// ID names the tool ("album.search"): letters, digits, "_", "." and "-",
+	// starting with a letter or "_", its [NameOf] at most 64 long. Required.
 	ID string
 	// Label is a short human name ("Search"). Required.
 	Label string

@@ -118,9 +118,9 @@ func ListOf[T any](v any) []T {
 	return out
 }
 
-// An Object is a map a handler built for this one run, which publishing
-// may rewrite in place: it must appear once in a run's outputs, and a map
-// the handler keeps or shares must stay a plain map[string]any.
+// An Object is a map a handler built for one run, which publishing may
+// rewrite in place: it appears once in the outputs, and a map the handler
+// keeps or shares stays a plain map[string]any.
 type Object map[string]any
 
 // keepRef records ref, the reference the i-th input was given by, before
