@@ -18,9 +18,9 @@ type Suggestion struct {
 }
 
 // Complete returns up to [MaxSuggestions] values starting with prefix that
-// the named input may take: its choices as refined for args, or entities
-// the account may view (by their type's Search). It returns [ErrNotFound]
-// for a tool the account may not run or an input it lacks.
+// the named input may take: its choices, refined for args, or entities the
+// account may view. It returns [ErrNotFound] for a tool the account may not
+// run or an input it lacks.
 func (r *Registry) Complete(ctx context.Context, id, input, prefix string, args map[string]any) ([]Suggestion, error) {
 	defs, err := r.Refine(ctx, id, args)
 	if err != nil {

@@ -18,8 +18,7 @@ type DefinitionError struct {
 	Message string
 }
 
-// Error returns Path and Message ("inputs.limit: default 500 is above the
-// range"), or Message alone when Path is empty.
+// Error returns "Path: Message", or Message when Path is empty.
 func (e *DefinitionError) Error() string {
 	if e.Path == "" {
 		return e.Message

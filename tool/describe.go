@@ -2,8 +2,7 @@ package tool
 
 import "github.com/google/jsonschema-go/jsonschema"
 
-// An Info is a tool's definition as every caller prints it (toolgen
-// -describe, the CLI's info, the explorer).
+// An Info is a tool's definition as every caller prints it.
 type Info struct {
 	ID           string             `json:"id"`
 	Label        string             `json:"label"`
@@ -23,8 +22,7 @@ func (t *Tool) Describe() *Info {
 	return e.withSchemas().info(t)
 }
 
-// Describe returns the Info of the tool with the given ID, or nil. Its
-// schemas are shared: callers must not modify them.
+// Describe returns the tool's Info, or nil; do not modify its schemas.
 func (r *Registry) Describe(id string) *Info {
 	e := r.entry(id)
 	if e == nil {
@@ -47,8 +45,7 @@ func (e *entry) info(t *Tool) *Info {
 	return d
 }
 
-// Check reports what is wrong with t's definitions, knowing the built-in
-// data types only, or nil.
+// Check reports what is wrong with t's definitions (built-in types only).
 func (t *Tool) Check() error {
 	_, err := compileTool(nil, t)
 	return err

@@ -18,17 +18,16 @@
 //	res, err := reg.RunJSON(tool.WithAccount(ctx, user), "hello.greet", []byte(`{"name":"Ada"}`))
 //
 // Every caller (the CLI, the explorer, MCP, function calling, Go code) runs
-// tools through [Registry.Run] on one path: the permission, decoding and
-// validation against exactly the input schema [Registry.Describe]
-// advertises, entities and access, confirmation, the call, then checking
-// the outputs. [Registry.Use] adds [Middleware] around it.
+// tools through [Registry.Run] on one path: the permission, validation
+// against exactly the advertised input schema, entities and access,
+// confirmation, the call, then the outputs. [Registry.Use] adds
+// [Middleware] around it.
 //
 // A run ends in a [Result]: success with outputs, or a [Failure] with
 // [Violation]s naming each input path and rule. Only an [InputError],
 // [AccessError] or [RunError] speaks to the caller; any other error or
 // panic is logged and the caller learns only that the run failed.
 //
-// A Tool is a plain value, checked when added; one Tool may be added to
-// several registries. Inputs have limits by default: see [DefaultMaxItems]
-// and [Constraints].AllowNUL.
+// Inputs have limits by default: see [DefaultMaxItems] and
+// [Constraints].AllowNUL.
 package tool

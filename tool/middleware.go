@@ -13,9 +13,8 @@ type Call struct {
 	Account Account
 	// Inputs holds the inputs once decoded and valid; nil until then.
 	Inputs *Values
-	// Decoded, when set, is called once Inputs is set, before entities are
-	// loaded and access is checked; a non-nil Result ends the run. Middleware
-	// that sets it calls the one it found there.
+	// Decoded, when set, is called once Inputs is set, before entities and
+	// access; a non-nil Result ends the run. It calls the one it replaced.
 	Decoded func(ctx context.Context, c *Call) *Result
 	// Check is true for [Registry.Validate]: middleware that records or
 	// charges runs lets it pass untouched.
@@ -34,8 +33,8 @@ type checked struct {
 	err       error
 }
 
-// InputsJSON returns the canonical JSON of the inputs the caller set, the
-// sensitive ones left out, or nil when Inputs is nil.
+// InputsJSON returns the canonical JSON of the inputs the caller set, but
+// the sensitive ones; nil when Inputs is nil.
 func (c *Call) InputsJSON() []byte {
 	if c.Inputs == nil {
 		return nil
@@ -50,8 +49,7 @@ func (c *Call) InputsJSON() []byte {
 // A RunFunc runs a tool: the run path, or middleware around it.
 type RunFunc func(ctx context.Context, c *Call) *Result
 
-// A Middleware wraps every run: its RunFunc may act before and after
-// calling next, or answer with a Result of its own. It sees every outcome.
+// A Middleware wraps every run: it may act around next or answer itself.
 type Middleware func(next RunFunc) RunFunc
 
 // Use adds middleware around every run and check of r; the first added is

@@ -6,18 +6,14 @@ import "strings"
 // that OpenAI's function names allow (Anthropic and Gemini allow as many).
 const maxNameLength = 64
 
-// NameOf returns the name of the tool with the given ID in MCP and in the
-// function-calling APIs of models: the ID with each "." written "__"
-// ("album.add_track" is "album__add_track"). A valid ID's name matches
-// ^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$, which OpenAI, Anthropic and Gemini accept.
-// It depends on the ID alone, so it is the same in every registry, process
-// and version; a registry refuses two IDs of one name ("a.b", "a__b").
+// NameOf returns a tool's name in MCP and model APIs: its ID with each "."
+// written "__" ("album.add" is "album__add"), which a valid ID makes match
+// ^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$. A registry refuses two IDs of one name.
 func NameOf(id string) string { return strings.ReplaceAll(id, ".", "__") }
 
-// ToolByName returns the tool whose name ([NameOf]) or ID is name: the one
-// way every caller finds a tool by what a client sent. It does not ask
-// whether an account may see the tool: callers that serve accounts answer
-// a tool the account may not see ([Tool.Allowed]) as an unknown one.
+// ToolByName returns the tool whose name ([NameOf]) or ID is name, whether
+// or not an account may see it: callers answer a tool the account may not
+// see ([Tool.Allowed]) as an unknown one.
 func (r *Registry) ToolByName(name string) (*Tool, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()

@@ -18,9 +18,8 @@ type Requirement struct {
 	Text string
 }
 
-// Requirements says what d's constraints require, one [Requirement] per
-// constraint in the order of [Constraints]' fields (a list's items' are in
-// d.Items): the one wording of constraints callers show people.
+// Requirements says what d's constraints require, one [Requirement] each in
+// the order of [Constraints]' fields: the wording callers show people.
 func (d *Definition) Requirements() []Requirement {
 	c := &d.Constraints
 	var out []Requirement

@@ -10,9 +10,9 @@ import (
 	"strings"
 )
 
-// Run runs the tool with the given ID for the account in ctx with arguments
-// by input name, JSON values or [Text]. It returns [ErrNotFound] for an
-// unknown ID; every other outcome, failures included, is a Result.
+// Run runs the tool id for the account in ctx with arguments (JSON values
+// or [Text]) by input name. Every outcome but an unknown id ([ErrNotFound])
+// is a Result.
 func (r *Registry) Run(ctx context.Context, id string, args map[string]any) (*Result, error) {
 	e := r.entry(id)
 	if e == nil {
@@ -21,8 +21,7 @@ func (r *Registry) Run(ctx context.Context, id string, args map[string]any) (*Re
 	return r.start(ctx, e, arguments{tree: args}), nil
 }
 
-// RunJSON is [Registry.Run] with the arguments as a JSON object (an empty
-// or null document means no arguments).
+// RunJSON is [Registry.Run] with arguments as a JSON object, null or empty.
 func (r *Registry) RunJSON(ctx context.Context, id string, args []byte) (*Result, error) {
 	e := r.entry(id)
 	if e == nil {

@@ -2,7 +2,6 @@ package tool
 
 import "errors"
 
-// ErrUnavailable is wrapped by the errors of a store that cannot answer now
-// (its database is down): callers checking credentials answer "try again
-// later" rather than refusing them.
+// ErrUnavailable is wrapped by the errors of a store that cannot answer now:
+// callers checking credentials answer "try again later", not "no".
 var ErrUnavailable = errors.New("temporarily unavailable")

@@ -8,28 +8,22 @@ import (
 	"github.com/toolapi/toolapi/internal/english"
 )
 
-// A Violation is one problem with a value: its Path ("tags[2]",
-// "settings.limit"), the Rule it breaks with the rule's datum, and what is
-// wrong in words. Code switches on Rule and reads the datum, never Message,
-// whose words (for models and programs that show it as it is) may change;
-// [Violation.ForPeople] words it for a person.
+// A Violation is one problem with a value: its Path ("tags[2]"), the Rule
+// it breaks with the rule's datum, and a Message for models. Code switches
+// on Rule and reads the datum, never the words, which may change.
 type Violation struct {
 	Path string `json:"path"`
-	// Rule is one of the Rule constants, or empty in a violation a handler
-	// built without one.
+	// Rule is one of the Rule constants (or empty, from a handler).
 	Rule string `json:"rule"`
 	// Message says what is wrong, without the path.
 	Message string `json:"message"`
-	// Limit is the bound of the minimum and maximum rules and the number
-	// left out of RuleTruncated; nil for the other rules.
+	// Limit is the bound of a minimum or maximum rule, or RuleTruncated's.
 	Limit *float64 `json:"limit,omitempty"`
-	// Choices are the allowed values of RuleEnum, strings as they are and
-	// other values as JSON.
+	// Choices are RuleEnum's values: strings as they are, others as JSON.
 	Choices []string `json:"choices,omitempty"`
 	// Detail is the rule's other datum, as its Rule constant says.
 	Detail string `json:"detail,omitempty"`
-	// Value is the value at fault, as its Rule constant says; empty for a
-	// sensitive input.
+	// Value is the value at fault, as its Rule says (never a secret one).
 	Value string `json:"value,omitempty"`
 }
 
@@ -54,23 +48,21 @@ const (
 	RulePattern = "pattern"
 	// RuleNULCharacter: a string holds the NUL character (U+0000).
 	RuleNULCharacter = "nul_character"
-	// RuleMinLength: a string has fewer than Limit characters (1: blank).
+	// RuleMinLength, RuleMaxLength: a string has fewer, more characters
+	// than Limit.
 	RuleMinLength = "minLength"
-	// RuleMaxLength: a string has more than Limit characters.
 	RuleMaxLength = "maxLength"
-	// RuleMinimum: a number is below Limit.
+	// RuleMinimum, RuleMaximum: a number is below, above Limit.
 	RuleMinimum = "minimum"
-	// RuleMaximum: a number is above Limit.
 	RuleMaximum = "maximum"
 	// RuleEnum: the value is not one of Choices.
 	RuleEnum = "enum"
-	// RuleMinItems: a list has fewer than Limit items (1: empty).
+	// RuleMinItems, RuleMaxItems: a list has fewer, more items than Limit.
 	RuleMinItems = "minItems"
-	// RuleMaxItems: a list has more than Limit items.
 	RuleMaxItems = "maxItems"
-	// RuleMinProperties: a map has fewer than Limit properties.
+	// RuleMinProperties, RuleMaxProperties: a map has fewer, more
+	// properties than Limit.
 	RuleMinProperties = "minProperties"
-	// RuleMaxProperties: a map has more than Limit properties.
 	RuleMaxProperties = "maxProperties"
 	// RuleAdditionalProperties: Path is not a property of the map, or
 	// (Detail "input") not an input of the tool.
@@ -107,9 +99,8 @@ func (v Violation) String() string {
 	return v.Path + ": " + v.Message
 }
 
-// ForPeople returns what is wrong in the words of a person filling in a
-// form or typing a command ("must be a whole number such as 7" where
-// Message says "must be an integer"), built from Rule and the datum.
+// ForPeople says what is wrong in words for people ("must be a whole number
+// such as 7" where Message says "must be an integer").
 func (v Violation) ForPeople() string {
 	switch v.Rule {
 	case RuleType:
