@@ -33,7 +33,7 @@ type checked struct {
 	err       error
 }
 
-// InputsJSON returns the canonical JSON of the inputs the caller set, but
+// InputsJSON returns the canonical JSON of the inputs the caller set, except
 // the sensitive ones; nil when Inputs is nil.
 func (c *Call) InputsJSON() []byte {
 	if c.Inputs == nil {
