@@ -12,7 +12,7 @@ import (
 	"github.com/toolapi/toolapi/tool"
 )
 
-// An Adapter renders the form field of a value of one data type and reads
+// An adapter renders the form field of a value of one data type and reads
 // the submitted value back. The form calls Render with the value as it was
 // last typed and the violations found at its path, and Extract when the
 // form comes back.
@@ -23,17 +23,17 @@ import (
 // map[string]any of the properties' values for a map with properties.
 // Extract may also return a JSON value (a bool, a float64, ...), sent as
 // it is, and returns nil when the field was left empty.
-type Adapter interface {
+type adapter interface {
 	// Render returns the HTML of f: its control, label, description and
-	// violations (see [Field.Frame]). It must escape what it shows.
-	Render(f *Field) (template.HTML, error)
+	// violations (see [field.Frame]). It must escape what it shows.
+	Render(f *field) (template.HTML, error)
 	// Extract returns the value of f in the submitted form.
-	Extract(f *Field, form url.Values) any
+	Extract(f *field, form url.Values) any
 }
 
-// A Field is one value of a form: an input, an item of a list input or a
+// A field is one value of a form: an input, an item of a list input or a
 // property of a map input.
-type Field struct {
+type field struct {
 	// Def defines the value.
 	Def *tool.Definition
 	// Path is the value's path as violations name it: "word", "tags[2]",
@@ -42,7 +42,7 @@ type Field struct {
 	// Name is the name of the form control that holds the value, and ID
 	// its HTML id.
 	Name, ID string
-	// Value is the value as typed (see [Adapter]); nil when empty.
+	// Value is the value as typed (see [adapter]); nil when empty.
 	Value any
 	// Violations are the messages of the violations found at Path.
 	Violations []string
@@ -58,21 +58,21 @@ type Field struct {
 	Matches []tool.EntityRef
 
 	form     *form
-	children []*Field
+	children []*field
 	refined  bool
 	searched bool
 }
 
 // Refined reports whether the tool's refiner refines this input from the
 // values of the others.
-func (f *Field) Refined() bool { return f.refined }
+func (f *field) Refined() bool { return f.refined }
 
 // Searched reports whether the person's last action searched the entities
 // of this field.
-func (f *Field) Searched() bool { return f.searched }
+func (f *field) Searched() bool { return f.searched }
 
 // EntityTypeLabel returns the lower-case label of an entity field's type.
-func (f *Field) EntityTypeLabel() string {
+func (f *field) EntityTypeLabel() string {
 	typ := entityTypeOf(f.Def)
 	if et, ok := f.form.e.reg.EntityType(typ); ok && et.Label != "" {
 		return strings.ToLower(et.Label)
@@ -85,7 +85,7 @@ func (f *Field) EntityTypeLabel() string {
 
 // Label returns the field's label: the definition's label, else its name,
 // else (a list item) its position counted from 1.
-func (f *Field) Label() string {
+func (f *field) Label() string {
 	switch {
 	case f.Index >= 0:
 		return "#" + strconv.Itoa(f.Index+1)
@@ -96,7 +96,7 @@ func (f *Field) Label() string {
 }
 
 // Text returns the value as text: "" when it is empty or not text.
-func (f *Field) Text() string {
+func (f *field) Text() string {
 	switch v := f.Value.(type) {
 	case string:
 		return v
@@ -113,12 +113,12 @@ func (f *Field) Text() string {
 
 // Required reports whether a value must be given: an input or property
 // that is required, or any list item.
-func (f *Field) Required() bool { return f.Index >= 0 || f.Def.Required }
+func (f *field) Required() bool { return f.Index >= 0 || f.Def.Required }
 
 // DescribedBy returns the IDs of the elements that describe f's control,
 // for aria-describedby: its violations, hint and description, those that
 // are shown.
-func (f *Field) DescribedBy() string {
+func (f *field) DescribedBy() string {
 	var ids []string
 	if f.Invalid() {
 		ids = append(ids, f.ID+"-errors")
@@ -133,13 +133,13 @@ func (f *Field) DescribedBy() string {
 }
 
 // Invalid reports whether the field has violations.
-func (f *Field) Invalid() bool { return len(f.Violations) > 0 }
+func (f *field) Invalid() bool { return len(f.Violations) > 0 }
 
 // Children returns the fields of a list's items or a map's properties.
-func (f *Field) Children() []*Field { return f.children }
+func (f *field) Children() []*field { return f.children }
 
 // HTML renders the field through its adapter.
-func (f *Field) HTML() template.HTML {
+func (f *field) HTML() template.HTML {
 	html, err := f.form.adapter(f.Def).Render(f)
 	if err != nil {
 		f.form.e.logger.Error("explorer: rendering a field", "tool", f.form.t.ID, "path", f.Path, "error", err.Error())
@@ -150,7 +150,7 @@ func (f *Field) HTML() template.HTML {
 
 // Hint returns a line saying what the value must be, from the definition's
 // type and constraints, for people filling the form.
-func (f *Field) Hint() string {
+func (f *field) Hint() string {
 	var parts []string
 	for _, r := range f.Def.Requirements() {
 		// A regular expression tells a person little: an example does.
@@ -179,9 +179,9 @@ func (f *Field) Hint() string {
 
 // Frame wraps control, the HTML of f's control, with f's label, hint,
 // description and violations, as the built-in adapters show them.
-func (f *Field) Frame(control template.HTML) template.HTML {
+func (f *field) Frame(control template.HTML) template.HTML {
 	return execField("frame", struct {
-		*Field
+		*field
 		Control template.HTML
 	}{f, control})
 }
@@ -189,7 +189,7 @@ func (f *Field) Frame(control template.HTML) template.HTML {
 // Submitted returns the last value the form holds under f's name; a
 // checkbox sends a hidden "false" before its "true", so the last one
 // counts.
-func (f *Field) Submitted(form url.Values) (string, bool) {
+func (f *field) Submitted(form url.Values) (string, bool) {
 	vs := form[f.Name]
 	if len(vs) == 0 {
 		return "", false
@@ -198,24 +198,24 @@ func (f *Field) Submitted(form url.Values) (string, bool) {
 }
 
 // Item returns the field of item i of a list field.
-func (f *Field) Item(i int) *Field {
+func (f *field) Item(i int) *field {
 	return f.form.newField(f.Def.Items, f.Path+"["+strconv.Itoa(i)+"]", nil, i)
 }
 
 // Property returns the field of the property def of a map field.
-func (f *Field) Property(def *tool.Definition) *Field {
+func (f *field) Property(def *tool.Definition) *field {
 	return f.form.newField(def, f.Path+"."+def.Name, nil, -1)
 }
 
 // Extract returns the value of child (an item or property of f) in the
 // submitted form, through the child's adapter.
-func (f *Field) Extract(child *Field, form url.Values) any {
+func (f *field) Extract(child *field, form url.Values) any {
 	return f.form.adapter(child.Def).Extract(child, form)
 }
 
 // Rows returns the number of rows a list field shows in the submitted
 // form.
-func (f *Field) Rows(form url.Values) int {
+func (f *field) Rows(form url.Values) int {
 	if n, ok := f.form.rows[f.Path]; ok {
 		return n
 	}
@@ -238,7 +238,7 @@ const (
 
 // Datalist returns the id of the datalist of an entity field's
 // suggestions, "" when its entity type cannot be searched.
-func (f *Field) Datalist() string {
+func (f *field) Datalist() string {
 	typ := entityTypeOf(f.Def)
 	if typ == "" || f.form.suggestions(typ) == nil {
 		return ""
@@ -248,7 +248,7 @@ func (f *Field) Datalist() string {
 
 // EntitiesURL returns the address that answers searches for an entity
 // field's type, for the script that fills its suggestions while typing.
-func (f *Field) EntitiesURL() string {
+func (f *field) EntitiesURL() string {
 	typ := entityTypeOf(f.Def)
 	if typ == "" {
 		return ""
@@ -265,117 +265,106 @@ func entityTypeOf(def *tool.Definition) string {
 	return typ
 }
 
-// The built-in adapters. [DefaultAdapter] chooses among them.
+// The built-in adapters. [defaultAdapter] chooses among them.
 var (
-	// TextAdapter is a one-line text field: strings and data types without
+	// textAdapter is a one-line text field: strings and data types without
 	// an adapter of their own.
-	TextAdapter Adapter = control{"input", "text"}
-	// TextAreaAdapter is a text area: strings whose media type is text/*
+	textAdapter adapter = control{"input", "text"}
+	// textAreaAdapter is a text area: strings whose media type is text/*
 	// or that may be longer than 200 characters.
-	TextAreaAdapter Adapter = control{"textarea", "text"}
-	// NumberAdapter is a number field with the minimum, maximum and step
+	textAreaAdapter adapter = control{"textarea", "text"}
+	// numberAdapter is a number field with the minimum, maximum and step
 	// of its range: integers and floats.
-	NumberAdapter Adapter = control{"input", "number"}
-	// CheckboxAdapter is a checkbox sent with an explicit false when it is
+	numberAdapter adapter = control{"input", "number"}
+	// checkboxAdapter is a checkbox sent with an explicit false when it is
 	// not ticked: booleans.
-	CheckboxAdapter Adapter = checkbox{}
-	// EmailAdapter is an email field.
-	EmailAdapter Adapter = control{"input", "email"}
-	// URLAdapter is a URL field: uri.
-	URLAdapter Adapter = control{"input", "url"}
-	// DateAdapter is a date field: datetime_iso8601 with DateOnly.
-	DateAdapter Adapter = control{"input", "date"}
-	// DateTimeAdapter is a date and time field read as UTC:
+	checkboxAdapter adapter = checkbox{}
+	// emailAdapter is an email field.
+	emailAdapter adapter = control{"input", "email"}
+	// urlAdapter is a URL field: uri.
+	urlAdapter adapter = control{"input", "url"}
+	// dateAdapter is a date field: datetime_iso8601 with DateOnly.
+	dateAdapter adapter = control{"input", "date"}
+	// dateTimeAdapter is a date and time field read as UTC:
 	// datetime_iso8601 and timestamp.
-	DateTimeAdapter Adapter = control{"input", "datetime-local"}
-	// DurationAdapter is a text field for an ISO 8601 duration (PT1H30M)
+	dateTimeAdapter adapter = control{"input", "datetime-local"}
+	// durationAdapter is a text field for an ISO 8601 duration (PT1H30M)
 	// or a Go one (1h30m).
-	DurationAdapter Adapter = control{"input", "duration"}
-	// SelectAdapter is a select of the definition's choices, with an
+	durationAdapter adapter = control{"input", "duration"}
+	// selectAdapter is a select of the definition's choices, with an
 	// empty option when the value is optional.
-	SelectAdapter Adapter = selectAdapter{}
-	// ListAdapter shows a list as rows of its items' fields, with buttons
+	selectAdapter adapter = selectBox{}
+	// listAdapter shows a list as rows of its items' fields, with buttons
 	// that add and remove rows without script.
-	ListAdapter Adapter = list{}
-	// MapAdapter shows a map with properties as a fieldset of its
+	listAdapter adapter = list{}
+	// mapAdapter shows a map with properties as a fieldset of its
 	// properties' fields.
-	MapAdapter Adapter = fieldset{}
-	// JSONAdapter is a text area for JSON: maps without properties and
+	mapAdapter adapter = fieldset{}
+	// jsonAdapter is a text area for JSON: maps without properties and
 	// the any type. For any, text that is not JSON is sent as a string.
-	JSONAdapter Adapter = control{"textarea", "json"}
-	// EntityAdapter is an entity picker: a text field for the entity's
+	jsonAdapter adapter = control{"textarea", "json"}
+	// entityAdapter is an entity picker: a text field for the entity's
 	// ID, suggestions from [tool.EntityType.Search] and a button that
 	// searches by label without script.
-	EntityAdapter Adapter = entityPicker{}
+	entityAdapter adapter = entityPicker{}
 )
 
-// DefaultAdapter returns the built-in adapter for def: a select when it
+// defaultAdapter returns the built-in adapter for def: a select when it
 // has choices, else by data type as the built-in adapters say, and
-// [TextAdapter] for data types it does not know.
-func DefaultAdapter(def *tool.Definition) Adapter {
+// [textAdapter] for data types it does not know.
+func defaultAdapter(def *tool.Definition) adapter {
 	switch def.Type {
 	case "list":
-		return ListAdapter
+		return listAdapter
 	case "map":
 		if len(def.Properties) > 0 {
-			return MapAdapter
+			return mapAdapter
 		}
-		return JSONAdapter
+		return jsonAdapter
 	case "any":
-		return JSONAdapter
+		return jsonAdapter
 	}
 	if len(def.Constraints.Choice) > 0 {
-		return SelectAdapter
+		return selectAdapter
 	}
 	if def.Sensitive && def.Type == "string" {
-		return TextAdapter // a password field
+		return textAdapter // a password field
 	}
 	switch def.Type {
 	case "string":
 		c := def.Constraints
 		if strings.HasPrefix(c.Media, "text/") || c.Length != nil && (c.Length.Max == nil || *c.Length.Max > 200) {
-			return TextAreaAdapter
+			return textAreaAdapter
 		}
-		return TextAdapter
+		return textAdapter
 	case "integer", "float":
-		return NumberAdapter
+		return numberAdapter
 	case "boolean":
-		return CheckboxAdapter
+		return checkboxAdapter
 	case "email":
-		return EmailAdapter
+		return emailAdapter
 	case "uri":
-		return URLAdapter
+		return urlAdapter
 	case "datetime_iso8601":
 		if def.Constraints.DateOnly {
-			return DateAdapter
+			return dateAdapter
 		}
-		return DateTimeAdapter
+		return dateTimeAdapter
 	case "timestamp":
-		return DateTimeAdapter
+		return dateTimeAdapter
 	case "duration":
-		return DurationAdapter
+		return durationAdapter
 	case "entity":
-		return EntityAdapter
+		return entityAdapter
 	}
 	if strings.HasPrefix(def.Type, "entity:") {
-		return EntityAdapter
+		return entityAdapter
 	}
-	return TextAdapter
+	return textAdapter
 }
 
-// adapter returns the adapter of def: the application's, else the
-// built-in one.
-func (e *server) adapter(def *tool.Definition) Adapter {
-	if a, ok := e.opts.Adapters[def.Type]; ok {
-		return a
-	}
-	if strings.HasPrefix(def.Type, "entity:") {
-		if a, ok := e.opts.Adapters["entity"]; ok {
-			return a
-		}
-	}
-	return DefaultAdapter(def)
-}
+// adapter returns the adapter of def.
+func (e *server) adapter(def *tool.Definition) adapter { return defaultAdapter(def) }
 
 // control is a single control rendered by the named template of
 // fields.html, with an input type (or a mode for text areas).
@@ -383,13 +372,13 @@ type control struct {
 	tmpl, kind string
 }
 
-func (c control) Render(f *Field) (template.HTML, error) {
-	return f.Frame(execField(c.tmpl, controlData{Field: f, Kind: c.kind, Value: c.display(f)})), nil
+func (c control) Render(f *field) (template.HTML, error) {
+	return f.Frame(execField(c.tmpl, controlData{field: f, Kind: c.kind, Value: c.display(f)})), nil
 }
 
 // display returns the text a control shows for f's value: none for a
 // sensitive value, which is never shown back.
-func (c control) display(f *Field) string {
+func (c control) display(f *field) string {
 	if f.Def.Sensitive {
 		return ""
 	}
@@ -411,7 +400,7 @@ func (c control) display(f *Field) string {
 	return s
 }
 
-func (c control) Extract(f *Field, form url.Values) any {
+func (c control) Extract(f *field, form url.Values) any {
 	s, ok := f.Submitted(form)
 	if !ok || strings.TrimSpace(s) == "" {
 		return nil
@@ -420,7 +409,7 @@ func (c control) Extract(f *Field, form url.Values) any {
 }
 
 type controlData struct {
-	*Field
+	*field
 	Kind  string
 	Value string
 }
@@ -480,11 +469,11 @@ func (d controlData) Placeholder() string {
 
 type checkbox struct{}
 
-func (checkbox) Render(f *Field) (template.HTML, error) {
+func (checkbox) Render(f *field) (template.HTML, error) {
 	return f.Frame(execField("checkbox", f)), nil
 }
 
-func (checkbox) Extract(f *Field, form url.Values) any {
+func (checkbox) Extract(f *field, form url.Values) any {
 	s, ok := f.Submitted(form)
 	if !ok {
 		return nil
@@ -493,7 +482,7 @@ func (checkbox) Extract(f *Field, form url.Values) any {
 }
 
 // Checked reports whether a checkbox shows a tick.
-func (f *Field) Checked() bool {
+func (f *field) Checked() bool {
 	switch v := f.Value.(type) {
 	case bool:
 		return v
@@ -506,7 +495,7 @@ func (f *Field) Checked() bool {
 	return false
 }
 
-type selectAdapter struct{}
+type selectBox struct{}
 
 // An option is one option of a select.
 type option struct {
@@ -514,7 +503,7 @@ type option struct {
 	Selected     bool
 }
 
-func (selectAdapter) Render(f *Field) (template.HTML, error) {
+func (selectBox) Render(f *field) (template.HTML, error) {
 	cur := f.Text()
 	var opts []option
 	if !f.Required() || cur == "" {
@@ -532,12 +521,12 @@ func (selectAdapter) Render(f *Field) (template.HTML, error) {
 		opts = append(opts, option{Value: cur, Label: cur + " (not a choice)", Selected: true})
 	}
 	return f.Frame(execField("select", struct {
-		*Field
+		*field
 		Options []option
 	}{f, opts})), nil
 }
 
-func (selectAdapter) Extract(f *Field, form url.Values) any {
+func (selectBox) Extract(f *field, form url.Values) any {
 	return control{}.Extract(f, form)
 }
 
@@ -552,11 +541,11 @@ func choiceText(c any) string {
 
 type list struct{}
 
-func (list) Render(f *Field) (template.HTML, error) {
+func (list) Render(f *field) (template.HTML, error) {
 	return execField("list", f), nil
 }
 
-func (list) Extract(f *Field, form url.Values) any {
+func (list) Extract(f *field, form url.Values) any {
 	n := f.Rows(form)
 	items := make([]any, n)
 	for i := range n {
@@ -567,29 +556,29 @@ func (list) Extract(f *Field, form url.Values) any {
 
 // AddAction and RemoveAction are the values of a list's row buttons;
 // FindAction is that of an entity picker's search button.
-func (f *Field) AddAction() string    { return "add:" + f.Path }
-func (f *Field) RemoveAction() string { return "remove:" + f.Path }
+func (f *field) AddAction() string    { return "add:" + f.Path }
+func (f *field) RemoveAction() string { return "remove:" + f.Path }
 
 // DeleteAction is the value of the button that removes the list item f.
-func (f *Field) DeleteAction() string { return "delete:" + f.Path }
+func (f *field) DeleteAction() string { return "delete:" + f.Path }
 
 // Position is a list item's position counted from 1.
-func (f *Field) Position() int      { return f.Index + 1 }
-func (f *Field) FindAction() string { return "find:" + f.Path }
+func (f *field) Position() int      { return f.Index + 1 }
+func (f *field) FindAction() string { return "find:" + f.Path }
 
 // PickAction is the value of the button that picks an entity found.
-func (f *Field) PickAction(ref tool.EntityRef) string { return "pick:" + f.Path + "=" + ref.ID }
+func (f *field) PickAction(ref tool.EntityRef) string { return "pick:" + f.Path + "=" + ref.ID }
 
 // RowsName is the name of the hidden field holding a list's row count.
-func (f *Field) RowsName() string { return "rows:" + f.Path }
+func (f *field) RowsName() string { return "rows:" + f.Path }
 
 type fieldset struct{}
 
-func (fieldset) Render(f *Field) (template.HTML, error) {
+func (fieldset) Render(f *field) (template.HTML, error) {
 	return execField("fieldset", f), nil
 }
 
-func (fieldset) Extract(f *Field, form url.Values) any {
+func (fieldset) Extract(f *field, form url.Values) any {
 	m := make(map[string]any, len(f.Def.Properties))
 	for _, p := range f.Def.Properties {
 		if v := f.Extract(f.Property(p), form); v != nil {
@@ -601,11 +590,11 @@ func (fieldset) Extract(f *Field, form url.Values) any {
 
 type entityPicker struct{}
 
-func (entityPicker) Render(f *Field) (template.HTML, error) {
+func (entityPicker) Render(f *field) (template.HTML, error) {
 	return f.Frame(execField("entity", f)), nil
 }
 
-func (entityPicker) Extract(f *Field, form url.Values) any {
+func (entityPicker) Extract(f *field, form url.Values) any {
 	return control{}.Extract(f, form)
 }
 

@@ -2,7 +2,6 @@ package explorer
 
 import (
 	"context"
-	"html/template"
 	"net/url"
 	"regexp"
 	"strings"
@@ -102,59 +101,43 @@ func TestLockedFieldIsShownAndNotSent(t *testing.T) {
 func TestDefaultAdapter(t *testing.T) {
 	tests := []struct {
 		def  *tool.Definition
-		want Adapter
+		want adapter
 	}{
-		{&tool.Definition{Type: "string"}, TextAdapter},
-		{&tool.Definition{Type: "string", Constraints: tool.Constraints{Media: "text/html"}}, TextAreaAdapter},
-		{&tool.Definition{Type: "string", Constraints: tool.Constraints{Length: &tool.Bounds{Max: ptr(201)}}}, TextAreaAdapter},
-		{&tool.Definition{Type: "string", Constraints: tool.Constraints{Length: &tool.Bounds{Max: ptr(200)}}}, TextAdapter},
-		{&tool.Definition{Type: "string", Constraints: tool.Constraints{Media: "image/png"}}, TextAdapter},
-		{&tool.Definition{Type: "integer"}, NumberAdapter},
-		{&tool.Definition{Type: "float"}, NumberAdapter},
-		{&tool.Definition{Type: "boolean"}, CheckboxAdapter},
-		{&tool.Definition{Type: "email"}, EmailAdapter},
-		{&tool.Definition{Type: "uri"}, URLAdapter},
-		{&tool.Definition{Type: "datetime_iso8601"}, DateTimeAdapter},
-		{&tool.Definition{Type: "datetime_iso8601", Constraints: tool.Constraints{DateOnly: true}}, DateAdapter},
-		{&tool.Definition{Type: "timestamp"}, DateTimeAdapter},
-		{&tool.Definition{Type: "duration"}, DurationAdapter},
-		{&tool.Definition{Type: "string", Constraints: tool.Constraints{Choice: []any{"a"}}}, SelectAdapter},
-		{&tool.Definition{Type: "list", Items: &tool.Definition{Type: "string"}}, ListAdapter},
-		{&tool.Definition{Type: "map", Properties: []*tool.Definition{{Name: "a", Type: "string"}}}, MapAdapter},
-		{&tool.Definition{Type: "map"}, JSONAdapter},
-		{&tool.Definition{Type: "any"}, JSONAdapter},
-		{&tool.Definition{Type: "entity"}, EntityAdapter},
-		{&tool.Definition{Type: "entity:album"}, EntityAdapter},
-		{&tool.Definition{Type: "color"}, TextAdapter},
+		{&tool.Definition{Type: "string"}, textAdapter},
+		{&tool.Definition{Type: "string", Constraints: tool.Constraints{Media: "text/html"}}, textAreaAdapter},
+		{&tool.Definition{Type: "string", Constraints: tool.Constraints{Length: &tool.Bounds{Max: ptr(201)}}}, textAreaAdapter},
+		{&tool.Definition{Type: "string", Constraints: tool.Constraints{Length: &tool.Bounds{Max: ptr(200)}}}, textAdapter},
+		{&tool.Definition{Type: "string", Constraints: tool.Constraints{Media: "image/png"}}, textAdapter},
+		{&tool.Definition{Type: "integer"}, numberAdapter},
+		{&tool.Definition{Type: "float"}, numberAdapter},
+		{&tool.Definition{Type: "boolean"}, checkboxAdapter},
+		{&tool.Definition{Type: "email"}, emailAdapter},
+		{&tool.Definition{Type: "uri"}, urlAdapter},
+		{&tool.Definition{Type: "datetime_iso8601"}, dateTimeAdapter},
+		{&tool.Definition{Type: "datetime_iso8601", Constraints: tool.Constraints{DateOnly: true}}, dateAdapter},
+		{&tool.Definition{Type: "timestamp"}, dateTimeAdapter},
+		{&tool.Definition{Type: "duration"}, durationAdapter},
+		{&tool.Definition{Type: "string", Constraints: tool.Constraints{Choice: []any{"a"}}}, selectAdapter},
+		{&tool.Definition{Type: "list", Items: &tool.Definition{Type: "string"}}, listAdapter},
+		{&tool.Definition{Type: "map", Properties: []*tool.Definition{{Name: "a", Type: "string"}}}, mapAdapter},
+		{&tool.Definition{Type: "map"}, jsonAdapter},
+		{&tool.Definition{Type: "any"}, jsonAdapter},
+		{&tool.Definition{Type: "entity"}, entityAdapter},
+		{&tool.Definition{Type: "entity:album"}, entityAdapter},
+		{&tool.Definition{Type: "color"}, textAdapter},
 	}
 	for _, tt := range tests {
-		if got := DefaultAdapter(tt.def); got != tt.want {
-			t.Errorf("DefaultAdapter(%s %+v) = %#v, want %#v", tt.def.Type, tt.def.Constraints, got, tt.want)
+		if got := defaultAdapter(tt.def); got != tt.want {
+			t.Errorf("defaultAdapter(%s %+v) = %#v, want %#v", tt.def.Type, tt.def.Constraints, got, tt.want)
 		}
 	}
 }
 
-// colorAdapter is an application's adapter for its color type: a color
-// picker.
-type colorAdapter struct{}
-
-func (colorAdapter) Render(f *Field) (template.HTML, error) {
-	return f.Frame(template.HTML(`<input type="color" id="` + template.HTMLEscapeString(f.ID) + `" name="` +
-		template.HTMLEscapeString(f.Name) + `" value="` + template.HTMLEscapeString(f.Text()) + `">`)), nil
-}
-
-func (colorAdapter) Extract(f *Field, form url.Values) any {
-	if s, ok := f.Submitted(form); ok && s != "" {
-		return s
-	}
-	return nil
-}
-
 var hexColor = regexp.MustCompile(`^#[0-9a-f]{6}$`)
 
-// TestApplicationAdapter adds a data type and its adapter: the form shows
-// the application's control, and what it sends is checked by the type.
-func TestApplicationAdapter(t *testing.T) {
+// TestApplicationDataType adds a data type: the form shows a text field for
+// it, and what it sends is checked by the type.
+func TestApplicationDataType(t *testing.T) {
 	reg := tool.NewRegistry(nil)
 	if err := reg.AddType(&tool.DataType{Name: "color", Base: "string", Check: func(v any) string {
 		if !hexColor.MatchString(v.(string)) {
@@ -177,7 +160,6 @@ func TestApplicationAdapter(t *testing.T) {
 	}
 	env := &testEnv{reg: reg}
 	env.exp = New(reg, &Options{
-		Adapters: map[string]Adapter{"color": colorAdapter{}},
 		Anonymous: func(context.Context) (tool.Account, error) {
 			return &tool.User{ID: "guest", Permissions: []string{"paint"}}, nil
 		},
@@ -187,8 +169,8 @@ func TestApplicationAdapter(t *testing.T) {
 	b.get("/signin")
 	b.post("/signin", url.Values{"guest": {"1"}})
 	page := b.get("/tools/paint")
-	if !strings.Contains(page.body, `<input type="color" id="f-color" name="in:color" value="">`) {
-		t.Fatalf("the page lacks the color picker:\n%s", page.body)
+	if !strings.Contains(page.body, `<input type="text" id="f-color" name="in:color" value=""`) {
+		t.Fatalf("the page lacks the color's text field:\n%s", page.body)
 	}
 	r := b.post("/tools/paint", url.Values{"action": {"run"}, "in:color": {"#336699"}})
 	if r.status != 200 || !strings.Contains(r.body, "#336699") || !strings.Contains(r.body, "Paint completed.") {

@@ -29,13 +29,13 @@
 //
 // # Forms
 //
-// The form is built from the tool's input definitions by an [Adapter] per
+// The form is built from the tool's input definitions, with a control per
 // data type: text, text areas, numbers, checkboxes, email and URL fields,
 // date and time fields, selects for choices, repeatable rows for lists
 // (each row with its own remove button), fieldsets for maps, JSON for
 // free-form values, password fields for sensitive inputs and entity
-// pickers that take an entity's label or ID. Applications add or replace
-// adapters with [Options.Adapters]. What a person types is sent as
+// pickers that take an entity's label or ID; a data type the application
+// adds gets a text field. What a person types is sent as
 // [tool.Text] through [tool.Registry.Run], the one run path every caller
 // shares, which coerces and validates it; the inputs may also be given as
 // one JSON object. Before a run, [tool.Registry.Validate] checks every
@@ -202,12 +202,6 @@ type Options struct {
 	// its context ends then. Zero means [DefaultMaxRunDuration].
 	MaxRunDuration time.Duration
 
-	// Adapters render and read the form fields of data types, by data
-	// type name ("color", "entity:album", "string"); they take precedence
-	// over the built-in adapters (see [DefaultAdapter]). An "entity" key
-	// serves every entity type without a key of its own. Nil means the
-	// built-in adapters only.
-	Adapters map[string]Adapter
 	// SanitizeHTML, when set, turns the text of a text/html output into
 	// markup safe to show, or reports false to have it shown as escaped
 	// source. Nil shows every text/html output as escaped source. See

@@ -34,7 +34,7 @@ type form struct {
 	rows      map[string]int
 	rowBudget int
 
-	fields   []*Field
+	fields   []*field
 	problems []string
 	// summary lists the violations placed on fields, for the error
 	// summary at the top of the form.
@@ -57,7 +57,7 @@ func (e *server) newForm(ctx context.Context, v *visit, t *tool.Tool) *form {
 	return fm
 }
 
-func (fm *form) adapter(def *tool.Definition) Adapter { return fm.e.adapter(def) }
+func (fm *form) adapter(def *tool.Definition) adapter { return fm.e.adapter(def) }
 
 // defaults fills the state with the inputs' defaults.
 func (fm *form) defaults() {
@@ -276,8 +276,8 @@ func jsonText(v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func (fm *form) newField(def *tool.Definition, path string, value any, index int) *Field {
-	return &Field{Def: def, Path: path, Name: "in:" + path, ID: "f-" + htmlID(path), Value: value, Index: index, form: fm}
+func (fm *form) newField(def *tool.Definition, path string, value any, index int) *field {
+	return &field{Def: def, Path: path, Name: "in:" + path, ID: "f-" + htmlID(path), Value: value, Index: index, form: fm}
 }
 
 // htmlID returns path as the tail of an HTML id: spaces become "_".
@@ -311,7 +311,7 @@ func (fm *form) build(vs []tool.Violation) {
 	fm.place(vs)
 }
 
-func (fm *form) tree(def *tool.Definition, path string, value any, index int) *Field {
+func (fm *form) tree(def *tool.Definition, path string, value any, index int) *field {
 	f := fm.newField(def, path, value, index)
 	switch {
 	case def.Type == "list" && def.Items != nil:
@@ -334,7 +334,7 @@ func (fm *form) tree(def *tool.Definition, path string, value any, index int) *F
 	return f
 }
 
-func lock(f *Field) {
+func lock(f *field) {
 	f.Locked = true
 	for _, c := range f.children {
 		lock(c)
@@ -348,9 +348,9 @@ func (fm *form) place(vs []tool.Violation) {
 	if len(vs) == 0 {
 		return
 	}
-	index := make(map[string]*Field)
-	var walk func(f *Field)
-	walk = func(f *Field) {
+	index := make(map[string]*field)
+	var walk func(f *field)
+	walk = func(f *field) {
 		index[f.Path] = f
 		for _, c := range f.children {
 			walk(c)
@@ -399,7 +399,7 @@ type summaryItem struct {
 
 // pathLabel names a field in the error summary: its label, after its
 // parents' ("Settings › limit", "Tags › #2").
-func (f *Field) pathLabel() string {
+func (f *field) pathLabel() string {
 	label := f.Label()
 	p := f.Path
 	for {

@@ -60,8 +60,8 @@ func TestPlace(t *testing.T) {
 		{Path: "nowhere", Message: "unknown"},
 	})
 	got := map[string][]string{}
-	var walk func(f *Field)
-	walk = func(f *Field) {
+	var walk func(f *field)
+	walk = func(f *field) {
 		if len(f.Violations) > 0 {
 			got[f.Path] = f.Violations
 		}

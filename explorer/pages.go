@@ -104,7 +104,7 @@ type listRow struct {
 type formView struct {
 	fm       *form
 	Action   string
-	Fields   []*Field
+	Fields   []*field
 	Problems []string
 	// Summary lists every value that needs fixing, linked to its field.
 	Summary        []summaryItem

@@ -50,7 +50,7 @@ const (
 // entities whose labels hold the text, or else one of its words, and
 // returns them to offer as picks. It reports false for any other
 // violation.
-func (f *Field) notFound(v tool.Violation) (string, []tool.EntityRef, bool) {
+func (f *field) notFound(v tool.Violation) (string, []tool.EntityRef, bool) {
 	if v.Rule != tool.RuleEntityNotFound || v.Value == "" || entityTypeOf(f.Def) == "" {
 		return "", nil, false
 	}

@@ -24,12 +24,12 @@ func TestDeprecatedDeclarations(t *testing.T) {
 	set := funcall.New(reg, editor)
 	const want = "Deprecated: use album.search\n\nFinds albums."
 	for dialect, got := range map[string]string{
-		"OpenAI":          set.OpenAI()[0].Function.Description,
-		"OpenAIStrict":    set.OpenAIStrict()[0].Function.Description,
-		"OpenAIResponses": set.OpenAIResponses(true)[0].Description,
-		"Anthropic":       set.Anthropic()[0].Description,
-		"AnthropicStrict": set.AnthropicStrict()[0].Description,
-		"Gemini":          set.Gemini()[0].Description,
+		"OpenAI":          declared[funcall.OpenAITool](t, set, funcall.OpenAI)[0].Function.Description,
+		"OpenAIStrict":    declared[funcall.OpenAITool](t, set, funcall.OpenAIStrict)[0].Function.Description,
+		"OpenAIResponses": declared[funcall.OpenAIResponsesTool](t, set, funcall.OpenAIResponsesStrict)[0].Description,
+		"Anthropic":       declared[funcall.AnthropicTool](t, set, funcall.Anthropic)[0].Description,
+		"AnthropicStrict": declared[funcall.AnthropicTool](t, set, funcall.AnthropicStrict)[0].Description,
+		"Gemini":          declared[funcall.GeminiFunction](t, set, funcall.Gemini)[0].Description,
 	} {
 		if got != want {
 			t.Errorf("%s: description %q, want %q", dialect, got, want)

@@ -23,7 +23,8 @@ func Example() {
 	})
 	set := funcall.New(reg, &tool.User{ID: "agent", Permissions: []string{"use tools"}})
 
-	decl, _ := json.Marshal(set.Anthropic())
+	decls, _ := set.Declarations(funcall.Anthropic)
+	decl, _ := json.Marshal(decls)
 	fmt.Println(string(decl))
 
 	// The model calls the tool by its declared name.
@@ -53,7 +54,8 @@ func ExampleToolset_DispatchCall() {
 	})
 	set := funcall.New(reg, &tool.User{ID: "agent", Permissions: []string{"use tools"}})
 
-	decl, _ := json.Marshal(set.Gemini())
+	decls, _ := set.Declarations(funcall.Gemini)
+	decl, _ := json.Marshal(decls)
 	fmt.Println(string(decl))
 
 	call := []byte(`{"functionCall":{"name":"text__count","args":{"text":"one two three"}}}`)

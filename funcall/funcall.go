@@ -3,7 +3,8 @@
 // and runs the calls a model makes.
 //
 //	set := funcall.New(reg, account)
-//	body := map[string]any{"model": "...", "tools": set.OpenAI(), ...}
+//	decls, _ := set.Declarations(funcall.OpenAI)
+//	body := map[string]any{"model": "...", "tools": decls, ...}
 //	// ... the model answers with a tool call: a name and JSON arguments ...
 //	resp := set.Dispatch(ctx, call.Name, []byte(call.Arguments))
 //	// send resp (JSON) back to the model as the tool's result
@@ -237,19 +238,19 @@ type GeminiFunction struct {
 func (s *Toolset) Declarations(f Format) (any, error) {
 	switch f {
 	case OpenAI:
-		return s.OpenAI(), nil
+		return s.openAI(), nil
 	case OpenAIStrict:
-		return s.OpenAIStrict(), nil
+		return s.openAIStrict(), nil
 	case OpenAIResponses:
-		return s.OpenAIResponses(false), nil
+		return s.openAIResponses(false), nil
 	case OpenAIResponsesStrict:
-		return s.OpenAIResponses(true), nil
+		return s.openAIResponses(true), nil
 	case Anthropic:
-		return s.Anthropic(), nil
+		return s.anthropic(), nil
 	case AnthropicStrict:
-		return s.AnthropicStrict(), nil
+		return s.anthropicStrict(), nil
 	case Gemini:
-		return s.Gemini(), nil
+		return s.gemini(), nil
 	}
 	return nil, fmt.Errorf("unknown format %q: want one of %s", f, formatList())
 }
@@ -265,10 +266,10 @@ func formatList() string {
 	return b.String()
 }
 
-// OpenAI returns the declarations of the Toolset's tools for OpenAI's Chat
+// openAI returns the declarations of the Toolset's tools for OpenAI's Chat
 // Completions API, in ID order. Each holds its own copy of the input
 // schema.
-func (s *Toolset) OpenAI() []OpenAITool {
+func (s *Toolset) openAI() []OpenAITool {
 	out := make([]OpenAITool, 0, len(s.decl))
 	for _, t := range s.decl {
 		out = append(out, OpenAITool{Type: "function", Function: OpenAIFunction{
@@ -278,8 +279,8 @@ func (s *Toolset) OpenAI() []OpenAITool {
 	return out
 }
 
-// OpenAIStrict returns the declarations of [OpenAIStrict], in ID order.
-func (s *Toolset) OpenAIStrict() []OpenAITool {
+// openAIStrict returns the declarations of [OpenAIStrict], in ID order.
+func (s *Toolset) openAIStrict() []OpenAITool {
 	out := make([]OpenAITool, 0, len(s.decl))
 	for _, t := range s.decl {
 		params, strict := s.converted(t, dialect.OpenAIStrict)
@@ -290,10 +291,10 @@ func (s *Toolset) OpenAIStrict() []OpenAITool {
 	return out
 }
 
-// OpenAIResponses returns the declarations of the Toolset's tools for
+// openAIResponses returns the declarations of the Toolset's tools for
 // OpenAI's Responses API, strict ([OpenAIResponsesStrict]) or not, in ID
 // order.
-func (s *Toolset) OpenAIResponses(strict bool) []OpenAIResponsesTool {
+func (s *Toolset) openAIResponses(strict bool) []OpenAIResponsesTool {
 	out := make([]OpenAIResponsesTool, 0, len(s.decl))
 	for _, t := range s.decl {
 		params, ok := s.inputSchema(t), false
@@ -307,9 +308,9 @@ func (s *Toolset) OpenAIResponses(strict bool) []OpenAIResponsesTool {
 	return out
 }
 
-// Anthropic returns the declarations of the Toolset's tools for Anthropic,
+// anthropic returns the declarations of the Toolset's tools for Anthropic,
 // in ID order. Each holds its own copy of the input schema.
-func (s *Toolset) Anthropic() []AnthropicTool {
+func (s *Toolset) anthropic() []AnthropicTool {
 	out := make([]AnthropicTool, 0, len(s.decl))
 	for _, t := range s.decl {
 		out = append(out, AnthropicTool{Name: tool.NameOf(t.ID), Description: t.AdvertisedDescription(), InputSchema: s.inputSchema(t)})
@@ -317,9 +318,9 @@ func (s *Toolset) Anthropic() []AnthropicTool {
 	return out
 }
 
-// AnthropicStrict returns the declarations of [AnthropicStrict], in ID
+// anthropicStrict returns the declarations of [AnthropicStrict], in ID
 // order.
-func (s *Toolset) AnthropicStrict() []AnthropicTool {
+func (s *Toolset) anthropicStrict() []AnthropicTool {
 	out := make([]AnthropicTool, 0, len(s.decl))
 	for _, t := range s.decl {
 		params, strict := s.converted(t, dialect.AnthropicStrict)
@@ -328,8 +329,8 @@ func (s *Toolset) AnthropicStrict() []AnthropicTool {
 	return out
 }
 
-// Gemini returns the declarations of [Gemini], in ID order.
-func (s *Toolset) Gemini() []GeminiFunction {
+// gemini returns the declarations of [Gemini], in ID order.
+func (s *Toolset) gemini() []GeminiFunction {
 	out := make([]GeminiFunction, 0, len(s.decl))
 	for _, t := range s.decl {
 		params, _ := s.converted(t, dialect.Gemini)

@@ -132,9 +132,9 @@ func TestNames(t *testing.T) {
 func TestDeclarations(t *testing.T) {
 	reg := newRegistry(t)
 	set := funcall.New(reg, editor)
-	golden(t, "openai.json", set.OpenAI())
-	golden(t, "anthropic.json", set.Anthropic())
-	for _, d := range set.OpenAI() {
+	golden(t, "openai.json", declared[funcall.OpenAITool](t, set, funcall.OpenAI))
+	golden(t, "anthropic.json", declared[funcall.AnthropicTool](t, set, funcall.Anthropic))
+	for _, d := range declared[funcall.OpenAITool](t, set, funcall.OpenAI) {
 		if !validName.MatchString(d.Function.Name) {
 			t.Errorf("OpenAI name %q is not valid", d.Function.Name)
 		}
@@ -146,11 +146,21 @@ func TestDeclarations(t *testing.T) {
 		t.Errorf("the editor may not call site.update, yet it is declared")
 	}
 	// A declaration's schema is a copy: changing it changes nothing else.
-	decl := set.Anthropic()
+	decl := declared[funcall.AnthropicTool](t, set, funcall.Anthropic)
 	decl[0].InputSchema.Description = "changed"
-	if set.Anthropic()[0].InputSchema.Description == "changed" {
+	if declared[funcall.AnthropicTool](t, set, funcall.Anthropic)[0].InputSchema.Description == "changed" {
 		t.Errorf("declarations share their schemas")
 	}
+}
+
+// declared returns set's declarations in format f, which are of type []T.
+func declared[T any](t *testing.T, set *funcall.Toolset, f funcall.Format) []T {
+	t.Helper()
+	d, err := set.Declarations(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.([]T)
 }
 
 func TestDispatch(t *testing.T) {

@@ -17,10 +17,9 @@ type Suggestion struct {
 	Label string `json:"label"`
 }
 
-// Complete returns up to [MaxSuggestions] values the named input may take
-// that start with prefix: its choices as refined for args, or the entities
-// the account in ctx may view whose label matches, found by the entity
-// type's Search. It returns [ErrNotFound] for a tool the account may not
+// Complete returns up to [MaxSuggestions] values starting with prefix that
+// the named input may take: its choices, refined for args, or entities the
+// account may view. It returns [ErrNotFound] for a tool the account may not
 // run or an input it lacks.
 func (r *Registry) Complete(ctx context.Context, id, input, prefix string, args map[string]any) ([]Suggestion, error) {
 	defs, err := r.Refine(ctx, id, args)

@@ -7,8 +7,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// A Reporter carries what a running tool tells its caller while it runs;
-// without one in the context the news is dropped.
+// A Reporter carries what a running tool tells its caller while it runs.
 type Reporter interface {
 	// Progress reports that done of total units are done (total 0: unknown).
 	Progress(ctx context.Context, done, total float64, message string)
@@ -50,8 +49,8 @@ type Confirmer interface {
 
 type confirmerKey struct{}
 
-// WithConfirmer returns a context whose runs of tools marked Confirm ask
-// c; without one they fail as access failures.
+// WithConfirmer returns a context whose runs of Confirm tools ask c (else
+// fail as access failures).
 func WithConfirmer(ctx context.Context, c Confirmer) context.Context {
 	return context.WithValue(ctx, confirmerKey{}, c)
 }
@@ -62,8 +61,7 @@ func ConfirmerFrom(ctx context.Context) Confirmer {
 	return c
 }
 
-// Confirmed is a [Confirmer] that accepts every run: for callers where the
-// person has already confirmed (a CLI's --yes, a submitted dialog).
+// Confirmed is a [Confirmer] that accepts every run (a CLI's --yes).
 var Confirmed Confirmer = confirmed{}
 
 type confirmed struct{}
@@ -85,18 +83,17 @@ func AccountFrom(ctx context.Context) Account {
 	return Anonymous
 }
 
-// A Client is the caller's side of a run, which a tool may ask things
-// while it runs (an MCP client's model or person); see [WithClient].
+// A Client is the caller's side of a run (an MCP client's model or person),
+// which a running tool may ask things.
 type Client interface {
 	// Sample returns the caller's model's answer to prompt, of at most maxTokens.
 	Sample(ctx context.Context, prompt string, maxTokens int) (string, error)
-	// Elicit asks the caller's person for values matching requested (an
-	// object of flat properties).
+	// Elicit asks the caller's person for values matching requested.
 	Elicit(ctx context.Context, message string, requested *jsonschema.Schema) (*Elicitation, error)
 }
 
-// An Elicitation is a person's answer: Action is "accept", "decline" or
-// "cancel"; Content holds the values of an accepted answer.
+// An Elicitation is a person's answer: "accept" (with Content), "decline"
+// or "cancel".
 type Elicitation struct {
 	Action  string
 	Content map[string]any

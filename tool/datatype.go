@@ -5,9 +5,7 @@ import (
 	"fmt"
 )
 
-// Text is a value a person typed (a CLI flag, a form field), which the run
-// path coerces to its input's type: "10" to an integer, "2024-05-01" to a
-// date.
+// Text is a value a person typed, coerced to its input's type ("10": 10).
 type Text string
 
 // A DataType is a data type an application adds with [Registry.AddType].
@@ -18,8 +16,7 @@ type DataType struct {
 	Base string
 	// Format is the JSON Schema format advertised, if any.
 	Format string
-	// Check returns what is wrong with a value of Base ("must be a hex
-	// color"), or "" when it is fine. Nil accepts every value.
+	// Check returns what is wrong with a value ("must be a hex color"), or "".
 	Check func(v any) string
 }
 

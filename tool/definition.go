@@ -2,29 +2,23 @@ package tool
 
 import "slices"
 
-// A Definition describes one value a tool takes or gives: an input, an
-// output, the item of a list or a property of a map. toolgen builds them
-// from Go signatures; hand-written tools build them directly. A Definition
-// must not change once its tool is added to a [Registry].
+// A Definition describes an input, an output, a list's item or a map's
+// property. It must not change once its tool is added to a [Registry].
 type Definition struct {
-	// Name names an input, an output or a map's property; list items have
-	// none.
+	// Name names an input, an output or a property; list items have none.
 	Name string
-	// Type is the data type: one of the built-in types (string integer
-	// float boolean email uri datetime_iso8601 timestamp duration entity
-	// entity:ID list map any) or one registered with [Registry.AddType].
+	// Type is a built-in data type (string integer float boolean email uri
+	// datetime_iso8601 timestamp duration entity entity:ID list map any) or
+	// one added with [Registry.AddType].
 	Type string
-	// Label (a short human name) and Description (what the value means)
-	// may be empty.
+	// Label is a short human name, Description what the value means.
 	Label, Description string
-	// Required: an input or property must be present and not null; an
-	// output's key must be present.
+	// Required: an input or property must be present and not null, an
+	// output present.
 	Required bool
-	// Nullable says null is a value of an output, a list item or a map
-	// property. An optional input sent as null reads as its default.
+	// Nullable lets an output, item or property be null.
 	Nullable bool
-	// Default is the JSON form of the value an optional input takes when
-	// absent or null; nil means none.
+	// Default is the JSON value an optional input takes when absent or null.
 	Default any
 	// Locked fixes an input to its Default and leaves it out of the schema.
 	Locked bool
@@ -32,36 +26,30 @@ type Definition struct {
 	Examples []any
 	// Items defines each item of a list.
 	Items *Definition
-	// Properties are a map's declared properties, in order; without them
-	// a map takes any keys, each value defined by Values (nil: any value).
+	// Properties are a map's properties; else Values (nil: any) defines each.
 	Properties []*Definition
 	Values     *Definition
-	// EntityOp is the operation checked on an entity input (each item of
-	// a list) for the calling account on every run ("view", "update").
+	// EntityOp is the operation ("view") the account must be allowed on an
+	// entity input.
 	EntityOp string
-	// EntityTypes names, on an input of data type "entity", the entity
-	// types it is meant for, in order (toolgen fills it from the types a Go
-	// type is the class of); the input's description gives a reference of
-	// the first as its example ("such as customer:12"). It describes and
-	// does not restrict: the input takes a reference of any entity type the
-	// registry knows. Nil means none named.
+	// EntityTypes names the types an "entity" input is meant for, the first
+	// cited in its description; it does not restrict the input.
 	EntityTypes []string
-	// Sensitive marks a secret input: never quoted in a message, left out
-	// of [Call.InputsJSON] and confirmations, masked, logged nowhere.
+	// Sensitive marks a secret input: masked, never logged, never quoted in
+	// a message, a confirmation or [Call.InputsJSON].
 	Sensitive bool
 	// Constraints restrict the value.
 	Constraints Constraints
 }
 
-// Constraints restrict a value. On a list, NotBlank and Count bind the list
-// itself and every other constraint binds each item.
+// Constraints restrict a value; on a list, all but NotBlank and Count bind
+// each item.
 type Constraints struct {
 	// NotBlank rejects empty strings, lists and maps.
 	NotBlank bool
 	// NotNull rejects null for an optional input (else read as its default).
 	NotNull bool
-	// Count bounds the items of a list or properties of a map. A list input
-	// takes at most [DefaultMaxItems] items unless Max says more.
+	// Count bounds the items of a list or properties of a map.
 	Count *Bounds
 	// Length bounds the number of characters of a string.
 	Length *Bounds
@@ -115,16 +103,15 @@ func (r *Range) intersect(o *Range) *Range {
 // Ptr returns a pointer to v, for the optional fields of [Bounds] and [Range].
 func Ptr[T any](v T) *T { return &v }
 
-// Clone returns a deep copy of d: its items, properties and values, its
-// constraints' bounds, choices and examples are copies too (a default, a
-// JSON value, is shared: replace it rather than change it).
-func (d *Definition) Clone() *Definition {
+// clone returns a deep copy of d; only Default is shared (replace it rather
+// than change it).
+func (d *Definition) clone() *Definition {
 	if d == nil {
 		return nil
 	}
 	c := *d
-	c.Items = d.Items.Clone()
-	c.Values = d.Values.Clone()
+	c.Items = d.Items.clone()
+	c.Values = d.Values.clone()
 	c.Properties = cloneAll(d.Properties)
 	c.Examples = slices.Clone(d.Examples)
 	c.Constraints.Choice = slices.Clone(d.Constraints.Choice)
@@ -146,7 +133,7 @@ func cloneAll(defs []*Definition) []*Definition {
 	}
 	out := make([]*Definition, len(defs))
 	for i, d := range defs {
-		out[i] = d.Clone()
+		out[i] = d.clone()
 	}
 	return out
 }

@@ -6,25 +6,19 @@ import (
 )
 
 // A DefinitionError is one problem in a tool's definitions. [Tool.Check]
-// and [Registry.Add] report every problem they find, each as a
-// DefinitionError, joined with [errors.Join]; find them with [errors.As]
-// or by unwrapping.
+// and [Registry.Add] join every problem they find with [errors.Join].
 type DefinitionError struct {
-	// Path locates the problem: "inputs.limit", "outputs.result.items.title"
-	// (a list's item is "items", a free-form map's value "values"); empty
-	// for the tool itself.
+	// Path locates the problem ("inputs.limit", "outputs.result.items");
+	// empty for the tool itself.
 	Path string
-	// Rule is the broken rule, spelled as toolgen's directive key:
-	// "id", "description", "op", "permission", "access", "handler",
-	// "name", "type", "default", "locked", "range", "choice", "pattern",
-	// "length", "count", "encoding", "nullable", "refine", ...
+	// Rule is the broken rule, spelled as toolgen's directive key ("id",
+	// "type", "default", "range", "choice", "refine", ...).
 	Rule string
 	// Message says what is wrong and how to fix it, without the path.
 	Message string
 }
 
-// Error returns Path and Message ("inputs.limit: default 500 is above the
-// range"), or Message alone when Path is empty.
+// Error returns "Path: Message", or Message when Path is empty.
 func (e *DefinitionError) Error() string {
 	if e.Path == "" {
 		return e.Message

@@ -2,9 +2,7 @@ package tool
 
 import "github.com/google/jsonschema-go/jsonschema"
 
-// An Info is a tool's definition as every caller prints it (toolgen
-// -describe, the CLI's info, the explorer): its ID, label, description,
-// operation, destructive mark, permission, deprecation note and schemas.
+// An Info is a tool's definition as every caller prints it.
 type Info struct {
 	ID           string             `json:"id"`
 	Label        string             `json:"label"`
@@ -17,17 +15,14 @@ type Info struct {
 	OutputSchema *jsonschema.Schema `json:"output_schema"`
 }
 
-// Describe returns the Info of t as it stands alone, knowing the built-in
-// data types only, as toolgen does; the schemas are nil when t's
-// definitions are invalid.
+// Describe returns the Info of t alone, knowing the built-in data types
+// only; its schemas are nil when t's definitions are invalid.
 func (t *Tool) Describe() *Info {
 	e, _ := compileTool(nil, t)
 	return e.withSchemas().info(t)
 }
 
-// Describe returns the Info of the tool with the given ID as r holds it
-// (its schemas know r's data types), or nil when r holds no such tool.
-// The schemas are shared: callers must not modify them.
+// Describe returns the tool's Info, or nil; do not modify its schemas.
 func (r *Registry) Describe(id string) *Info {
 	e := r.entry(id)
 	if e == nil {
@@ -50,8 +45,7 @@ func (e *entry) info(t *Tool) *Info {
 	return d
 }
 
-// Check reports what is wrong with t's definitions, knowing the built-in
-// data types only, or nil.
+// Check reports what is wrong with t's definitions (built-in types only).
 func (t *Tool) Check() error {
 	_, err := compileTool(nil, t)
 	return err

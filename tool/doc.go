@@ -1,10 +1,9 @@
 // Package tool defines tools: typed, validated, access-checked operations
 // that people and AI agents call, and the [Registry] that runs them.
 //
-// A tool is a [Tool]: an ID, a label, a description, an [Operation], a
-// permission, [Definition]s of its inputs and outputs, and a [Handler].
-// toolgen writes tools for methods marked //tool:method; applications may
-// also write them by hand:
+// A [Tool] has an ID, a label, a description, an [Operation], a permission,
+// [Definition]s of its inputs and outputs, and a [Handler]. toolgen writes
+// tools for methods marked //tool:method; applications may also write them:
 //
 //	reg := tool.NewRegistry(nil)
 //	reg.Add(&tool.Tool{
@@ -19,26 +18,16 @@
 //	res, err := reg.RunJSON(tool.WithAccount(ctx, user), "hello.greet", []byte(`{"name":"Ada"}`))
 //
 // Every caller (the CLI, the explorer, MCP, function calling, Go code) runs
-// tools through [Registry.Run] or [Registry.RunJSON], one path: the
-// permission, decoding and validation against exactly what the input schema
-// ([Registry.Describe]) advertises, entities and access, confirmation, the
-// call, then publishing and checking the outputs. [Registry.Use] adds
-// [Middleware] around it; [Registry.Validate] checks arguments without
-// running anything.
+// tools through [Registry.Run] on one path: the permission, validation
+// against exactly the advertised input schema, entities and access,
+// confirmation, the call, then the outputs. [Registry.Use] adds
+// [Middleware] around it.
 //
-// A run ends in a [Result]: success with outputs, or a failure of category
-// [FailureInput] (with [Violation]s naming each input path and rule),
-// [FailureAccess] or [FailureRuntime]. Only the errors of toolapi's types
-// ([InputError], [AccessError], [RunError]) speak to the caller; any other
-// error or panic is logged and the caller learns only that the run failed.
+// A run ends in a [Result]: success with outputs, or a [Failure] with
+// [Violation]s naming each input path and rule. Only an [InputError],
+// [AccessError] or [RunError] speaks to the caller; any other error or
+// panic is logged and the caller learns only that the run failed.
 //
-// A violation is data: its Rule is a stable key (the JSON Schema keyword
-// it breaks, else the core's own, such as [RuleEntityNotFound]) with its
-// datum (Limit, Choices, Detail, Value); Message words it for models and
-// [Violation.ForPeople] for people. Code switches on Rule, never on words.
-//
-// A [Tool] is a plain value, compiled when added ([Registry.Add] reports
-// every problem as a [DefinitionError]); one Tool may be added to several
-// registries. Inputs have limits by default: see [DefaultMaxItems] and
+// Inputs have limits by default: see [DefaultMaxItems] and
 // [Constraints].AllowNUL.
 package tool

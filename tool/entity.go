@@ -6,10 +6,9 @@ import (
 )
 
 // An EntityType tells a [Registry] how to load, check and describe the
-// entities of one type; the entity package builds them for Go types.
+// entities of one type.
 type EntityType struct {
-	// ID names the type ("album"); entity inputs of data type "entity:ID"
-	// take this type's bare IDs, inputs of type "entity" take "ID:id".
+	// ID names the type ("album"), as in "entity:album" and "album:12".
 	ID string
 	// Label is the type's human name ("Album").
 	Label string
@@ -19,8 +18,7 @@ type EntityType struct {
 	Access func(ctx context.Context, acct Account, entity any, op string) (bool, error)
 	// Describe returns entity's ID and label; not ok when not of this type.
 	Describe func(entity any) (id, label string, ok bool)
-	// Search, when set, lists up to limit entities acct may view whose
-	// label matches query, for pickers.
+	// Search, if set, lists up to limit entities acct may view matching query.
 	Search func(ctx context.Context, acct Account, query string, limit int) ([]EntityRef, error)
 }
 

@@ -13,14 +13,11 @@ type Call struct {
 	Account Account
 	// Inputs holds the inputs once decoded and valid; nil until then.
 	Inputs *Values
-	// Decoded, when middleware sets it, is called once the inputs are
-	// decoded and validated (Inputs is set), before entities are loaded,
-	// access is checked and the tool runs. A non-nil Result ends the run
-	// with it. Middleware that sets it calls the one it found there.
+	// Decoded, when set, is called once Inputs is set, before entities and
+	// access; a non-nil Result ends the run. It calls the one it replaced.
 	Decoded func(ctx context.Context, c *Call) *Result
 	// Check is true for [Registry.Validate]: middleware that records or
-	// charges runs passes it on untouched; one that sets up the context (a
-	// tenant) does so for checks too.
+	// charges runs lets it pass untouched.
 	Check bool
 
 	e       *entry
@@ -36,8 +33,8 @@ type checked struct {
 	err       error
 }
 
-// InputsJSON returns the canonical JSON of the inputs the caller set, the
-// sensitive ones left out, or nil when Inputs is nil.
+// InputsJSON returns the canonical JSON of the inputs the caller set, except
+// the sensitive ones; nil when Inputs is nil.
 func (c *Call) InputsJSON() []byte {
 	if c.Inputs == nil {
 		return nil
@@ -52,13 +49,11 @@ func (c *Call) InputsJSON() []byte {
 // A RunFunc runs a tool: the run path, or middleware around it.
 type RunFunc func(ctx context.Context, c *Call) *Result
 
-// A Middleware wraps every run: its RunFunc may act before and after
-// calling next, or answer with a Result of its own. It sees every outcome.
+// A Middleware wraps every run: it may act around next or answer itself.
 type Middleware func(next RunFunc) RunFunc
 
-// Use adds middleware around every run and check of inputs of r, from
-// every caller; the first added is the outermost. A panic in middleware
-// fails the run as a runtime failure, logged.
+// Use adds middleware around every run and check of r; the first added is
+// the outermost. A panic in middleware fails the run, logged.
 func (r *Registry) Use(mw ...Middleware) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -2,30 +2,18 @@ package tool
 
 import "strings"
 
-// MaxNameLength is the longest a tool's name ([NameOf]) may be: the most
+// maxNameLength is the longest a tool's name ([NameOf]) may be: the most
 // that OpenAI's function names allow (Anthropic and Gemini allow as many).
-const MaxNameLength = 64
+const maxNameLength = 64
 
-// NameOf returns the name of the tool with the given ID in MCP and in the
-// function-calling APIs of language models: the ID with each "." written
-// "__" ("album.add_track" is "album__add_track"; "list_albums" is its own
-// name). The name of a valid ID (see [Tool.ID]) matches
-// ^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$, which OpenAI, Anthropic and Gemini all
-// accept.
-//
-// A name depends on the ID alone: every registry, process and version of an
-// application gives a tool the same name, whatever other tools it holds.
-// Two tools whose IDs have one name ("a.b" and "a__b") cannot be added to
-// one registry (see [Registry.Add]).
+// NameOf returns a tool's name in MCP and model APIs: its ID with each "."
+// written "__" ("album.add" is "album__add"), which a valid ID makes match
+// ^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$. A registry refuses two IDs of one name.
 func NameOf(id string) string { return strings.ReplaceAll(id, ".", "__") }
 
-// ToolByName returns the tool known by name: its name ([NameOf]) or its
-// ID. It is the one way every caller (MCP, function calling, the CLI, the
-// explorer) finds a tool by what a client sent. A string is the name or the
-// ID of at most one tool of a registry, since no two of its tools share a
-// name. It does not ask whether an account may see the tool: callers that
-// serve accounts answer a tool the account may not see (see [Tool.Allowed])
-// as one that does not exist.
+// ToolByName returns the tool whose name ([NameOf]) or ID is name, whether
+// or not an account may see it: callers answer a tool the account may not
+// see ([Tool.Allowed]) as an unknown one.
 func (r *Registry) ToolByName(name string) (*Tool, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -40,7 +28,7 @@ func (r *Registry) ToolByName(name string) (*Tool, bool) {
 
 // checkID adds the problems of a tool ID to errs: an ID starts with a
 // letter or "_", holds only letters, digits, "_", "." and "-", and its name
-// fits [MaxNameLength].
+// fits [maxNameLength].
 func checkID(id string, errs *definitionErrors) {
 	if id == "" {
 		errs.add("", "id", "a tool needs an ID")
@@ -57,9 +45,9 @@ func checkID(id string, errs *definitionErrors) {
 			return
 		}
 	}
-	if n := NameOf(id); len(n) > MaxNameLength {
+	if n := NameOf(id); len(n) > maxNameLength {
 		errs.add("", "id", "ID %q is named %s, %d characters, more than the %d model APIs allow in a tool's name (each '.' counts as the two characters of \"__\"): shorten it",
-			id, n, len(n), MaxNameLength)
+			id, n, len(n), maxNameLength)
 	}
 }
 

@@ -57,8 +57,7 @@ type node struct {
 	noNUL      bool // a string input that rejects U+0000
 }
 
-// DefaultMaxItems is the most items a list input takes (and its schema's
-// maxItems) when [Constraints.Count] sets no maximum.
+// DefaultMaxItems is a list input's maxItems when Constraints.Count has none.
 const DefaultMaxItems = 1000
 
 // compile compiles def, the definition of an input at path; types

@@ -6,16 +6,15 @@ import (
 	"strings"
 )
 
-// A Permission is a parsed permission expression: "a,b" needs every name,
-// "a+b" any one; the empty expression needs nothing.
+// A Permission is a parsed expression: "a,b" needs every name, "a+b" any.
 type Permission struct {
 	Names []string
 	// Any is true for "a+b" expressions.
 	Any bool
 }
 
-// ParsePermission parses a permission expression; mixing "," and "+", or
-// a name not of letters and digits joined by " _.:-", is an error.
+// ParsePermission parses a permission expression: names of letters and
+// digits joined by " _.:-", separated by either "," or "+".
 func ParsePermission(expr string) (Permission, error) {
 	expr = strings.TrimSpace(expr)
 	if expr == "" {

@@ -10,8 +10,7 @@ import (
 	"sync/atomic"
 )
 
-// A Registry holds tools and runs them, for every caller, on one path
-// (see the package doc). It is safe for concurrent use.
+// A Registry holds tools and runs them. It is safe for concurrent use.
 type Registry struct {
 	logger *slog.Logger
 
@@ -32,13 +31,11 @@ type Registry struct {
 type Options struct {
 	// Logger receives what is left out and what fails; nil: slog.Default().
 	Logger *slog.Logger
-	// Adjust, when set, gets a deep copy of each tool added and returns the
-	// tool to add instead, or an error to leave it out. An input it re-types
-	// needs its Examples and Default fixed too.
+	// Adjust, when set, gets a copy of each tool added and returns the tool
+	// to add, or an error to leave it out (fix a re-typed input's Default).
 	Adjust func(t *Tool) (*Tool, error)
 	// MapError, when set, maps the application's errors to an [*InputError],
-	// [*AccessError], [*RunError] or (from Load) [ErrEntityNotFound]; nil
-	// or err itself leaves a hidden runtime failure.
+	// [*AccessError], [*RunError] or [ErrEntityNotFound], else returns nil.
 	MapError func(err error) error
 }
 
@@ -65,11 +62,9 @@ func NewRegistry(opts *Options) *Registry {
 // Logger returns the registry's logger.
 func (r *Registry) Logger() *slog.Logger { return r.logger }
 
-// Add adds tools, after the entity and data types they use. A tool that
-// cannot be added (bad definitions, an unknown type, an ID taken, or a
-// name taken: "a.b" beside "a__b", see [NameOf]) is left out and logged;
-// the error joins every problem, each a *[DefinitionError]. A Tool must
-// not change once added.
+// Add adds tools, after the types they use. A tool with problems (an ID or
+// [NameOf] taken, an unknown type) is left out; the error joins each
+// [*DefinitionError]. A Tool must not change once added.
 func (r *Registry) Add(tools ...*Tool) error {
 	var errs []error
 	added := false
@@ -96,7 +91,7 @@ func (r *Registry) add(t *Tool) error {
 		return errors.New("nil tool")
 	}
 	if r.adjust != nil {
-		adjusted, err := r.adjust(t.Clone())
+		adjusted, err := r.adjust(t.clone())
 		if err != nil {
 			return fmt.Errorf("adjusting it: %w", err)
 		}
@@ -203,8 +198,8 @@ type Filter struct {
 	Account Account
 	// Operation, when set, keeps the tools of that operation.
 	Operation Operation
-	// Words, when set, keeps tools whose ID, label or description holds
-	// the words (any case): all when MatchAll, else any one.
+	// Words keeps tools whose ID, label or description holds any (all when
+	// MatchAll) of the words, in any case.
 	Words    []string
 	MatchAll bool
 }
@@ -276,8 +271,8 @@ func (e *entry) matches(words []string, all bool) bool {
 	return all
 }
 
-// Allowed reports whether acct has t's permission (a run decides the
-// rest); a permission that does not parse allows no one.
+// Allowed reports whether acct has t's permission; an invalid permission
+// allows no one.
 func (t *Tool) Allowed(acct Account) bool {
 	p, err := ParsePermission(t.Permission)
 	return err == nil && p.allows(acct)

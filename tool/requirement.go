@@ -9,25 +9,17 @@ import (
 )
 
 // A Requirement is one thing a definition's constraints require of a
-// value: the rule key a value that breaks it is reported with (see
-// [Violation]), and the requirement in words.
+// value.
 type Requirement struct {
-	// Rule is the rule key; for a range with both bounds, the lower
-	// bound's (RuleMinLength, RuleMinItems, RuleMinProperties,
-	// RuleMinimum).
+	// Rule is the key of a [Violation] of it; a range's lower bound's when
+	// it has both.
 	Rule string
-	// Text says the requirement in a short phrase: "not blank", "1 to 5
-	// items", "exactly 1 character", "from 0 to 100", "one of: red,
-	// blue", "matches ^[a-z]+$".
+	// Text says it in a short phrase ("1 to 5 items", "one of: red, blue").
 	Text string
 }
 
-// Requirements says what d's constraints require of a value, one
-// [Requirement] per constraint, in a fixed order: NotBlank, NotNull,
-// Count, Length, Range, Choice, Pattern, Email, Encoding, DateOnly. The
-// constraints of a list's items are the items' own (d.Items). It is the
-// one wording of constraints the callers show people: the CLI's help and
-// the explorer's forms and pages.
+// Requirements says what d's constraints require, one [Requirement] each in
+// the order of [Constraints]' fields: the wording callers show people.
 func (d *Definition) Requirements() []Requirement {
 	c := &d.Constraints
 	var out []Requirement

@@ -2,13 +2,11 @@ package tool
 
 import "encoding/base64"
 
-// MediaResource is the media type of an output that holds an embedded
-// [Resource]; see [ResourceDefinition].
+// MediaResource is the media type of an output that holds a [Resource].
 const MediaResource = "application/vnd.toolapi.resource+json"
 
 // A Resource is content a tool returns by reference and value, as MCP's
-// embedded resources: a URI, its media type, and text or bytes. It is the
-// value of an output defined by [ResourceDefinition].
+// embedded resources.
 type Resource struct {
 	URI       string
 	MediaType string

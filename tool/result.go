@@ -15,15 +15,12 @@ const (
 	FailureRuntime Failure = "runtime" // the tool failed while running
 )
 
-// A Result is what a run produced: a handler's, or [Registry.Run]'s with
-// the failure category and violations set.
+// A Result is what a run produced.
 type Result struct {
 	Success bool
-	// Message is a sentence for the caller; empty on success means "LABEL
-	// completed.".
+	// Message is a sentence for the caller ("LABEL completed." if empty).
 	Message string
-	// Outputs holds the outputs by name, in their wire form (a failed run
-	// may carry some). Treat them as read-only.
+	// Outputs holds the outputs by name, in their wire form; read-only.
 	Outputs map[string]any
 	// Failure is the category of a failed run; empty on success.
 	Failure Failure
@@ -41,8 +38,7 @@ func Failed(message string, outputs map[string]any) *Result {
 	return &Result{Message: message, Outputs: outputs, Failure: FailureRuntime}
 }
 
-// An InputError says that valid inputs cannot be used; unlike the text of
-// other errors, its message reaches the caller.
+// An InputError says valid inputs cannot be used, in words for the caller.
 type InputError struct {
 	// Input names the input at fault; empty when no one input is.
 	Input string
@@ -57,8 +53,7 @@ func (e *InputError) Error() string {
 	return e.Input + ": " + e.Message
 }
 
-// An AccessError, returned by an access method, an entity type's Access
-// or a handler (see [Refuse]), fails the run as an access failure saying
+// An AccessError (see [Refuse]) fails a run as an access failure saying
 // "You may not run LABEL: REASON.".
 type AccessError struct {
 	// Reason says why, in words the caller may read ("only the album's
@@ -68,10 +63,7 @@ type AccessError struct {
 
 func (e *AccessError) Error() string { return e.Reason }
 
-// Refuse returns an [*AccessError] with the given reason, for an access
-// method to return:
-//
-//	return false, tool.Refuse("only the album's owner may publish it")
+// Refuse returns an [*AccessError] with the given reason.
 func Refuse(reason string) error { return &AccessError{Reason: reason} }
 
 // A RunError fails a run as a runtime failure with a message the caller
@@ -80,8 +72,7 @@ type RunError struct {
 	// Message tells the caller what went wrong, as a sentence shown as it
 	// is; empty: "LABEL failed.".
 	Message string
-	// Partial says the run failed partway: the outputs of the Result the
-	// handler returned beside the error are published with the failure.
+	// Partial says the run failed partway: its Result's outputs are published.
 	Partial bool
 	Err     error
 }

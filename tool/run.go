@@ -10,10 +10,9 @@ import (
 	"strings"
 )
 
-// Run runs the tool with the given ID for the account in ctx (see
-// [WithAccount]) with arguments by input name: JSON values (any Go integer
-// too), or [Text] a person typed. It returns [ErrNotFound] for an unknown
-// ID; every other outcome, failures included, is a Result.
+// Run runs the tool id for the account in ctx with arguments (JSON values
+// or [Text]) by input name. Every outcome but an unknown id ([ErrNotFound])
+// is a Result.
 func (r *Registry) Run(ctx context.Context, id string, args map[string]any) (*Result, error) {
 	e := r.entry(id)
 	if e == nil {
@@ -22,8 +21,7 @@ func (r *Registry) Run(ctx context.Context, id string, args map[string]any) (*Re
 	return r.start(ctx, e, arguments{tree: args}), nil
 }
 
-// RunJSON is [Registry.Run] with the arguments as a JSON object (an empty
-// or null document means no arguments).
+// RunJSON is [Registry.Run] with arguments as a JSON object, null or empty.
 func (r *Registry) RunJSON(ctx context.Context, id string, args []byte) (*Result, error) {
 	e := r.entry(id)
 	if e == nil {
@@ -205,9 +203,8 @@ func (r *Registry) mapErr(err error) error {
 
 type registryKey struct{}
 
-// FailedPartway reports whether err, mapped by the [Options.MapError] of
-// the registry running the tool in ctx, is a partial [*RunError]: the
-// handler's outputs are then published with the failure.
+// FailedPartway reports whether err, mapped by [Options.MapError], is a
+// partial [*RunError].
 func FailedPartway(ctx context.Context, err error) bool {
 	if r, ok := ctx.Value(registryKey{}).(*Registry); ok {
 		err = r.mapErr(err)

@@ -7,8 +7,7 @@ import (
 	"github.com/toolapi/toolapi/internal/schemajson"
 )
 
-// InputSchemaJSON returns the JSON of the input schema [Registry.Describe]
-// gives, encoded once; nil when r holds no such tool.
+// InputSchemaJSON returns the JSON of the tool's input schema, or nil.
 func (r *Registry) InputSchemaJSON(id string) json.RawMessage {
 	p := r.entry(id)
 	if p == nil {

@@ -32,17 +32,14 @@ func (op Operation) ReadOnly() bool { return op == OpRead || op == OpExplain }
 // Idempotent reports whether op is read, explain or transform.
 func (op Operation) Idempotent() bool { return op == OpRead || op == OpExplain || op == OpTransform }
 
-// A Handler runs a tool with validated, resolved inputs. Its error (see
-// [Options.MapError]) reaches the caller only as an [InputError],
-// [AccessError] or [RunError].
+// A Handler runs a tool with validated, resolved inputs. Of its errors,
+// only an [InputError], [AccessError] or [RunError] speaks to the caller.
 type Handler func(ctx context.Context, in *Values) (*Result, error)
 
-// A Tool is a typed, validated, access-checked operation. Hand-written tools
-// fill the fields directly; toolgen writes them for method tools.
+// A Tool is a typed, validated, access-checked operation.
 type Tool struct {
-	// ID names the tool ("album.search"): letters, digits, "_", "." and
-	// "-", starting with a letter or "_", at most 64 characters as its
-	// name ([NameOf]). Required.
+	// ID names the tool ("album.search"): letters, digits, "_", "." and "-",
+	// starting with a letter or "_", its [NameOf] at most 64 long. Required.
 	ID string
 	// Label is a short human name ("Search"). Required.
 	Label string
@@ -50,18 +47,16 @@ type Tool struct {
 	Description string
 	// Operation says what the tool does to the world; empty means write.
 	Operation Operation
-	// Destructive says whether the effects cannot simply be undone; nil
-	// means the operation's default (see [Tool.IsDestructive]).
+	// Destructive, when set, overrides the default of [Tool.IsDestructive].
 	Destructive *bool
 	// Permission needs all of "a,b", any one of "a+b"; empty: no check.
 	Permission string
-	// Access, when set, reports whether the account in ctx may run the
-	// tool with these resolved inputs; its errors read as a handler's.
+	// Access, when set, reports whether the account in ctx may run the tool
+	// with these inputs.
 	Access func(ctx context.Context, in *Values) (bool, error)
 	// Confirm asks a person to confirm each run before it happens.
 	Confirm bool
-	// Deprecated, when not empty, says what to use instead ("use
-	// album.search2"); every caller shows it, and the tool still runs.
+	// Deprecated, when set, says what to use instead; the tool still runs.
 	Deprecated string
 	// Inputs define what the tool takes, in order.
 	Inputs []*Definition
@@ -91,8 +86,8 @@ func (t *Tool) IsDestructive() bool {
 	return op == OpWrite || op == OpTrigger
 }
 
-// Clone returns a copy of t with deep copies of its definitions.
-func (t *Tool) Clone() *Tool {
+// clone returns a copy of t with deep copies of its definitions.
+func (t *Tool) clone() *Tool {
 	c := *t
 	c.Inputs = cloneAll(t.Inputs)
 	c.Outputs = cloneAll(t.Outputs)
@@ -104,8 +99,7 @@ func (t *Tool) Clone() *Tool {
 	return &c
 }
 
-// AdvertisedDescription returns the description, after "Deprecated: NOTE"
-// and a blank line for a deprecated tool.
+// AdvertisedDescription returns the description, after a deprecation note.
 func (t *Tool) AdvertisedDescription() string {
 	if t.Deprecated == "" {
 		return t.Description

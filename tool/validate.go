@@ -7,12 +7,10 @@ import (
 	"fmt"
 )
 
-// Validate checks args as [Registry.Run] would, through the middleware
-// with [Call.Check] set, loading entities but running no access check,
-// confirmation or handler. It returns every violation, or else the
-// canonical JSON of the arguments set (as [Registry.RunJSON] takes them,
-// sensitive ones included). The error wraps [ErrNotFound] for a tool the
-// account may not run, or says that a load failed or middleware answered.
+// Validate checks args as [Registry.Run] would, with [Call.Check] set and
+// no access check, confirmation or handler. It returns every violation, or
+// the canonical JSON of the arguments, sensitive ones included. Its error
+// wraps [ErrNotFound] for a tool the account may not run.
 func (r *Registry) Validate(ctx context.Context, id string, args map[string]any) (json.RawMessage, []Violation, error) {
 	e, err := r.entryFor(ctx, id)
 	if err != nil {

@@ -5,21 +5,11 @@ import (
 	"time"
 )
 
-// Values holds the resolved inputs of one run, in the order of the tool's
-// input definitions. Each value has the Go type of its data type:
-//
-//	string, email, uri                 string
-//	integer                            int64
-//	float                              float64
-//	boolean                            bool
-//	datetime_iso8601, timestamp        time.Time (UTC)
-//	duration                           time.Duration
-//	entity, entity:ID                  the loaded entity (as EntityType.Load returned it)
-//	list                               []any of the item's type
-//	map                                map[string]any of the properties' types
-//	any                                the JSON value (string, float64, bool, []any, map[string]any)
-//
-// An absent optional input without a default is nil.
+// Values holds the resolved inputs of one run, in order, each of the Go
+// type of its data type: string (string, email, uri), int64, float64, bool,
+// time.Time in UTC (datetime_iso8601, timestamp), time.Duration, the loaded
+// entity, []any (list), map[string]any (map) or the JSON value (any). An
+// absent optional input without a default is nil.
 type Values struct {
 	e      *entry
 	values []any
@@ -118,9 +108,8 @@ func ListOf[T any](v any) []T {
 	return out
 }
 
-// An Object is a map a handler built for this one run, which publishing
-// may rewrite in place: it must appear once in a run's outputs, and a map
-// the handler keeps or shares must stay a plain map[string]any.
+// An Object is a map built for one run, appearing once in its outputs,
+// which publishing may rewrite in place (shared maps stay map[string]any).
 type Object map[string]any
 
 // keepRef records ref, the reference the i-th input was given by, before

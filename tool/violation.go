@@ -8,46 +8,22 @@ import (
 	"github.com/toolapi/toolapi/internal/english"
 )
 
-// A Violation is one problem with a value: the path of the value
-// ("tags[2]", "settings.limit"), the rule it breaks as a stable key
-// ([RuleMaxLength], [RuleEntityNotFound], ...) with the rule's datum (the
-// bound, the choices, the entity type), and what is wrong in words
-// ("must be one of: red, blue").
-//
-// Code that reacts to a violation switches on Rule and reads the datum;
-// it never reads Message, whose words may change. Message is written for
-// models and programs that show it as it is (MCP, function calling);
-// [Violation.ForPeople] says the same for a person filling in a form or
-// typing a command.
+// A Violation is one problem with a value: its Path ("tags[2]"), the Rule
+// it breaks with the rule's datum, and a Message for models. Code switches
+// on Rule and reads the datum, never the words, which may change.
 type Violation struct {
 	Path string `json:"path"`
-	// Rule is the broken rule: one of the Rule constants, or empty in a
-	// violation a handler built itself without one.
+	// Rule is one of the Rule constants (or empty, from a handler).
 	Rule string `json:"rule"`
 	// Message says what is wrong, without the path.
 	Message string `json:"message"`
-	// Limit is the bound of RuleMinLength, RuleMaxLength, RuleMinimum,
-	// RuleMaximum, RuleMinItems, RuleMaxItems, RuleMinProperties and
-	// RuleMaxProperties, and the number of violations left out for
-	// RuleTruncated; nil for the other rules.
+	// Limit is the bound of a minimum or maximum rule, or RuleTruncated's.
 	Limit *float64 `json:"limit,omitempty"`
-	// Choices are the allowed values of RuleEnum, as the message lists
-	// them (strings as they are, other values as JSON).
+	// Choices are RuleEnum's values: strings as they are, others as JSON.
 	Choices []string `json:"choices,omitempty"`
-	// Detail is the rule's other datum: the expected type of RuleType
-	// ("string", "integer", "number", "boolean", "list", "map",
-	// "object", "int64"), the format of RuleFormat ("email", "uri",
-	// "date-time", "date", "duration"), the encoding of
-	// RuleContentEncoding ("base64"), the pattern of RulePattern, the
-	// entity type of RuleEntityID and RuleEntityNotFound (by its label in
-	// lower case, else its ID; empty for an input of any type) and the
-	// entity type ID RuleEntityType expects, "input" for a
-	// RuleAdditionalProperties about a tool's inputs, and the parse
-	// problem of RuleJSON.
+	// Detail is the rule's other datum, as its Rule constant says.
 	Detail string `json:"detail,omitempty"`
-	// Value is the value at fault when saying it helps: the ID no entity
-	// has (RuleEntityNotFound) and the unknown type a reference names
-	// (RuleEntityType). It is empty for a sensitive input.
+	// Value is the value at fault, as its Rule says (never a secret one).
 	Value string `json:"value,omitempty"`
 }
 
@@ -58,68 +34,61 @@ const (
 	RuleRequired = "required"
 	// RuleNotNull: a value is null where null is not allowed.
 	RuleNotNull = "not_null"
-	// RuleType: the value is not of the expected type (Detail).
+	// RuleType: the value is not of type Detail ("string", "integer",
+	// "number", "boolean", "list", "map", "object", "int64").
 	RuleType = "type"
-	// RuleFormat: a string is not in its format (Detail).
+	// RuleFormat: a string is not in format Detail ("email", "uri",
+	// "date-time", "date", "duration").
 	RuleFormat = "format"
-	// RuleWholeSeconds: a duration is negative or has a fraction of a
-	// second, which its JSON form cannot hold.
+	// RuleWholeSeconds: a duration is negative or not whole seconds.
 	RuleWholeSeconds = "whole_seconds"
-	// RuleContentEncoding: a string is not in its encoding (Detail).
+	// RuleContentEncoding: a string is not in encoding Detail ("base64").
 	RuleContentEncoding = "contentEncoding"
-	// RulePattern: a string does not match the pattern (Detail).
+	// RulePattern: a string does not match the pattern Detail.
 	RulePattern = "pattern"
 	// RuleNULCharacter: a string holds the NUL character (U+0000).
 	RuleNULCharacter = "nul_character"
-	// RuleMinLength: a string has fewer characters than Limit; a Limit
-	// of 1 means it must not be blank.
+	// RuleMinLength, RuleMaxLength: a string has fewer, more characters
+	// than Limit.
 	RuleMinLength = "minLength"
-	// RuleMaxLength: a string has more characters than Limit.
 	RuleMaxLength = "maxLength"
-	// RuleMinimum: a number is below Limit.
+	// RuleMinimum, RuleMaximum: a number is below, above Limit.
 	RuleMinimum = "minimum"
-	// RuleMaximum: a number is above Limit.
 	RuleMaximum = "maximum"
 	// RuleEnum: the value is not one of Choices.
 	RuleEnum = "enum"
-	// RuleMinItems: a list has fewer items than Limit; a Limit of 1
-	// means it must not be empty.
+	// RuleMinItems, RuleMaxItems: a list has fewer, more items than Limit.
 	RuleMinItems = "minItems"
-	// RuleMaxItems: a list has more items than Limit.
 	RuleMaxItems = "maxItems"
-	// RuleMinProperties: a map has fewer properties than Limit.
+	// RuleMinProperties, RuleMaxProperties: a map has fewer, more
+	// properties than Limit.
 	RuleMinProperties = "minProperties"
-	// RuleMaxProperties: a map has more properties than Limit.
 	RuleMaxProperties = "maxProperties"
-	// RuleAdditionalProperties: the name at Path is not a property of
-	// the map, or (Detail "input") not an input of the tool.
+	// RuleAdditionalProperties: Path is not a property of the map, or
+	// (Detail "input") not an input of the tool.
 	RuleAdditionalProperties = "additionalProperties"
 	// RuleLocked: a caller sent a locked input.
 	RuleLocked = "locked"
-	// RuleJSON: text that must be JSON does not parse; Detail says why.
-	// With an empty Path it is the arguments document itself.
+	// RuleJSON: text is not JSON, Detail says why; an empty Path means the
+	// arguments document itself.
 	RuleJSON = "json"
-	// RuleEntityID: the value is not an entity ID (or, for an input of
-	// any entity type, not a reference "type:id").
+	// RuleEntityID: the value is not an ID of entity type Detail (its label
+	// in lower case, else its ID) or, Detail empty, not a "type:id".
 	RuleEntityID = "entity_id"
-	// RuleEntityType: an entity reference names an unknown type (Value),
-	// or an output entity is not of the type (Detail) its definition
-	// declares.
+	// RuleEntityType: a reference names the unknown type Value, or an
+	// output entity is not of the type ID Detail.
 	RuleEntityType = "entity_type"
-	// RuleEntityNotFound: no entity of the type (Detail) has the ID
-	// (Value).
+	// RuleEntityNotFound: no entity of type Detail has the ID Value.
 	RuleEntityNotFound = "entity_not_found"
-	// RuleCheck: a custom data type's check refused the value; Message
-	// is the check's own.
+	// RuleCheck: a data type's check refused the value, in its own words.
 	RuleCheck = "check"
-	// RuleHandler: the tool refused the value with an [InputError];
-	// Message is the error's own.
+	// RuleHandler: the tool refused the value with an [InputError].
 	RuleHandler = "handler"
 	// RuleUnavailable: the value cannot be checked now (its refiner
 	// failed); trying again may succeed.
 	RuleUnavailable = "unavailable"
-	// RuleTruncated: closes a list of violations that was cut; Limit is
-	// the number left out.
+	// RuleTruncated: ends a list of violations that was cut; Limit is the
+	// number left out.
 	RuleTruncated = "truncated"
 )
 
@@ -130,11 +99,8 @@ func (v Violation) String() string {
 	return v.Path + ": " + v.Message
 }
 
-// ForPeople returns what is wrong in the words of a person filling in a
-// form or typing a command: "must be a whole number such as 7" where
-// Message says "must be an integer", "is not in the expected form" where
-// it shows a regular expression. It is built from Rule and the datum, and
-// is Message itself for the rules whose words are plain already.
+// ForPeople says what is wrong in words for people ("must be a whole number
+// such as 7" where Message says "must be an integer").
 func (v Violation) ForPeople() string {
 	switch v.Rule {
 	case RuleType:

@@ -80,7 +80,11 @@ func TestFuncallDeclaresCoreSet(t *testing.T) {
 	}
 	ts := funcall.New(reg, reader).Declare(core)
 	var names []string
-	for _, d := range ts.OpenAI() {
+	decls, err := ts.Declarations(funcall.OpenAI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range decls.([]funcall.OpenAITool) {
 		names = append(names, d.Function.Name)
 	}
 	if diff := cmp.Diff([]string{"crm__get_customer", "tools__search"}, names); diff != "" {

@@ -60,7 +60,8 @@ func New(reg *tool.Registry, acct tool.Account, opts *Options) *Tools {
 // Declarations returns the declarations of the tools
 // (MessageNewParams.Tools), in ID order.
 func (t *Tools) Declarations() []anthropic.ToolUnionParam {
-	decls := t.set.Anthropic()
+	d, _ := t.set.Declarations(funcall.Anthropic) // a known format: no error
+	decls := d.([]funcall.AnthropicTool)
 	out := make([]anthropic.ToolUnionParam, 0, len(decls))
 	for _, d := range decls {
 		u := anthropic.ToolUnionParamOfTool(inputSchema(d.InputSchema), d.Name)

@@ -69,7 +69,8 @@ func New(reg *toolapi.Registry, acct toolapi.Account, opts *Options) *Tools {
 	if opts != nil {
 		t.set = t.set.WithConfirmer(opts.Confirmer)
 	}
-	for _, d := range t.set.Anthropic() { // name, description and a copy of the input schema
+	decls, _ := t.set.Declarations(funcall.Anthropic)   // a known format: no error
+	for _, d := range decls.([]funcall.AnthropicTool) { // name, description and a copy of the input schema
 		tt := &Tool{tools: t, info: &schema.ToolInfo{Name: d.Name, Desc: d.Description}}
 		if b, err := json.Marshal(d.InputSchema); err == nil {
 			var s jsonschema.Schema

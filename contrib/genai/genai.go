@@ -61,7 +61,8 @@ func New(reg *tool.Registry, acct tool.Account, opts *Options) *Tools {
 
 // Tool returns one genai.Tool declaring every tool, in ID order.
 func (t *Tools) Tool() *genai.Tool {
-	decls := t.set.Anthropic() // name, description and a copy of the input schema
+	d, _ := t.set.Declarations(funcall.Anthropic) // a known format: no error
+	decls := d.([]funcall.AnthropicTool)          // name, description and a copy of the input schema
 	out := &genai.Tool{FunctionDeclarations: make([]*genai.FunctionDeclaration, 0, len(decls))}
 	for _, d := range decls {
 		out.FunctionDeclarations = append(out.FunctionDeclarations, &genai.FunctionDeclaration{

@@ -116,7 +116,8 @@ func New(reg *tool.Registry, acct tool.Account, opts *Options) *Tools {
 		t.set = t.set.WithConfirmer(opts.Confirmer)
 	}
 	resultSchema := core.InferSchemaMap(Result{})
-	for _, d := range t.set.Anthropic() { // name, description and a copy of the input schema
+	decls, _ := t.set.Declarations(funcall.Anthropic)   // a known format: no error
+	for _, d := range decls.([]funcall.AnthropicTool) { // name, description and a copy of the input schema
 		var outputs map[string]any
 		if tt, ok := reg.ToolByName(d.Name); ok {
 			outputs = schemaMap(reg.OutputSchemaJSON(tt.ID))

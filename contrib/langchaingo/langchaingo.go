@@ -62,7 +62,8 @@ func New(reg *tool.Registry, acct tool.Account, opts *Options) *Tools {
 	if opts != nil {
 		t.set = t.set.WithConfirmer(opts.Confirmer)
 	}
-	t.decls = t.set.Anthropic() // name, description and input schema of each
+	decls, _ := t.set.Declarations(funcall.Anthropic) // a known format: no error
+	t.decls = decls.([]funcall.AnthropicTool)         // name, description and input schema of each
 	return t
 }
 

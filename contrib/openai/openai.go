@@ -60,7 +60,8 @@ func New(reg *tool.Registry, acct tool.Account, opts *Options) *Tools {
 	if opts != nil {
 		t.set = t.set.WithConfirmer(opts.Confirmer)
 	}
-	t.decls = t.set.OpenAI()
+	decls, _ := t.set.Declarations(funcall.OpenAI) // a known format: no error
+	t.decls = decls.([]funcall.OpenAITool)
 	return t
 }
 
