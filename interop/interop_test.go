@@ -43,6 +43,15 @@ var albumCalls = map[string]map[string]any{
 	"translation__export": {"albums": []any{"1"}, "langcode": "de"},
 	"site__info":          {},
 	"site__update_info":   {"values": map[string]any{"slogan": "Interop"}},
+	"album__delete":       {"album": "1"},
+}
+
+// albumRefusals holds, by name, the album tools whose call with the
+// arguments in albumCalls must be refused, and the text of the refusal.
+// Delete needs a person's confirmation, and none of these clients can
+// answer the server's question, so the server refuses it before it runs.
+var albumRefusals = map[string]string{
+	"album__delete": "Delete runs only when a person confirms it, and this caller cannot ask for confirmation.",
 }
 
 // missing skips the test, or fails it on CI, for want of something it
@@ -295,10 +304,21 @@ func TestInterop(t *testing.T) {
 				t.Errorf("%s: the tool name %q would be refused by OpenAI and Anthropic", where, name)
 			}
 		}
+		var called []string
 		for _, c := range m.Calls {
+			called = append(called, c.Name)
+			if want, ok := albumRefusals[c.Name]; ok {
+				if c.OK || !strings.Contains(c.Error+c.Text, want) {
+					t.Errorf("%s: calling %s: ok %v, %s%s; want the refusal %q", where, c.Name, c.OK, c.Error, c.Text, want)
+				}
+				continue
+			}
 			if !c.OK {
 				t.Errorf("%s: calling %s failed: %s%s", where, c.Name, c.Error, c.Text)
 			}
+		}
+		if diff := cmp.Diff(wantTools, slices.Sorted(slices.Values(called))); diff != "" {
+			t.Errorf("%s: tools called (-want +got):\n%s", where, diff)
 		}
 		t.Logf("%s: %d tools listed and called", where, len(m.Calls))
 	}

@@ -223,6 +223,7 @@ const (
 	wantFailure = "failure" // isError without the input schema: access denied or the run failed
 	wantUnknown = "unknown" // the JSON-RPC error of a tool that does not exist: none is there, or none this client may see
 	wantRefused = "refused" // either isError or a JSON-RPC error
+	wantConfirm = "confirm" // a confirm tool's valid call refused, as this client cannot answer an elicitation
 )
 
 type tsCase struct {
@@ -317,6 +318,12 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 		{"translation.export", obj("albums", []any{"1"}, "langcode", "DE"), wantInvalid},
 		{"translation.export", obj("albums", []any{"1", 2}, "langcode", "de"), wantInvalid},
 		{"translation.export", obj("albums", []any{"3"}, "langcode", "de"), wantFailure}, // the export's check fails
+		// Delete needs a person's confirmation, which the client cannot
+		// give: valid arguments are refused after the inputs are checked.
+		{"album.delete", obj("album", "1"), wantConfirm},
+		{"album.delete", obj(), wantInvalid},
+		{"album.delete", obj("album", 1), wantInvalid},
+		{"album.delete", obj("album", "999"), wantInput},
 	}
 	adminCases := []tsCase{
 		{"album.summarize", obj("album", "4"), wantSuccess},
@@ -333,7 +340,7 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 		tsCase{"album.add_track", obj("album", "4", "title", "Not mine"), wantFailure},
 		tsCase{"album.publish", obj("album", "4"), wantFailure},
 		tsCase{"site.update_info", obj("values", obj("slogan", "Mine now")), wantUnknown}, // not listed: no permission, so not there
-		tsCase{"album.delete", obj("album", "1"), wantUnknown},
+		tsCase{"album.delete", obj("album", "4"), wantFailure},                            // admin's album
 	)
 	for _, c := range append(append(readCases, editCases...), adminCases...) {
 		if args, _ := c.args.(map[string]any); c.tool == "album.summarize" && args["album"] == "4" {
@@ -405,7 +412,7 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 			if len(got.Calls) != len(u.cases) {
 				t.Fatalf("%d calls reported, want %d", len(got.Calls), len(u.cases))
 			}
-			succeeded, rejected := map[string]bool{}, map[string]bool{}
+			succeeded, rejected, unconfirmed := map[string]bool{}, map[string]bool{}, map[string]bool{}
 			for j, c := range u.cases {
 				call := got.Calls[j]
 				where := c.tool + " " + mustJSON(t, c.args)
@@ -465,16 +472,40 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 					if outcome == "success" || outcome == "none" {
 						t.Errorf("%s: %s, want a refusal", where, outcome)
 					}
+				case wantConfirm:
+					def, ok := app.Registry.Tool(c.tool)
+					if !ok || !def.Confirm {
+						t.Errorf("%s: the test expects a confirmation, but the tool is not marked confirm", where)
+						continue
+					}
+					want := def.Label + " runs only when a person confirms it, and this caller cannot ask for confirmation."
+					if res == nil || !res.IsError || contentText(res) != want {
+						t.Errorf("%s: %s, want isError %q", where, outcome, want)
+						continue
+					}
+					unconfirmed[c.tool] = true
 				}
-				if tools[c.tool] != nil && (c.want == wantSuccess || c.want == wantFailure || c.want == wantInput) {
+				if tools[c.tool] != nil && (c.want == wantSuccess || c.want == wantFailure || c.want == wantInput || c.want == wantConfirm) {
 					if call.ArgumentsValid == nil || !*call.ArgumentsValid {
 						t.Errorf("%s: arguments the test means as valid break the advertised input schema", where)
 					}
 				}
 			}
+			// Every listed tool runs with valid arguments and rejects
+			// invalid ones; a tool that needs a person's confirmation
+			// cannot run for this client, which cannot answer an
+			// elicitation, so its valid call must be refused for that.
 			for _, name := range u.tools {
-				if !succeeded[name] || !rejected[name] {
-					t.Errorf("%s: called with valid arguments: %v, with invalid ones: %v; want both", name, succeeded[name], rejected[name])
+				def, _ := app.Registry.Tool(name)
+				valid := succeeded[name]
+				if def != nil && def.Confirm {
+					if succeeded[name] {
+						t.Errorf("%s: ran without a confirmation", name)
+					}
+					valid = unconfirmed[name]
+				}
+				if !valid || !rejected[name] {
+					t.Errorf("%s: called with valid arguments: %v, with invalid ones: %v; want both", name, valid, rejected[name])
 				}
 			}
 		})
