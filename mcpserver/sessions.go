@@ -405,7 +405,9 @@ func (t *sessions) openStream(id, account, address string, end context.CancelFun
 	switch {
 	case t.closing:
 		return nil, &streamRefusal{503, "Service Unavailable: the server is shutting down"}
-	case s == nil:
+	case s == nil || s.account != account:
+		// Another account's session is answered as one that does not
+		// exist, and charges nothing.
 		return nil, &streamRefusal{404, "session not found"}
 	}
 	anonymous := account == anonymousID
