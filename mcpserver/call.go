@@ -135,6 +135,9 @@ func (s *Server) result(e *entry, r *tool.Result) *mcp.CallToolResult {
 		media = append(media, cs...)
 		delete(plain, d.Name)
 	}
+	if outputs == nil {
+		outputs = map[string]any{} // structured content is an object
+	}
 	structured, err := json.Marshal(outputs)
 	if err != nil {
 		s.logger.Error("tool outputs do not marshal to JSON", "tool", e.tool.ID, "error", err.Error())
@@ -142,7 +145,7 @@ func (s *Server) result(e *entry, r *tool.Result) *mcp.CallToolResult {
 	}
 	var text string
 	switch {
-	case len(media) == 0:
+	case len(media) == 0 && len(outputs) > 0:
 		text = string(structured)
 	case len(plain) > 0:
 		b, err := json.Marshal(plain)

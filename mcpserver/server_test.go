@@ -684,7 +684,7 @@ func TestConfirm(t *testing.T) {
 				// The sensitive token is never shown in the question.
 				res := callTool(t, cs, "site.publish", map[string]any{"note": "spring", "token": "s3cret"})
 				if tc.wantError == "" {
-					if res.IsError || texts(res)[0] != "{}" {
+					if res.IsError || texts(res)[0] != "Site published." {
 						t.Errorf("result %s, want success", mustJSON(t, res))
 					}
 				} else if !res.IsError || texts(res)[0] != tc.wantError {
@@ -729,5 +729,36 @@ func TestCancellation(t *testing.T) {
 	}
 	if err := waitFor(t, done, "return of CallTool"); !errors.Is(err, context.Canceled) {
 		t.Errorf("CallTool returned %v, want context.Canceled", err)
+	}
+}
+
+// A success without outputs answers the tool's message as its text (and
+// an empty object as its structured content), not "{}".
+func TestSuccessWithoutOutputs(t *testing.T) {
+	reg := tool.NewRegistry(&tool.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	err := reg.Add(
+		&tool.Tool{ID: "site.flush", Label: "Flush", Description: "Flushes the caches.", Operation: tool.OpTrigger,
+			Permission: "access content", Destructive: new(bool),
+			Handler: func(context.Context, *tool.Values) (*tool.Result, error) {
+				return tool.Succeeded("Flushed 3 caches.", nil), nil
+			}},
+		&tool.Tool{ID: "site.ping", Label: "Ping", Description: "Answers.", Operation: tool.OpRead, Permission: "access content",
+			Handler: func(context.Context, *tool.Values) (*tool.Result, error) { return nil, nil }},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, mcpserver.New(reg, nil), editor, nil)
+	for name, want := range map[string]string{"site__flush": "Flushed 3 caches.", "site__ping": "Ping completed."} {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name})
+		if err != nil || res.IsError || len(res.Content) != 1 {
+			t.Fatalf("%s: %+v, %v", name, res, err)
+		}
+		if got := res.Content[0].(*mcp.TextContent).Text; got != want {
+			t.Errorf("%s: text %q, want %q", name, got, want)
+		}
+		if m, ok := res.StructuredContent.(map[string]any); !ok || len(m) != 0 {
+			t.Errorf("%s: structured content %#v, want an empty object", name, res.StructuredContent)
+		}
 	}
 }
