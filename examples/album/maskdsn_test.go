@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -25,4 +27,35 @@ func TestMaskDSN(t *testing.T) {
 			t.Errorf("maskDSN(%q) keeps the password", tc.dsn)
 		}
 	}
+}
+
+// A database that is neither a PostgreSQL URL nor a path is refused, and
+// the error never quotes it: it may hold a password. No file is created.
+func TestRefuseOtherDSNs(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, dsn := range []string{
+		"host=db.example user=album password=hunter2 dbname=album",
+		"password=hunter2",
+		"mysql://album:hunter2@db.example/album",
+		"sqlite://album:hunter2@x/album.db",
+	} {
+		s, err := OpenStore(t.Context(), dsn)
+		if err == nil {
+			s.Close()
+			t.Errorf("%q: opened, want it refused", dsn)
+			continue
+		}
+		if strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "postgres://") {
+			t.Errorf("%q: %v; want a refusal naming postgres:// without the password", dsn, err)
+		}
+	}
+	if entries, _ := os.ReadDir("."); len(entries) != 0 {
+		t.Errorf("files created: %v", entries)
+	}
+	// A plain path still opens SQLite.
+	s, err := OpenStore(t.Context(), filepath.Join("data", "album.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
 }

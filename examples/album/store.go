@@ -78,6 +78,9 @@ func openStore(dsn string) (*Store, error) {
 	if dsn == "" {
 		return nil, errors.New("no database given")
 	}
+	if err := notAPath(dsn); err != nil {
+		return nil, err
+	}
 	if strings.ContainsAny(dsn, "?#") {
 		return nil, fmt.Errorf("database path %q: '?' and '#' are not allowed in the path", dsn)
 	}
@@ -130,6 +133,23 @@ func (s *Store) useWAL(ctx context.Context) error {
 		}
 	}
 	return err
+}
+
+// notAPath refuses a database name that is neither a PostgreSQL URL nor a
+// path: a URL of another scheme, or a key=value connection string, which
+// would otherwise name an SQLite file (holding its password in its name).
+// The error never quotes dsn, which may hold a password.
+func notAPath(dsn string) error {
+	if scheme, _, ok := strings.Cut(dsn, "://"); ok {
+		if len(scheme) > 20 || strings.ContainsAny(scheme, "/\\ ") {
+			scheme = "another"
+		}
+		return fmt.Errorf("database: a %s:// URL is not taken: give a postgres:// URL, or the path of an SQLite file", scheme)
+	}
+	if key, _, ok := strings.Cut(strings.TrimSpace(dsn), "="); ok && key != "" && !strings.ContainsAny(key, "/\\. ") {
+		return errors.New("database: a key=value connection string is not taken: give a postgres:// URL, or the path of an SQLite file")
+	}
+	return nil
 }
 
 func isPostgres(dsn string) bool {
