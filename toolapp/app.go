@@ -589,6 +589,10 @@ func (r *runner) tokens(args []string) error {
 		return err
 	}
 	defer release()
+	if _, ok := app.Accounts.(*StaticAccounts); ok {
+		// A server started apart from this command would refuse them.
+		fmt.Fprintf(r.opts.Stderr, "%s tokens: the accounts are kept in memory (toolapp.NewStaticAccounts), so these tokens hold only in this process: a server started apart refuses them. Run %q for tokens that the server it starts accepts.\n", r.opts.Name, r.opts.Name+" serve --print-tokens")
+	}
 	return printTokens(r.ctx, app, fs.Args(), r.opts.Stdout)
 }
 
@@ -618,6 +622,9 @@ func printTokens(ctx context.Context, app *App, names []string, w io.Writer) err
 		fmt.Fprintf(&b, "  %-10s %s\n", name, token)
 	}
 	b.WriteString("Send one as an HTTP header: Authorization: Bearer TOKEN\n")
+	if _, ok := app.Accounts.(*StaticAccounts); ok {
+		b.WriteString("These tokens are kept in memory: they hold until this process ends.\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -153,6 +153,10 @@ func TestTokensCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("tokens: exit %d; stderr:\n%s", code, stderr)
 	}
+	// The test's accounts are static: their tokens live in this process.
+	if !strings.Contains(stderr, "hold only in this process") || !strings.Contains(stderr, `"notes serve --print-tokens"`) {
+		t.Errorf("tokens of static accounts: stderr %q; want it to say they live only in this process", stderr)
+	}
 	got := map[string]string{}
 	for _, line := range strings.Split(stdout, "\n") {
 		if f := strings.Fields(line); len(f) == 2 && strings.HasPrefix(f[1], "tok_") {
