@@ -505,6 +505,9 @@ type option struct {
 
 func (selectBox) Render(f *field) (template.HTML, error) {
 	cur := f.Text()
+	if f.Def.Sensitive {
+		cur = "" // a secret is never shown back, not even as a choice
+	}
 	var opts []option
 	if !f.Required() || cur == "" {
 		opts = append(opts, option{Value: "", Label: "(none)", Selected: cur == ""})

@@ -61,3 +61,38 @@ func TestSensitive(t *testing.T) {
 		t.Errorf("the preset holds %s (%v), want the user only", p.Values, err)
 	}
 }
+
+// A sensitive input with choices shows back neither the choice made nor
+// a rejected value, after a run that failed on the value or on another
+// input, in the page and in the JSON shown beside it.
+func TestSensitiveChoiceNotShownBack(t *testing.T) {
+	env := newTestEnv(t, nil)
+	err := env.reg.Add(&tool.Tool{
+		ID: "demo.unlock", Label: "Unlock", Description: "Unlocks a vault.", Operation: tool.OpRead, Permission: "use demo",
+		Inputs: []*tool.Definition{
+			{Name: "vault", Type: "integer", Required: true},
+			{Name: "pin", Type: "string", Required: true, Sensitive: true, Constraints: tool.Constraints{Choice: []any{"pin-alpha", "pin-bravo"}}},
+		},
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) { return tool.Succeeded("Unlocked.", nil), nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := env.browser(t)
+	b.signIn("alice")
+	for _, pin := range []string{"hunter2-secret", "pin-bravo"} {
+		// vault is no number, so the run fails and the form is shown
+		// again with what was typed.
+		r := b.post("/tools/demo.unlock", url.Values{"action": {"run"}, "in:vault": {"v"}, "in:pin": {pin}})
+		shown := strings.Contains(r.body, `value="`+pin+`" selected`)
+		if pin == "hunter2-secret" {
+			shown = strings.Contains(r.body, pin) // no choice: any mention
+		}
+		if shown {
+			t.Errorf("the page after a failed run shows the secret %q back:\n%s", pin, between(r.body, `id="f-pin"`, "</select>"))
+		}
+		if !strings.Contains(r.body, "pin-alpha") {
+			t.Errorf("the page after a failed run lost the choices of pin")
+		}
+	}
+}
