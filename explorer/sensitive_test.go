@@ -73,7 +73,9 @@ func TestSensitiveChoiceNotShownBack(t *testing.T) {
 			{Name: "vault", Type: "integer", Required: true},
 			{Name: "pin", Type: "string", Required: true, Sensitive: true, Constraints: tool.Constraints{Choice: []any{"pin-alpha", "pin-bravo"}}},
 		},
-		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) { return tool.Succeeded("Unlocked.", nil), nil },
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			return tool.Succeeded("Unlocked.", nil), nil
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
