@@ -393,11 +393,11 @@ func checkCopies(t *testing.T, p *people, title string) {
 		t.Errorf("the MCP request to run it again (%v):\n%s", err, mcp)
 	}
 	curl := p.text("#copy-curl")
-	_, body, _ := strings.Cut(curl, "-d '")
+	body := curl[strings.LastIndex(curl, "-d '")+len("-d '"):] // the last request is the call
 	var sent, shown any
 	json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimSpace(body), "'")), &sent)
 	json.Unmarshal([]byte(mcp), &shown)
-	if !strings.HasPrefix(curl, "curl -sS "+p.album.base+"/mcp ") || sent == nil || !cmp.Equal(sent, shown) {
+	if !strings.HasPrefix(curl, "MCP="+p.album.base+"/mcp\n") || sent == nil || !cmp.Equal(sent, shown) {
 		t.Errorf("curl to run it again does not post the MCP request to %s/mcp:\n%s", p.album.base, curl)
 	}
 }

@@ -46,14 +46,25 @@ func (e *server) copies(r *http.Request, acct tool.Account, t *tool.Tool, args m
 		"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 		"params": map[string]any{"name": name, "arguments": json.RawMessage(compact)},
 	})
-	return &copyView{
-		CLI: cli,
-		Curl: "curl -sS " + shellQuote(mcpURL(r)) + ` \
-  -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
-  -H "Authorization: Bearer $TOKEN" \
-  -d ` + shellQuote(string(req)),
-		MCP: jsonText(json.RawMessage(req)),
-	}
+	return &copyView{CLI: cli, Curl: curlCopy(mcpURL(r), string(req)), MCP: jsonText(json.RawMessage(req))}
+}
+
+// curlProtocol is the MCP protocol version the curl copy speaks.
+const curlProtocol = "2025-11-25"
+
+// curlCopy returns a bash script that sends req to the MCP endpoint at url
+// with curl, as a bearer of $TOKEN: it initializes first and sends the
+// session the server gives (none when it serves without sessions) and the
+// protocol version with each request after, so it works against both.
+func curlCopy(url, req string) string {
+	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + curlProtocol +
+		`","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
+	return `MCP=` + shellQuote(url) + `
+H=(-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -H "Authorization: Bearer $TOKEN")
+SID=$(curl -sS -D - -o /dev/null "${H[@]}" "$MCP" -d ` + shellQuote(initialize) + ` | tr -d '\r' | sed -n 's/^mcp-session-id: *//Ip')
+H+=(-H 'MCP-Protocol-Version: ` + curlProtocol + `' ${SID:+-H "Mcp-Session-Id: $SID"})
+curl -sS "${H[@]}" "$MCP" -d '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+curl -sS "${H[@]}" "$MCP" -d ` + shellQuote(req)
 }
 
 // mcpURL is where the application serves MCP, as the copies name it: /mcp
