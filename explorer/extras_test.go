@@ -24,7 +24,8 @@ func TestRunExtras(t *testing.T) {
 	page := html.UnescapeString(r.body)
 	for _, want := range []string{
 		`demo tool run demo.every --input '{"count":3,"tags":["a","b"],"title":"Hi there","wait":"PT1M30S"}'`,
-		`curl -sS http://127.0.0.1:`,
+		`MCP=http://127.0.0.1:`,
+		`curl -sS "${H[@]}" "$MCP" -d '{"id":1,"jsonrpc":"2.0","method":"tools/call"`,
 		`"method":"tools/call","params":{"arguments":{"count":3,"tags":["a","b"],"title":"Hi there","wait":"PT1M30S"},"name":"demo__every"}`,
 		`"method": "tools/call"`,
 	} {
