@@ -235,3 +235,34 @@ func TestAnonymousFairShare(t *testing.T) {
 	}
 	check("300 initialize requests from 30 addresses")
 }
+
+// A stream asked on another account's session is answered as one on a
+// session that does not exist, and takes none of the caller's share.
+func TestStreamOnAnotherAccountsSession(t *testing.T) {
+	f := newFixture(t)
+	srv := mcpserver.New(f.reg, &mcpserver.Options{
+		Authenticate: mcpserver.Bearer(lookupToken), MaxStreamsPerAccount: 1,
+	})
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	session := func(token string) string {
+		t.Helper()
+		resp := post(t, ts.URL, initialize, map[string]string{"Authorization": "Bearer " + token})
+		if resp.StatusCode != 200 {
+			t.Fatalf("initialize: status %d", resp.StatusCode)
+		}
+		return resp.Header.Get("Mcp-Session-Id")
+	}
+	editors := session("editor-token")
+	s, status := openStream(t, ts.URL, "admin-token", editors, "", "")
+	if status != http.StatusNotFound {
+		t.Errorf("admin's stream on the editor's session: status %d, want 404", status)
+	}
+	s.conn.Close()
+	if _, status := openStream(t, ts.URL, "admin-token", session("admin-token"), "", ""); status != 200 {
+		t.Errorf("admin's stream on its own session: status %d, want 200", status)
+	}
+	if _, status := openStream(t, ts.URL, "editor-token", editors, "", ""); status != 200 {
+		t.Errorf("the editor's stream on its own session: status %d, want 200", status)
+	}
+}
