@@ -2,12 +2,9 @@ package toolapp
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"errors"
 	"net/http"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -18,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "modernc.org/sqlite"
 
+	"github.com/toolapi/toolapi/internal/testenv"
 	"github.com/toolapi/toolapi/mcpserver"
 	"github.com/toolapi/toolapi/tool"
 )
@@ -128,39 +126,7 @@ func eachDB(t *testing.T, test func(t *testing.T, db *sql.DB, hasTable func(name
 		})
 	})
 	t.Run("postgres", func(t *testing.T) {
-		base := os.Getenv("TOOLAPI_TEST_POSTGRES")
-		if base == "" {
-			if os.Getenv("CI") == "true" {
-				t.Fatal("TOOLAPI_TEST_POSTGRES is not set on CI: run eval \"$(scripts/postgres.sh)\" before the tests")
-			}
-			t.Skip("TOOLAPI_TEST_POSTGRES is not set; eval \"$(scripts/postgres.sh)\" starts a server")
-		}
-		admin, err := sql.Open("pgx", base)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { admin.Close() })
-		schema := "toolapp_" + strings.ToLower(rand.Text()[:12])
-		if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-			t.Fatalf("creating schema: %v", err)
-		}
-		t.Cleanup(func() {
-			if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
-				t.Errorf("dropping schema: %v", err)
-			}
-		})
-		u, err := url.Parse(base)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q := u.Query()
-		q.Set("search_path", schema)
-		u.RawQuery = q.Encode()
-		db, err := sql.Open("pgx", u.String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
+		db, schema := testenv.PostgresSchema(t, "toolapp_")
 		test(t, db, func(name string) bool {
 			var n int
 			err := db.QueryRow(`SELECT count(*) FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2`, schema, name).Scan(&n)
