@@ -40,6 +40,10 @@ type Definition struct {
 	Sensitive bool
 	// Constraints restrict the value.
 	Constraints Constraints
+	// Header, on a top-level input of a primitive type, names an HTTP
+	// header ("Region") in which MCP clients mirror the input's value, so
+	// that gateways may route a call by it without reading its body.
+	Header string
 }
 
 // Constraints restrict a value; on a list, all but NotBlank and Count bind

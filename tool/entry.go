@@ -42,6 +42,17 @@ func compileTool(r *Registry, t *Tool) (*entry, error) {
 	if t.Operation != "" && !t.Operation.Valid() {
 		errs.add("", "op", "operation %q is not one of read, write, trigger, transform, explain", t.Operation)
 	}
+	if !t.Task.Valid() {
+		errs.add("", "task", "task %q is not one of optional, required (or empty: never)", t.Task)
+	}
+	if t.TaskTTL < 0 || (t.TaskTTL > 0 && t.Task == TaskNever) {
+		errs.add("", "task", "a task TTL needs a positive duration and a tool whose task is optional or required")
+	}
+	for _, f := range t.Needs {
+		if !f.Valid() {
+			errs.add("", "needs", "need %q is not one of sampling, logging", f)
+		}
+	}
 	perm, err := ParsePermission(t.Permission)
 	if err != nil {
 		errs.add("", "permission", "%v", err)

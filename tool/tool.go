@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"slices"
+	"time"
 )
 
 // An Operation says what a tool does to the world.
@@ -66,7 +67,55 @@ type Tool struct {
 	Refiner *Refiner
 	// Handler runs the tool. Required.
 	Handler Handler
+
+	// Task says whether a call may or must run as a task: started now,
+	// run in the background, watched and collected later. Empty means
+	// never.
+	Task TaskMode
+	// TaskTTL is how long a task's outcome is kept after it ends; zero
+	// means one day. Only for a tool whose Task is set.
+	TaskTTL time.Duration
+	// Icon is the address of a small picture of the tool (https: or a
+	// data: URI of an image) that clients may show beside its name.
+	Icon string
+	// Needs lists what the tool asks of the client while it runs beyond
+	// the call itself; a client that cannot provide one of them is
+	// refused before the tool runs rather than seeing a silent no-op.
+	Needs []ClientFeature
 }
+
+// A TaskMode says whether a tool's calls run as tasks.
+type TaskMode string
+
+// The task modes a tool may declare.
+const (
+	// TaskNever runs every call in the caller's request (the default).
+	TaskNever TaskMode = ""
+	// TaskOptional lets the caller choose: a run, or a task.
+	TaskOptional TaskMode = "optional"
+	// TaskRequired runs every call as a task.
+	TaskRequired TaskMode = "required"
+)
+
+// Valid reports whether m is one of the declared task modes.
+func (m TaskMode) Valid() bool {
+	return m == TaskNever || m == TaskOptional || m == TaskRequired
+}
+
+// A ClientFeature is something a tool may ask of the client that called
+// it while it runs.
+type ClientFeature string
+
+// The client features a tool may declare in [Tool.Needs].
+const (
+	// NeedsSampling: the tool asks the client's model ([Sample]).
+	NeedsSampling ClientFeature = "sampling"
+	// NeedsLogging: the tool's log messages must reach the client ([Log]).
+	NeedsLogging ClientFeature = "logging"
+)
+
+// Valid reports whether f is one of the declared client features.
+func (f ClientFeature) Valid() bool { return f == NeedsSampling || f == NeedsLogging }
 
 // EffectiveOperation returns t.Operation, or write when it is empty.
 func (t *Tool) EffectiveOperation() Operation {
@@ -91,6 +140,7 @@ func (t *Tool) clone() *Tool {
 	c := *t
 	c.Inputs = cloneAll(t.Inputs)
 	c.Outputs = cloneAll(t.Outputs)
+	c.Needs = slices.Clone(t.Needs)
 	if t.Refiner != nil {
 		rf := *t.Refiner
 		rf.Inputs = slices.Clone(t.Refiner.Inputs)
