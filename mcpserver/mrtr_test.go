@@ -2,9 +2,11 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolapi/toolapi/mcpserver"
@@ -341,6 +344,118 @@ func TestInputRequiredRefused(t *testing.T) {
 			}
 			if _, _, after := m.counts(); after != before+1 {
 				t.Errorf("the tool ran %d times, want once", after-before)
+			}
+		})
+	}
+}
+
+// TestInputRequiredNeeds checks what a tool that declares it needs sampling
+// or logging ([tool.Tool.Needs]) gets from a 2026-07-28 client that does not
+// offer it: a JSON-RPC error before the tool runs (MissingRequiredClient
+// Capability, -32021, naming sampling; invalid params for a request that
+// sets no log level), while an older client in a session is asked as
+// before; and that a tool that does not declare sampling is not offered it.
+func TestInputRequiredNeeds(t *testing.T) {
+	m := newMRTRFixture(t)
+	var later atomic.Int64
+	for _, mode := range mrtrModes(t, m, &later) {
+		t.Run(mode.name, func(t *testing.T) {
+			mute := mode.connect(t, editor, &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
+			res, err := mute.CallTool(context.Background(), &mcp.CallToolParams{Name: "test.askmodel", Arguments: map[string]any{"prompt": "hi"}})
+			var jerr *jsonrpc.Error
+			if !errors.As(err, &jerr) || jerr.Code != mcp.CodeMissingRequiredClientCapabilities || !strings.Contains(jerr.Message, "sampling") {
+				t.Fatalf("test.askmodel from a client without sampling: %v %s, want error %d", err, mustJSON(t, res), mcp.CodeMissingRequiredClientCapabilities)
+			}
+			var data mcp.MissingRequiredClientCapabilityData
+			if err := json.Unmarshal(jerr.Data, &data); err != nil || data.RequiredCapabilities == nil || data.RequiredCapabilities.Sampling == nil {
+				t.Errorf("error data %s, want requiredCapabilities.sampling", jerr.Data)
+			}
+
+			// A tool asking the person of a client without elicitation gets
+			// ErrUnsupported; test.ask records it.
+			res = callTool(t, mute, "test.ask", map[string]any{"prompt": "hi"})
+			if res.IsError || res.NeedsInput() {
+				t.Errorf("test.ask from a mute client: %s", mustJSON(t, res))
+			}
+			m.fixture.mu.Lock()
+			asked := m.fixture.asked
+			m.fixture.mu.Unlock()
+			for i, err := range asked {
+				if !errors.Is(err, tool.ErrUnsupported) {
+					t.Errorf("question %d to a mute client: %v, want ErrUnsupported", i, err)
+				}
+			}
+
+			res, err = mute.CallTool(context.Background(), &mcp.CallToolParams{Name: "test.logs"})
+			if !errors.As(err, &jerr) || jerr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(jerr.Message, mcp.MetaKeyLogLevel) {
+				t.Errorf("test.logs without a log level: %v %s, want invalid params naming %s", err, mustJSON(t, res), mcp.MetaKeyLogLevel)
+			}
+			res, err = mute.CallTool(context.Background(), &mcp.CallToolParams{Name: "test.logs", Meta: mcp.Meta{mcp.MetaKeyLogLevel: "info"}})
+			if err != nil || res.IsError || texts(res)[0] != "Logged." {
+				t.Errorf("test.logs with a log level: %v %s, want it run", err, mustJSON(t, res))
+			}
+		})
+	}
+	t.Run("legacy session", func(t *testing.T) {
+		srv := mcpserver.New(m.reg, nil)
+		logs := make(chan string, 1)
+		cs := connectVersion(t, srv, editor, &mcp.ClientOptions{
+			LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) { logs <- fmt.Sprint(r.Params.Data) },
+		}, legacy)
+		if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+			t.Fatal(err)
+		}
+		if res := callTool(t, cs, "test.logs", nil); res.IsError {
+			t.Errorf("test.logs: %s", mustJSON(t, res))
+		}
+		if got := waitFor(t, logs, "log message"); got != "hello" {
+			t.Errorf("log %q, want hello", got)
+		}
+		// A session client without sampling: the call fails, without running.
+		res := callTool(t, cs, "test.askmodel", map[string]any{"prompt": "hi"})
+		if !res.IsError || !strings.Contains(texts(res)[0], "sampling") {
+			t.Errorf("test.askmodel from a client without sampling: %s, want a failure naming sampling", mustJSON(t, res))
+		}
+	})
+}
+
+// TestInputRequiredSDKClient checks that the SDK client, which answers
+// input-required results itself from its handlers, runs tools that ask
+// through multi round-trip requests, with and without sessions: the person
+// is asked (never through a request of the server), and a confirmed tool
+// runs once.
+func TestInputRequiredSDKClient(t *testing.T) {
+	m := newMRTRFixture(t)
+	var later atomic.Int64
+	for _, mode := range mrtrModes(t, m, &later) {
+		t.Run(mode.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var messages []string
+			cs := mode.connect(t, editor, &mcp.ClientOptions{
+				ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					mu.Lock()
+					messages = append(messages, r.Params.Message)
+					mu.Unlock()
+					return accepted(map[string]any{"name": "Ada", "color": "red"}), nil
+				},
+			})
+			res := callTool(t, cs, "test.steps", map[string]any{"n": 2})
+			if res.IsError || string(mustJSON(t, res.StructuredContent)) != `{"said":"Ada likes red"}` {
+				t.Errorf("test.steps: %s", mustJSON(t, res))
+			}
+			_, _, before := m.counts()
+			res = callTool(t, cs, "test.guarded", map[string]any{"n": 2})
+			if res.IsError || texts(res)[0] != "Guarded ran." {
+				t.Errorf("test.guarded: %s", mustJSON(t, res))
+			}
+			if _, _, after := m.counts(); after != before+1 {
+				t.Errorf("test.guarded ran %d times, want once", after-before)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			want := []string{"Your name?", "Your colour?", `Run Guarded (test.guarded) with {"n":2}?`}
+			if !slices.Equal(messages, want) {
+				t.Errorf("the person was asked %q, want %q", messages, want)
 			}
 		})
 	}
