@@ -460,3 +460,77 @@ func TestInputRequiredSDKClient(t *testing.T) {
 		})
 	}
 }
+
+// TestAskKeys checks that tool.Ask refuses a key that is malformed or
+// reserved, and a key asked twice in one run, failing the run with the
+// error logged rather than sent; and that an older client in a session is
+// asked the questions of one tool.Ask in turn, by requests of the server.
+func TestAskKeys(t *testing.T) {
+	m := newMRTRFixture(t)
+	var errs []error
+	for _, key := range []string{"confirm", "q1", "two words", strings.Repeat("k", 65), "twice"} {
+		err := m.reg.Add(&tool.Tool{
+			ID: "test.key_" + fmt.Sprint(len(errs)), Access: anyone, Label: "Key", Description: "Asks under a key.", Operation: tool.OpRead,
+			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+				q := tool.Question{Key: key, Kind: tool.AskPerson, Message: "?"}
+				qs := []tool.Question{q}
+				if key == "twice" {
+					qs = append(qs, q)
+				}
+				_, err := tool.Ask(ctx, qs...)
+				m.mu.Lock()
+				errs = append(errs, err)
+				m.mu.Unlock()
+				return nil, err
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs = append(errs, nil)
+	}
+	errs = nil
+	cs := connect(t, mcpserver.New(m.reg, nil), editor, byHand(t))
+	for i := range 5 {
+		res := callTool(t, cs, fmt.Sprintf("test.key_%d", i), nil)
+		if !res.IsError || res.NeedsInput() || texts(res)[0] != "Key failed." {
+			t.Errorf("test.key_%d: %s, want a failure without a question", i, mustJSON(t, res))
+		}
+	}
+	m.mu.Lock()
+	if len(errs) != 5 || slices.Contains(errs, nil) {
+		t.Errorf("tool.Ask errors %v, want 5", errs)
+	}
+	m.mu.Unlock()
+
+	t.Run("legacy session", func(t *testing.T) {
+		var asked []string
+		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+			ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				asked = append(asked, "elicit")
+				return accepted(map[string]any{"name": "Ada"}), nil
+			},
+		})
+		c.AddRoots(&mcp.Root{URI: "file:///home"})
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := mcpserver.New(m.reg, nil).Connect(context.Background(), st, editor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := c.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: legacy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			cs.Close()
+			ss.Wait()
+		})
+		res := callTool(t, cs, "test.together", nil)
+		if res.IsError || string(mustJSON(t, res.StructuredContent)) != `{"said":"Ada in file:///home"}` {
+			t.Errorf("test.together: %s", mustJSON(t, res))
+		}
+		if !slices.Equal(asked, []string{"elicit"}) {
+			t.Errorf("elicitation requests %v, want one", asked)
+		}
+	})
+}
