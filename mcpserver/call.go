@@ -77,8 +77,8 @@ func (s *Server) callHandler(e *entry) mcp.ToolHandler {
 			}
 			return nil, err
 		}
-		if pending := c.asked(); pending != nil {
-			state, err := s.signState(id, c.argsDigest(), acct.AccountID(), c.answers, pending)
+		if pending, used := c.asked(); pending != nil {
+			state, err := s.signState(id, c.argsDigest(), acct.AccountID(), used, pending)
 			if err != nil {
 				s.logger.Error("request state does not marshal to JSON", "tool", id, "error", err.Error())
 				return errorResult(e.tool.Label + " failed."), nil

@@ -118,31 +118,15 @@ func (c *call) ask(ctx context.Context, qs []tool.Question, keys []string) ([]to
 			return nil, err
 		}
 	}
+	keys, err := c.claim(qs, keys)
+	if err != nil {
+		return nil, err
+	}
 	if !c.rounds {
 		return c.askSession(ctx, qs)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if keys == nil {
-		keys = make([]string, len(qs))
-		for i, q := range qs {
-			if q.Key == "" {
-				c.asks++
-				keys[i] = fmt.Sprintf("q%d", c.asks)
-			} else {
-				keys[i] = q.Key
-			}
-		}
-	}
-	if c.keys == nil {
-		c.keys = make(map[string]bool)
-	}
-	for _, k := range keys {
-		if c.keys[k] {
-			return nil, fmt.Errorf("question key %q is asked twice in one run", k)
-		}
-		c.keys[k] = true
-	}
 	answers := make([]tool.Answer, len(qs))
 	var missing mcp.InputRequestMap
 	for i, q := range qs {
@@ -171,11 +155,49 @@ func (c *call) ask(ctx context.Context, qs []tool.Question, keys []string) ([]to
 	return nil, errAsking
 }
 
-// asked returns the questions that ended the run, or nil.
-func (c *call) asked() mcp.InputRequestMap {
+// asked returns the questions that ended the run, or nil, and the answers
+// the run used: those to the questions it asked, which the next request
+// state carries (an answer sent without a state to a question the run did
+// not ask is not kept).
+func (c *call) asked() (mcp.InputRequestMap, mcp.InputResponseMap) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.pending
+	used := make(mcp.InputResponseMap)
+	for k, a := range c.answers {
+		if c.keys[k] {
+			used[k] = a
+		}
+	}
+	return c.pending, used
+}
+
+// claim returns the keys of qs in this run: keys when given, else each
+// question's own or the next number; a key asked before in the run is an
+// error.
+func (c *call) claim(qs []tool.Question, keys []string) ([]string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if keys == nil {
+		keys = make([]string, len(qs))
+		for i, q := range qs {
+			if q.Key == "" {
+				c.asks++
+				keys[i] = fmt.Sprintf("q%d", c.asks)
+			} else {
+				keys[i] = q.Key
+			}
+		}
+	}
+	if c.keys == nil {
+		c.keys = make(map[string]bool)
+	}
+	for _, k := range keys {
+		if c.keys[k] {
+			return nil, fmt.Errorf("question key %q is asked twice in one run", k)
+		}
+		c.keys[k] = true
+	}
+	return keys, nil
 }
 
 // askSession asks qs, one after the other, through requests of the session

@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -280,6 +281,16 @@ func TestInputRequiredTogether(t *testing.T) {
 			}
 			if !res.NeedsInput() || len(res.InputRequests) != 2 {
 				t.Errorf("a wrong answer without a state: %s, want both questions again", mustJSON(t, res))
+			}
+			// The ignored answer is not carried into the signed state, where
+			// it could later answer a question of that key never asked.
+			payload, _, _ := strings.Cut(res.RequestState, ".")
+			decoded, err := base64.RawURLEncoding.DecodeString(payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(decoded), "wrong") {
+				t.Errorf("request state %s carries the ignored answer", decoded)
 			}
 		})
 	}
