@@ -443,7 +443,15 @@
 	}
 
 	// Buttons and the run.
+	// A host's sandbox may forbid submitting forms, and then no submit
+	// event comes: the run button and Enter in a field run the tool
+	// themselves.
 	form.addEventListener("click", function (ev) {
+		if (ev.target.closest("#run")) {
+			ev.preventDefault();
+			run();
+			return;
+		}
 		var b = ev.target.closest("button[name=action]");
 		if (!b || !form.contains(b)) return;
 		ev.preventDefault();
@@ -462,8 +470,18 @@
 			removeRow(b.closest("li"), listOf(path), path);
 		}
 	});
+	form.addEventListener("keydown", function (ev) {
+		var t = ev.target;
+		if (ev.key === "Enter" && t.tagName === "INPUT" && t.type !== "checkbox" && t.type !== "button" && t.type !== "submit") {
+			ev.preventDefault();
+			run();
+		}
+	});
 	form.addEventListener("submit", function (ev) {
 		ev.preventDefault();
+		run();
+	});
+	function run() {
 		if (busy) return;
 		clearErrors();
 		var confirm = document.getElementById("confirm");
@@ -486,7 +504,7 @@
 			busy = false;
 			if (confirm) confirm.checked = false;
 		});
-	});
+	}
 
 	// The handshake, then the page's size as it changes.
 	var size = function () {
