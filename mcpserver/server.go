@@ -51,6 +51,9 @@
 // runs. Clients on protocol versions from 2026-07-28 on are asked through
 // multi round-trip requests, whose request state the Server signs (see
 // [Options.StateKey]).
+//
+// With [Options.Apps], each tool also has an MCP App, a ui:// resource
+// ([AppURI]) whose page agent hosts show inside the conversation.
 package mcpserver
 
 import (
