@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -409,11 +410,26 @@ func walkApps(t *testing.T, h *appHost, base string) {
 	}
 	h.checkApp("search-result")
 
-	// album.add_track, seeded by a model with a blank title and run by
-	// the host: the title's violation shows next to it, nothing is
-	// added; the person fixes it, picks the album and runs.
+	// album.add_track, seeded with a model's proposal of a blank title:
+	// the app has the server check it without running it, and the
+	// title's violation shows next to its field.
 	blue := h.albumID("Blue Hours")
 	before := h.tracks("Blue Hours")
+	h.open("album__add_track", `{"album": `+strconv.Quote(blue)+`, "title": ""}`, false)
+	h.waitApp("the proposal's violation", `document.getElementById("f-title-errors")`)
+	if status := h.appText("#status"); !strings.Contains(status, "nothing ran") {
+		t.Errorf("add_track proposal: the status is %q", status)
+	}
+	if log := h.hostLog(); !slices.Contains(log, "tools/call album__add_track (validate)") || slices.Contains(log, "tools/call album__add_track") {
+		t.Errorf("add_track proposal: the host saw %v", log)
+	}
+	if n := h.tracks("Blue Hours"); n != before {
+		t.Errorf("add_track: %d tracks after validating the proposal, want %d", n, before)
+	}
+
+	// The same proposal run by the host, as for a model's call: the
+	// result's violations show in place, nothing is added; the person
+	// fixes the title, picks the album and runs.
 	h.open("album__add_track", `{"album": `+strconv.Quote(blue)+`, "title": ""}`, true)
 	h.waitApp("the seeded title's violation", `document.getElementById("f-title-errors")`)
 	if got := h.appText("#f-title-errors"); got == "" {

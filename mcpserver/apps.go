@@ -218,3 +218,50 @@ func violationsMeta(vs []tool.Violation) mcp.Meta {
 	}
 	return mcp.Meta{ViolationsMetaKey: out}
 }
+
+// ValidateMetaKey, set to true in the _meta of a tools/call, asks the
+// Server to check the arguments only (see [tool.Registry.Validate]): the
+// tool does not run. An app asks so for the arguments a model proposed,
+// to show their violations before the person runs anything. The answer
+// always has isError set, since nothing ran, and its _meta holds
+// ValidateMetaKey (true) and [ViolationsMetaKey] (empty when the
+// arguments are valid). A tool the account may not call is answered as
+// one that does not exist. Servers without [Options.Apps] run the call as
+// any other.
+const ValidateMetaKey = "io.toolapi/validate"
+
+// validateOnly is receiving middleware that answers the tools/call
+// requests asking to check their arguments only.
+func (s *Server) validateOnly(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" || s.opts.Apps == nil {
+			return next(ctx, method, req)
+		}
+		cr, ok := req.(*mcp.CallToolRequest)
+		if !ok || cr.Params == nil || cr.Params.Meta[ValidateMetaKey] != true {
+			return next(ctx, method, req)
+		}
+		t, ok := s.reg.ToolByName(cr.Params.Name)
+		acct := accountOf(ctx, cr.Extra)
+		if !ok || s.entry(t.ID) == nil || !t.Allowed(acct) {
+			return nil, unknownTool(cr.Params.Name)
+		}
+		args := cr.Params.Arguments
+		if len(args) == 0 {
+			args = []byte("{}")
+		}
+		_, vs, err := s.reg.ValidateJSON(tool.WithAccount(ctx, acct), t.ID, args)
+		if err != nil {
+			return nil, unknownTool(cr.Params.Name)
+		}
+		text := "The arguments are valid. Validated only: the tool did not run."
+		content := []mcp.Content{&mcp.TextContent{Text: text}}
+		if len(vs) > 0 {
+			text = "The arguments are not valid. Validated only: the tool did not run."
+			content = []mcp.Content{&mcp.TextContent{Text: text}, &mcp.TextContent{Text: violationsText(vs)}}
+		}
+		meta := violationsMeta(vs)
+		meta[ValidateMetaKey] = true
+		return &mcp.CallToolResult{IsError: true, Content: content, Meta: meta}, nil
+	}
+}

@@ -323,3 +323,61 @@ func BenchmarkReadAppHTTP(b *testing.B) {
 		}
 	})
 }
+
+// TestValidateOnly checks that a tools/call asking to validate only
+// answers the violations of its arguments, or none, without running the
+// tool, and treats a tool the account may not call as one that does not
+// exist.
+func TestValidateOnly(t *testing.T) {
+	f := newFixture(t)
+	srv := newAppServer(t, f, nil)
+	validate := func(cs *mcp.ClientSession, name string, args any) (*mcp.CallToolResult, error) {
+		return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{mcpserver.ValidateMetaKey: true}})
+	}
+	cs := connect(t, srv, editor, nil)
+	res, err := validate(cs, "album__search", map[string]any{"word": "", "limit": 500, "extra": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || res.Meta[mcpserver.ValidateMetaKey] != true {
+		t.Fatalf("answer %+v", res)
+	}
+	var got []string
+	for _, v := range res.Meta[mcpserver.ViolationsMetaKey].([]any) {
+		got = append(got, v.(map[string]any)["path"].(string))
+	}
+	slices.Sort(got)
+	if want := []string{"extra", "limit", "word"}; !slices.Equal(got, want) {
+		t.Errorf("violations at %v, want %v", got, want)
+	}
+
+	as := connect(t, srv, admin, nil)
+	res, err = validate(as, "site.publish", map[string]any{"note": "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs := res.Meta[mcpserver.ViolationsMetaKey].([]any); len(vs) != 0 || res.Meta[mcpserver.ValidateMetaKey] != true {
+		t.Errorf("valid arguments: %+v", res)
+	}
+	f.mu.Lock()
+	published := f.published
+	f.mu.Unlock()
+	if published != 0 {
+		t.Errorf("site.publish ran %d times on validation", published)
+	}
+
+	_, hidden := validate(cs, "site__publish", map[string]any{})
+	_, unknown := validate(cs, "site__nothing", map[string]any{})
+	var hj, uj *jsonrpc.Error
+	if !errors.As(hidden, &hj) || !errors.As(unknown, &uj) || hj.Code != uj.Code ||
+		strings.ReplaceAll(hj.Message, "site__publish", "X") != strings.ReplaceAll(uj.Message, "site__nothing", "X") {
+		t.Errorf("hidden: %v; unknown: %v", hidden, unknown)
+	}
+
+	// Without apps, the key means nothing: the call runs.
+	plain := connect(t, mcpserver.New(f.reg, nil), editor, nil)
+	res, err = validate(plain, "album__search", map[string]any{"word": "blue"})
+	if err != nil || res.IsError || res.Meta[mcpserver.ValidateMetaKey] != nil {
+		t.Errorf("without apps: %+v %v", res, err)
+	}
+}

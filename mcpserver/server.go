@@ -396,7 +396,7 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	s.mcp = mcp.NewServer(&mcp.Implementation{
 		Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version,
 	}, &sdk)
-	s.mcp.AddReceivingMiddleware(s.filterList, s.filterApps, s.resolveName, s.sessions.middleware)
+	s.mcp.AddReceivingMiddleware(s.filterList, s.filterApps, s.resolveName, s.sessions.middleware, s.validateOnly)
 	s.mcp.AddSendingMiddleware(s.questions)
 	reg.OnChange(s.sync)
 	s.sync()

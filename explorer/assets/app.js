@@ -194,12 +194,28 @@
 	}
 	function listPathOf(itemPath) { return itemPath.replace(/\[\d+\]$/, ""); }
 
-	// Seeding: the arguments a model proposed fill the form.
+	// Seeding: the arguments a model proposed fill the form, and the
+	// server checks them without running the tool, so that their
+	// violations show on their fields before anyone runs anything.
+	var seeds = 0, results = 0;
 	function seed(a) {
 		clearErrors();
 		fill("", a);
 		document.getElementById("seeded").hidden = false;
 		setStatus("The form holds the agent's proposal.");
+		var mine = ++seeds, seen = results;
+		request("tools/call", { name: toolName, arguments: a, _meta: { "io.toolapi/validate": true } }).then(function (res) {
+			var meta = (res && res._meta) || {};
+			// A result that came meanwhile, or a later proposal, says more.
+			if (mine !== seeds || seen !== results || meta["io.toolapi/validate"] !== true) return;
+			var vs = meta["io.toolapi/violations"] || [];
+			if (vs.length) {
+				showViolations(vs, "");
+				setStatus("The proposal needs fixing before it can run; nothing ran.");
+			} else {
+				setStatus("The proposal is valid. Check it, then run.");
+			}
+		}, function () {});
 	}
 	function fill(prefix, v) {
 		var kind = prefix === "" ? "map" : kindOf(prefix);
@@ -407,6 +423,7 @@
 	}
 	function showResult(res) {
 		res = res || {};
+		results++;
 		var meta = res._meta || {};
 		var vs = meta["io.toolapi/violations"];
 		var msg = textOf(res);

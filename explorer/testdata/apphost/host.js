@@ -95,7 +95,7 @@ window.host = {
 			{ serverTools: {}, serverResources: {}, logging: {} },
 			{ hostContext: { theme: "light", displayMode: "inline", toolInfo: { tool } } });
 		bridge.oncalltool = async (params) => {
-			log.push("tools/call " + params.name);
+			log.push("tools/call " + params.name + (params._meta && params._meta["io.toolapi/validate"] ? " (validate)" : ""));
 			return client.callTool(params);
 		};
 		bridge.onreadresource = async (params) => client.readResource(params);
