@@ -61,9 +61,9 @@ const appHostPage = `<!DOCTYPE html>
 // startAppHost serves the host page and its script, and forwards /mcp to
 // the album, so that the host's client talks to the album from the page's
 // own origin.
-func startAppHost(t *testing.T, album *albumServer, bundle []byte) string {
+func startAppHost(t *testing.T, server string, bundle []byte) string {
 	t.Helper()
-	target, err := url.Parse(album.base)
+	target, err := url.Parse(server)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestAppsInHost(t *testing.T) {
 	axe := axeScript(t)
 	bundle := appHostBundle(t)
 	album := startAlbum(t)
-	base := startAppHost(t, album, bundle)
+	base := startAppHost(t, album.base, bundle)
 	for _, vp := range viewports {
 		t.Run(vp.name, func(t *testing.T) {
 			h := newAppHost(t, vp, axe)

@@ -359,7 +359,11 @@
 			var a = el("a", "", text);
 			a.href = text;
 			a.rel = "noopener noreferrer nofollow";
-			a.target = "_blank";
+			// A sandboxed frame cannot open pages: the host opens the link.
+			a.addEventListener("click", function (ev) {
+				ev.preventDefault();
+				request("ui/open-link", { url: text }).catch(function () {});
+			});
 			return a;
 		}
 		return el("span", "value", text);

@@ -96,7 +96,12 @@ window.host = {
 			{ hostContext: { theme: "light", displayMode: "inline", toolInfo: { tool } } });
 		bridge.oncalltool = async (params) => {
 			log.push("tools/call " + params.name + (params._meta && params._meta["io.toolapi/validate"] ? " (validate)" : ""));
-			return client.callTool(params);
+			const result = await client.callTool(params);
+			if (!(params._meta && params._meta["io.toolapi/validate"])) {
+				window.host.lastArgs = params.arguments;
+				window.host.lastResult = result;
+			}
+			return result;
 		};
 		bridge.onreadresource = async (params) => client.readResource(params);
 		bridge.onsizechange = ({ height }) => {
