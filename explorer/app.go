@@ -50,8 +50,8 @@ type Apps struct {
 
 // An appParts is the account-independent part of the page of one tool.
 type appParts struct {
-	t    *tool.Tool
-	name string
+	t         *tool.Tool
+	name, uri string
 	// head and tail surround the per-account datalists.
 	head, tail []byte
 	// entityTypes are the entity types whose suggestions the page offers.
@@ -105,6 +105,8 @@ var appTemplate = template.Must(template.New("app").Parse(appTemplateText))
 type appView struct {
 	Tool         *tool.Tool
 	Name         string
+	URI          string
+	Refines      bool
 	Operation    string
 	Destructive  bool
 	NeedsConfirm bool
@@ -117,15 +119,20 @@ type appView struct {
 }
 
 // Page returns the HTML of t's app as acct sees it; name is the name
-// the tool is called by over MCP. The caller checks that acct may see t:
-// a page says nothing more than the tool's definition and the entities
-// acct may view.
-func (a *Apps) Page(ctx context.Context, acct tool.Account, t *tool.Tool, name string) ([]byte, error) {
+// the tool is called by over MCP, and uri the address the page is read
+// at. args, when not nil, are values the form shows in place of the
+// defaults, for a tool with a refiner (see [tool.Refiner]): the page's
+// fields are then those the refiner makes of them, and the page reads
+// itself again, at uri with the query "args" holding the values as JSON,
+// when a value they depend on changes. The caller checks that acct may
+// see t: a page says nothing more than the tool's definition and the
+// entities acct may view.
+func (a *Apps) Page(ctx context.Context, acct tool.Account, t *tool.Tool, name, uri string, args map[string]any) ([]byte, error) {
 	ctx = tool.WithAccount(ctx, acct)
 	if t.Refiner != nil {
 		// Refined fields depend on what the refiner makes of the
-		// defaults, for this account: nothing of the page is kept.
-		p, err := a.build(ctx, acct, t, name)
+		// values, for this account: nothing of the page is kept.
+		p, err := a.build(ctx, acct, t, name, uri, args)
 		if err != nil {
 			return nil, err
 		}
@@ -134,9 +141,9 @@ func (a *Apps) Page(ctx context.Context, acct tool.Account, t *tool.Tool, name s
 	a.mu.Lock()
 	p := a.built[t.ID]
 	a.mu.Unlock()
-	if p == nil || p.t != t || p.name != name {
+	if p == nil || p.t != t || p.name != name || p.uri != uri {
 		var err error
-		if p, err = a.build(ctx, acct, t, name); err != nil {
+		if p, err = a.build(ctx, acct, t, name, uri, nil); err != nil {
 			return nil, err
 		}
 		a.mu.Lock()
@@ -155,11 +162,10 @@ func (a *Apps) Forget(id string) {
 }
 
 // build renders the parts of t's page around the datalists.
-func (a *Apps) build(ctx context.Context, acct tool.Account, t *tool.Tool, name string) (*appParts, error) {
+func (a *Apps) build(ctx context.Context, acct tool.Account, t *tool.Tool, name, uri string, args map[string]any) (*appParts, error) {
 	fm := a.e.newForm(ctx, &visit{acct: acct}, t)
 	fm.app = true
-	fm.defaults()
-	fm.refine()
+	fm.fill(args) // the defaults, the values given over them, refined
 	fm.build(nil)
 	kinds, err := json.Marshal(inputKinds(fm.defs))
 	if err != nil {
@@ -172,6 +178,8 @@ func (a *Apps) build(ctx context.Context, acct tool.Account, t *tool.Tool, name 
 	v := &appView{
 		Tool:         t,
 		Name:         name,
+		URI:          uri,
+		Refines:      t.Refiner != nil,
 		Operation:    string(t.EffectiveOperation()),
 		Destructive:  t.IsDestructive(),
 		NeedsConfirm: t.IsDestructive() || t.Confirm,
@@ -188,7 +196,7 @@ func (a *Apps) build(ctx context.Context, acct tool.Account, t *tool.Tool, name 
 	if err := appTemplate.ExecuteTemplate(&tail, "tail", v); err != nil {
 		return nil, fmt.Errorf("rendering the app of %s: %w", t.ID, err)
 	}
-	return &appParts{t: t, name: name, head: head.Bytes(), tail: tail.Bytes(), entityTypes: fm.entityOrder}, nil
+	return &appParts{t: t, name: name, uri: uri, head: head.Bytes(), tail: tail.Bytes(), entityTypes: fm.entityOrder}, nil
 }
 
 // assemble returns the page of p with the suggestions acct may see.

@@ -22,7 +22,7 @@ func appPage(t testing.TB, a *Apps, reg *tool.Registry, acct tool.Account, id st
 	if !ok {
 		t.Fatalf("no tool %s", id)
 	}
-	b, err := a.Page(context.Background(), acct, tl, tool.NameOf(id))
+	b, err := a.Page(context.Background(), acct, tl, tool.NameOf(id), "ui://demo/"+id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,14 +196,14 @@ func BenchmarkAppPage(b *testing.B) {
 	b.Run("cached", func(b *testing.B) {
 		a := NewApps(reg, nil)
 		for _, tl := range tools {
-			a.Page(ctx, acct, tl, tool.NameOf(tl.ID))
+			a.Page(ctx, acct, tl, tool.NameOf(tl.ID), "ui://demo/"+tl.ID, nil)
 		}
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
 			tl := tools[i%len(tools)]
 			i++
-			if _, err := a.Page(ctx, acct, tl, tool.NameOf(tl.ID)); err != nil {
+			if _, err := a.Page(ctx, acct, tl, tool.NameOf(tl.ID), "ui://demo/"+tl.ID, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -216,7 +216,7 @@ func BenchmarkAppPage(b *testing.B) {
 			tl := tools[i%len(tools)]
 			i++
 			a.Forget(tl.ID)
-			if _, err := a.Page(ctx, acct, tl, tool.NameOf(tl.ID)); err != nil {
+			if _, err := a.Page(ctx, acct, tl, tool.NameOf(tl.ID), "ui://demo/"+tl.ID, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

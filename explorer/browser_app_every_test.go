@@ -99,6 +99,25 @@ func TestAppsOfEveryInput(t *testing.T) {
 	}
 	h.checkApp("every-result")
 
+	// Refined choices: picking a country rereads the page with the
+	// form's values and takes its refined city field.
+	h.open("demo__travel", "", false)
+	h.waitApp("the travel form", `document.getElementById("f-country")`)
+	h.appEval(`(() => { const el = document.getElementById("f-country"); el.value = "it"; el.dispatchEvent(new Event("change", {bubbles: true})); })()`, nil)
+	h.waitApp("the refined cities", `[...document.querySelectorAll("#f-city option")].some(o => o.value === "Rome")`)
+	var cities []string
+	h.appEval(`[...document.querySelectorAll("#f-city option")].map(o => o.value)`, &cities)
+	if d := cmp.Diff([]string{"", "Rome", "Milan"}, cities); d != "" {
+		t.Errorf("travel: the cities offered (-want +got):\n%s", d)
+	}
+	h.set("#f-city", "Milan")
+	h.click("#run")
+	h.waitApp("the trip", `!document.getElementById("result").hidden`)
+	if out := h.appText("#outputs"); !strings.Contains(out, "Milan, it") {
+		t.Errorf("travel: the outputs say:\n%s", out)
+	}
+	h.checkApp("travel-result")
+
 	// Outputs of every kind.
 	h.open("demo__showcase", `{"caption": "<img src=x onerror=alert(1)>"}`, false)
 	h.waitApp("the showcase form", `document.getElementById("status").textContent.includes("valid")`)

@@ -2,9 +2,13 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolapi/toolapi/tool"
@@ -33,11 +37,19 @@ const ViolationsMetaKey = "io.toolapi/violations"
 // An AppBuilder builds the page of a tool's app (see [Options.Apps]);
 // explorer.Apps is one, built from the same definitions as the Tool
 // Explorer's forms. Page returns the HTML of t's app as acct sees it,
-// calling the tool by name over MCP. The Server calls it only for an
-// account that may call t.
+// calling the tool by name over MCP, read at uri. args are nil, or the
+// values of a form to show refined (the query "args" of a read, see
+// [AppArgsMaxBytes]). The Server calls it only for an account that may
+// call t.
 type AppBuilder interface {
-	Page(ctx context.Context, acct tool.Account, t *tool.Tool, name string) ([]byte, error)
+	Page(ctx context.Context, acct tool.Account, t *tool.Tool, name, uri string, args map[string]any) ([]byte, error)
 }
+
+// AppArgsMaxBytes bounds the query "args" of a read of an app's address
+// (uri?args=JSON): the values of the form, as a JSON object, from which a
+// tool with a refiner shows its refined fields. A longer one, or one that
+// is not a JSON object, is refused as invalid params.
+const AppArgsMaxBytes = 16 << 10
 
 // AppURI returns the address of the app the Server named server
 // generates for the tool with the given ID: "ui://album/album.add_track".
@@ -158,7 +170,7 @@ func (s *Server) readApp(ctx context.Context, req *mcp.ReadResourceRequest) (*mc
 	if e == nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	page, err := s.opts.Apps.Page(ctx, acct, e.tool, e.mt.Name)
+	page, err := s.opts.Apps.Page(ctx, acct, e.tool, e.mt.Name, uri, nil)
 	if err != nil {
 		s.logger.Error("building the app of a tool", "tool", e.tool.ID, "error", err.Error())
 		return nil, mcp.ResourceNotFoundError(uri)
@@ -172,9 +184,15 @@ func (s *Server) readApp(ctx context.Context, req *mcp.ReadResourceRequest) (*mc
 }
 
 // filterApps is receiving middleware that leaves out of resources/list
-// the apps of the tools the caller's account may not call.
+// the apps of the tools the caller's account may not call, and answers
+// the reads of an app's address with a query (see [AppArgsMaxBytes]).
 func (s *Server) filterApps(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if rr, ok := req.(*mcp.ReadResourceRequest); ok && method == "resources/read" && s.opts.Apps != nil && rr.Params != nil {
+			if base, query, ok := strings.Cut(rr.Params.URI, "?"); ok && s.isApp(base) {
+				return s.readRefined(ctx, rr, base, query)
+			}
+		}
 		res, err := next(ctx, method, req)
 		if method != "resources/list" || err != nil || s.opts.Apps == nil {
 			return res, err
@@ -264,4 +282,42 @@ func (s *Server) validateOnly(next mcp.MethodHandler) mcp.MethodHandler {
 		meta[ValidateMetaKey] = true
 		return &mcp.CallToolResult{IsError: true, Content: content, Meta: meta}, nil
 	}
+}
+
+// readRefined answers the read of the app at base with the query query:
+// its page showing the values of the query's "args", refined.
+func (s *Server) readRefined(ctx context.Context, req *mcp.ReadResourceRequest, base, query string) (*mcp.ReadResourceResult, error) {
+	acct := accountOf(ctx, req.Extra)
+	e := s.appTool(base, acct)
+	if e == nil {
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	if len(query) > 3*AppArgsMaxBytes {
+		return nil, invalidArgs()
+	}
+	q, err := url.ParseQuery(query)
+	raw := q.Get("args")
+	if err != nil || len(q) != 1 || raw == "" || len(raw) > AppArgsMaxBytes {
+		return nil, invalidArgs()
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(raw), &args); err != nil || args == nil {
+		return nil, invalidArgs()
+	}
+	page, err := s.opts.Apps.Page(ctx, acct, e.tool, e.mt.Name, base, args)
+	if err != nil {
+		s.logger.Error("building the app of a tool", "tool", e.tool.ID, "error", err.Error())
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	res := &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
+		URI: req.Params.URI, MIMEType: AppMIMEType, Text: string(page), Meta: appMeta(),
+	}}}
+	res.Cacheable.CacheScope = "private"
+	return res, nil
+}
+
+// invalidArgs is the answer to a read of an app whose query is not one
+// "args" holding a JSON object of at most AppArgsMaxBytes.
+func invalidArgs() error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("args: must be one query parameter holding a JSON object of at most %d bytes", AppArgsMaxBytes)}
 }

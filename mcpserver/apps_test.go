@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -379,5 +380,59 @@ func TestValidateOnly(t *testing.T) {
 	res, err = validate(plain, "album__search", map[string]any{"word": "blue"})
 	if err != nil || res.IsError || res.Meta[mcpserver.ValidateMetaKey] != nil {
 		t.Errorf("without apps: %+v %v", res, err)
+	}
+}
+
+// TestAppRefined checks that reading an app's address with the form's
+// values in the query "args" gives the page refined from them, that a bad
+// query is refused with a message naming it, and that the app of a tool
+// the account may not call stays an unknown resource with a query too.
+func TestAppRefined(t *testing.T) {
+	f := newFixture(t)
+	cities := map[string][]any{"fr": {"Paris", "Lyon"}, "it": {"Rome", "Milan"}}
+	if err := f.reg.Add(&tool.Tool{
+		ID: "test.travel", Label: "Travel", Description: "Picks a city.", Operation: tool.OpRead, Permission: "access content",
+		Inputs: []*tool.Definition{
+			{Name: "country", Type: "string", Required: true, Default: "fr", Constraints: tool.Constraints{Choice: []any{"fr", "it"}}},
+			{Name: "city", Type: "string", Required: true},
+		},
+		Refiner: &tool.Refiner{Inputs: []string{"city"}, Refine: func(ctx context.Context, def *tool.Definition, values map[string]any) (*tool.Definition, error) {
+			c, _ := values["country"].(string)
+			d := *def
+			d.Constraints.Choice = cities[c]
+			return &d, nil
+		}},
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) { return tool.Succeeded("", nil), nil },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, newAppServer(t, f, nil), editor, nil)
+	read := func(uri string) (string, error) {
+		res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+		if err != nil {
+			return "", err
+		}
+		return res.Contents[0].Text, nil
+	}
+	page, err := read("ui://album/test.travel")
+	if err != nil || !strings.Contains(page, `<option value="Lyon"`) || !strings.Contains(page, `data-refines`) || !strings.Contains(page, `data-address="ui://album/test.travel"`) {
+		t.Fatalf("the plain page: %v\n%s", err, page)
+	}
+	page, err = read("ui://album/test.travel?args=" + url.QueryEscape(`{"country":"it","city":"Rome"}`))
+	if err != nil || !strings.Contains(page, `<option value="Rome" selected>`) || strings.Contains(page, `Lyon`) {
+		t.Errorf("the page refined for it: %v\n%s", err, page)
+	}
+	for _, q := range []string{"?args=[1]", "?args=nope", "?other=1", "?args=%7B%7D&x=1", "?args=" + strings.Repeat("x", mcpserver.AppArgsMaxBytes+1)} {
+		_, err := read("ui://album/test.travel" + q)
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.HasPrefix(je.Message, "args: ") {
+			t.Errorf("%s: %v, want invalid params naming args", q, err)
+		}
+	}
+	_, hidden := read("ui://album/site.publish?args=%7B%7D")
+	_, unknown := read("ui://album/site.nothing?args=%7B%7D")
+	var hj, uj *jsonrpc.Error
+	if !errors.As(hidden, &hj) || !errors.As(unknown, &uj) || hj.Code != uj.Code || hj.Message != uj.Message {
+		t.Errorf("hidden: %v; unknown: %v", hidden, unknown)
 	}
 }

@@ -527,6 +527,34 @@
 		});
 	}
 
+	// Refined fields: when a value they depend on changes, the page reads
+	// itself again with the form's values, and takes the refined fields
+	// of that page.
+	var refreshes = 0;
+	if (main.hasAttribute("data-refines")) {
+		form.addEventListener("change", function (ev) {
+			var t = ev.target;
+			if (!t.name || t.name.indexOf("in:") !== 0 || t.closest("[data-refined]")) return;
+			var mine = ++refreshes;
+			var uri = main.dataset.address + "?args=" + encodeURIComponent(JSON.stringify(args()));
+			request("resources/read", { uri: uri }).then(function (res) {
+				if (mine !== refreshes) return;
+				var c = res && res.contents && res.contents[0];
+				if (!c || typeof c.text !== "string") return;
+				var doc = new DOMParser().parseFromString(c.text, "text/html");
+				doc.querySelectorAll("#run-form [data-refined]").forEach(function (fresh) {
+					var control = fresh.matches("[id^='f-']") ? fresh : fresh.querySelector("[id^='f-']");
+					var old = control && document.getElementById(control.id);
+					var box = old && (old.matches("[data-refined]") ? old : old.closest("[data-refined]"));
+					if (box) box.replaceWith(document.importNode(fresh, true));
+				});
+				setStatus("The choices were updated from the values above.");
+			}, function () {
+				setStatus("The choices could not be updated.");
+			});
+		});
+	}
+
 	// The handshake, then the page's size as it changes.
 	var size = function () {
 		notify("ui/notifications/size-changed", { width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight });
