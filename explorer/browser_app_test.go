@@ -353,11 +353,18 @@ func (h *appHost) open(name, input string, run bool) {
 	if input == "" {
 		input = "null"
 	}
-	var got struct{ URI, CSP string }
+	var got struct {
+		URI, CSP string
+		Bytes    int
+	}
 	h.hostEval(`host.open(`+strconv.Quote(name)+`, `+input+`, `+strconv.FormatBool(run)+`)`, &got)
 	if !strings.HasPrefix(got.URI, "ui://") || !strings.Contains(got.CSP, "script-src 'sha256-") {
 		h.t.Fatalf("opening %s: %+v", name, got)
 	}
+	if got.Bytes == 0 || got.Bytes > maxAppBytes {
+		h.t.Errorf("the app of %s is %d bytes, want at most %d", name, got.Bytes, maxAppBytes)
+	}
+	h.t.Logf("the app of %s: %d bytes", name, got.Bytes)
 	h.attach()
 }
 

@@ -294,7 +294,7 @@
 			if (target) {
 				var a = document.createElement("a");
 				a.href = "#" + target.id;
-				a.textContent = labelOf(target, v.path) + ": " + v.message;
+				a.textContent = v.path === "confirm" ? v.message : labelOf(target, v.path) + ": " + v.message;
 				a.addEventListener("click", function (ev) { ev.preventDefault(); target.focus(); });
 				li.appendChild(a);
 			} else {

@@ -121,7 +121,7 @@ window.host = {
 				await bridge.sendToolResult(result);
 			}
 		}
-		return { uri, csp };
+		return { uri, csp, bytes: new TextEncoder().encode(c.text).length };
 	},
 };
 // hostClientCall calls a tool straight through the client, for comparing
