@@ -357,7 +357,15 @@ func (h *appHost) open(name, input string, run bool) {
 		URI, CSP string
 		Bytes    int
 	}
-	h.hostEval(`host.open(`+strconv.Quote(name)+`, `+input+`, `+strconv.FormatBool(run)+`)`, &got)
+	ctx, cancel := context.WithTimeout(h.ctx, stepTimeout)
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](`host.open(`+strconv.Quote(name)+`, `+input+`, `+strconv.FormatBool(run)+`).then(v => JSON.stringify(v))`, chromedp.EvalAwaitPromise))
+	cancel()
+	if err != nil {
+		h.t.Fatalf("opening %s: %v; the host did: %q", name, err, h.hostLog())
+	}
+	if err := json.Unmarshal([]byte(raw), &got); err != nil {
+		h.t.Fatal(err)
+	}
 	if !strings.HasPrefix(got.URI, "ui://") || !strings.Contains(got.CSP, "script-src 'sha256-") {
 		h.t.Fatalf("opening %s: %+v", name, got)
 	}

@@ -69,12 +69,14 @@ window.host = {
 	// tool with them and sends the result, as a host does for a model's
 	// call.
 	async open(name, input, run) {
+		log.push("open " + name);
 		const { tools } = await client.listTools();
 		const tool = tools.find((t) => t.name === name);
 		if (!tool) throw new Error("no tool " + name);
 		const uri = getToolUiResourceUri(tool);
 		if (!uri) throw new Error(name + " has no app");
 		const read = await client.readResource({ uri });
+		log.push("open: read " + uri);
 		const c = read.contents[0];
 		if (c.mimeType !== "text/html;profile=mcp-app") throw new Error("MIME type " + c.mimeType);
 		const ui = (c._meta && c._meta.ui) || {};
@@ -83,6 +85,7 @@ window.host = {
 
 		if (current) {
 			await current.bridge.teardownResource({}).catch(() => {});
+			log.push("open: torn down the last app");
 			current.frame.remove();
 		}
 		const frame = document.createElement("iframe");
@@ -113,12 +116,16 @@ window.host = {
 		await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
 		frame.srcdoc = html;
 		await ready;
+		log.push("open: initialized");
 		current = { frame, bridge };
 		if (input) {
 			await bridge.sendToolInput({ arguments: input });
+			log.push("open: sent the input");
 			if (run) {
 				const result = await client.callTool({ name, arguments: input });
+				log.push("open: called");
 				await bridge.sendToolResult(result);
+				log.push("open: sent the result");
 			}
 		}
 		return { uri, csp, bytes: new TextEncoder().encode(c.text).length };
