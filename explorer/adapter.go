@@ -67,6 +67,10 @@ type field struct {
 // values of the others.
 func (f *field) Refined() bool { return f.refined }
 
+// InApp reports whether the field is on the page of an MCP App, which
+// has no server of its own to search with.
+func (f *field) InApp() bool { return f.form.app }
+
 // Searched reports whether the person's last action searched the entities
 // of this field.
 func (f *field) Searched() bool { return f.searched }
@@ -250,7 +254,7 @@ func (f *field) Datalist() string {
 // field's type, for the script that fills its suggestions while typing.
 func (f *field) EntitiesURL() string {
 	typ := entityTypeOf(f.Def)
-	if typ == "" {
+	if typ == "" || f.form.app {
 		return ""
 	}
 	return f.form.e.path("/entities/" + url.PathEscape(typ))

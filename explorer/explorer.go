@@ -88,6 +88,13 @@
 // kept in no preset and no run. Every page is sent with a
 // Content-Security-Policy that allows no inline script, nosniff and
 // frame-ancestors 'none'.
+//
+// # MCP Apps
+//
+// [Apps] builds the MCP App of each tool from the same form: a page that
+// an agent host shows inside the conversation, which runs the tool through
+// the host and renders its outputs as the explorer does (mcpserver serves
+// it when its Options.Apps is set).
 package explorer
 
 import (

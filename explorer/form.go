@@ -43,6 +43,10 @@ type form struct {
 	entities map[string][]tool.EntityRef
 	// entityOrder lists the entity types whose suggestions were shown.
 	entityOrder []string
+	// app says the form is the page of an MCP App (see [Apps]): its
+	// entity pickers offer the suggestions the page is given for its
+	// account, and nothing reaches the explorer's own pages.
+	app bool
 }
 
 func (e *server) newForm(ctx context.Context, v *visit, t *tool.Tool) *form {
@@ -535,6 +539,13 @@ func (fm *form) suggestions(typ string) []tool.EntityRef {
 	if !ok || et.Search == nil {
 		fm.entities[typ] = nil
 		return nil
+	}
+	if fm.app {
+		// An app's page gets the suggestions of its account when it
+		// is read; the fields only name the list.
+		fm.entities[typ] = []tool.EntityRef{}
+		fm.entityOrder = append(fm.entityOrder, typ)
+		return fm.entities[typ]
 	}
 	refs, err := et.Search(fm.ctx, fm.v.acct, "", maxSuggestions)
 	if err != nil {

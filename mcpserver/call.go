@@ -188,6 +188,9 @@ func failure(e *entry, r *tool.Result) *mcp.CallToolResult {
 		content = append(content, &mcp.TextContent{Text: "Input schema:\n" + e.inputSchema})
 	}
 	res := &mcp.CallToolResult{IsError: true, Content: content}
+	if r.Failure == tool.FailureInput {
+		res.Meta = violationsMeta(r.Violations)
+	}
 	if len(r.Outputs) > 0 {
 		// A failure that carries outputs (tool.Failed) gives them as on
 		// success: structured, and as JSON text.

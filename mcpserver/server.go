@@ -56,6 +56,9 @@
 // sampling only by a tool that declares it needs it ([tool.NeedsSampling]),
 // and a tool that needs what a client does not offer ([tool.Tool.Needs])
 // is refused before it runs.
+//
+// With [Options.Apps], each tool also has an MCP App, a ui:// resource
+// ([AppURI]) whose page agent hosts show inside the conversation.
 package mcpserver
 
 import (
@@ -302,6 +305,15 @@ type Options struct {
 	// its session negotiated). It has no effect on a stateless server.
 	// Nil means a broken stream's events are lost.
 	EventStore mcp.EventStore
+
+	// Apps, when set, gives every tool an MCP App: the tool is listed with
+	// _meta.ui.resourceUri naming [AppURI] of it, a resource whose page
+	// Apps builds (explorer.Apps builds the Tool Explorer's form of the
+	// tool), read under the account of the request: the app of a tool the
+	// account may not call is an unknown resource. A tool whose _meta.ui
+	// Advertise points at another resource (the application's own app)
+	// gets none. Nil generates no apps.
+	Apps AppBuilder
 }
 
 // A Server serves the tools of a registry over MCP. Create one with [New];
@@ -318,6 +330,7 @@ type Server struct {
 	now      func() time.Time    // the clock of request states and limits
 	sessions *sessions           // the HTTP sessions open
 	failures *ratelimit.Failures // failed authentications by client address
+	apps     apps                // the apps generated, see apps.go
 
 	mu     sync.Mutex
 	listed map[string]*entry // registry tools added to mcp, by ID
@@ -378,12 +391,17 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	caps.Logging = &mcp.LoggingCapabilities{}
 	caps.Tools = &mcp.ToolCapabilities{ListChanged: true}
 	caps.Completions = &mcp.CompletionCapabilities{}
+	if s.opts.Apps != nil {
+		s.apps.tools = make(map[string]string)
+		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true}
+		caps.AddExtension(UIExtension, map[string]any{"mimeTypes": []string{AppMIMEType}})
+	}
 	sdk.Capabilities = caps
 	sdk.CompletionHandler = s.completionHandler(sdk.CompletionHandler)
 	s.mcp = mcp.NewServer(&mcp.Implementation{
 		Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version,
 	}, &sdk)
-	s.mcp.AddReceivingMiddleware(s.filterList, s.resolveName, s.sessions.middleware)
+	s.mcp.AddReceivingMiddleware(s.filterList, s.filterApps, s.resolveName, s.sessions.middleware, s.validateOnly)
 	s.mcp.AddSendingMiddleware(s.questions)
 	reg.OnChange(s.sync)
 	s.sync()
@@ -471,17 +489,20 @@ func (s *Server) sync() {
 			if old := s.listed[t.ID]; old != nil {
 				s.mcp.RemoveTools(old.mt.Name)
 				delete(s.listed, t.ID)
+				s.dropApp(t.ID)
 			}
 			continue
 		}
 		s.mcp.AddTool(e.mt, s.callHandler(e))
 		s.listed[t.ID] = e
+		s.syncApp(e)
 	}
 	var gone []string
 	for id, e := range s.listed {
 		if !seen[id] {
 			gone = append(gone, e.mt.Name)
 			delete(s.listed, id)
+			s.dropApp(id)
 		}
 	}
 	if len(gone) > 0 {
@@ -549,6 +570,7 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 			}
 		}
 	}
+	s.advertiseApp(t, mt)
 	if s.opts.Advertise != nil {
 		s.opts.Advertise(t, mt)
 		if mt.Name != name {

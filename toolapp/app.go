@@ -61,6 +61,10 @@ type App struct {
 	// Authenticate from Accounts (a bearer token names an account; a
 	// request without one is anonymous). Nil means none beyond those.
 	MCP *mcpserver.Options
+	// NoMCPApps leaves the tools without MCP Apps. False gives each tool
+	// the app explorer.Apps builds from its definitions (see
+	// [mcpserver.Options.Apps]) unless MCP.Apps sets another builder.
+	NoMCPApps bool
 	// Explorer holds options of the tool explorer beyond those the runner
 	// sets. Zero fields are filled in: Title and AppName from [Options],
 	// and from Accounts the sign-in (an account's name and API token), the

@@ -520,6 +520,9 @@ func mcpOptions(app *App, o *Options, http bool) *mcpserver.Options {
 		m.Title = o.Title
 	}
 	m.Stateless = m.Stateless || o.Stateless
+	if m.Apps == nil && !app.NoMCPApps {
+		m.Apps = explorer.NewApps(app.Registry, &explorer.AppOptions{Logger: m.Logger})
+	}
 	if m.UsedStates == nil && app.DB != nil {
 		m.UsedStates = newUsedStates(app.DB, m.Logger, app.Registry)
 	}
