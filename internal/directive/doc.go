@@ -37,7 +37,7 @@
 // method and property.
 //
 //	method      id label description op destructive permission access refine confirm
-//	            deprecated
+//	            deprecated task taskttl icon needs
 //	input NAME  description label type example... default notblank notnull
 //	            count length range choice pattern media dateonly locked
 //	            sensitive config definition
@@ -66,6 +66,13 @@
 //     (range=-1.5..1.5).
 //   - choice: values separated by "|" (choice=draft|live); none empty.
 //   - members: a selection of value-object members (see below).
+//   - one of: one of the values the key lists (method task: optional or
+//     required).
+//   - list of: one or more of the values the key lists, separated by ","
+//     and none twice (method needs: sampling, logging).
+//   - duration: a positive Go duration (method taskttl=30m).
+//   - image address: an https: address with a host, or a data:image/
+//     address (method icon).
 //
 // # Members
 //
