@@ -40,8 +40,8 @@
 //	            deprecated task taskttl icon needs
 //	input NAME  description label type example... default notblank notnull
 //	            count length range choice pattern media dateonly locked
-//	            sensitive config definition
-//	entity NAME as input without config, plus op (required) and optional
+//	            sensitive config definition header
+//	entity NAME as input without config and header, plus op (required) and optional
 //	output      name description label type multiple example... media config
 //	            nullable members definition
 //	property    description name label type media example... choice omitnull
@@ -73,6 +73,7 @@
 //   - duration: a positive Go duration (method taskttl=30m).
 //   - image address: an https: address with a host, or a data:image/
 //     address (method icon).
+//   - header name: an HTTP header name, an RFC 9110 token (input header).
 //
 // # Members
 //

@@ -97,6 +97,7 @@ var inputKeys = map[string]Key{
 	"sensitive":   {Kind: Flag},
 	"config":      {Kind: Text},
 	"definition":  {Kind: FuncName},
+	"header":      {Kind: HeaderName},
 }
 
 // Specs holds every directive by name.
@@ -121,7 +122,7 @@ var Specs = map[string]*Spec{
 	"entity": {Name: "entity", Arg: RequiredArg, Keys: keys(inputKeys, map[string]Key{
 		"op":       {Kind: EntityOp, Required: true},
 		"optional": {Kind: Flag},
-	}, "config")},
+	}, "config", "header")},
 	"output": {Name: "output", Arg: OptionalArg, Keys: map[string]Key{
 		"name":        {Kind: Text},
 		"description": {Kind: Text},

@@ -94,6 +94,7 @@ func (inf *inference) tool(pkg *Package, c candidate) *Tool {
 	for _, p := range t.params {
 		b.input(b.errs, p, b.doc)
 	}
+	checkHeaders(b.errs, t.params)
 	b.accessAndRefine(t)
 	t.outputs, t.result = b.outputs(b.errs, c, b.sig, outputDirs, b.doc)
 	if b.errs.n > 0 {

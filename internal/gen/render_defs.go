@@ -84,6 +84,9 @@ func (r *renderer) writeDefFields(b *strings.Builder, d *tool.Definition) {
 	if d.Values != nil {
 		field("Values", r.defLiteral(d.Values))
 	}
+	if d.Header != "" {
+		field("Header", q(d.Header))
+	}
 	if d.EntityOp != "" {
 		field("EntityOp", q(d.EntityOp))
 	}
