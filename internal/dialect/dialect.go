@@ -150,6 +150,15 @@ func set(ks ...string) map[string]bool {
 func (c *converter) node(s Schema, path string, optional bool, depth int) Schema {
 	out := make(Schema, len(s))
 	var notes []string
+	if plain, titles, ok := untitled(s); ok {
+		// Titled choices (oneOf, or anyOf on a multi-select list's items,
+		// of titled constants) are a plain enum in every dialect, their
+		// titles said in words.
+		s = plain
+		if titles != "" {
+			notes = append(notes, titles)
+		}
+	}
 	types := typesOf(s)
 	object := slices.Contains(types, "object")
 	_, hasProps := s["properties"]
@@ -285,6 +294,44 @@ func (c *converter) node(s Schema, path string, optional bool, depth int) Schema
 		out["description"] = d
 	}
 	return out
+}
+
+// untitled returns s with titled choices, a oneOf or anyOf whose branches
+// are each a const with an optional title, as a plain enum, and the titles
+// in words ("Choices: \"draft\" (Draft), \"live\" (Published)"; "" when
+// no title says more than its value). It reports false when s has no
+// titled choices.
+func untitled(s Schema) (Schema, string, bool) {
+	for _, k := range []string{"oneOf", "anyOf"} {
+		list, ok := s[k].([]any)
+		if !ok || len(list) == 0 {
+			continue
+		}
+		values := make([]any, len(list))
+		parts := make([]string, len(list))
+		titled := false
+		for i, b := range list {
+			bs, _ := b.(map[string]any)
+			v, hasConst := bs["const"]
+			title, _ := bs["title"].(string)
+			if !hasConst || len(bs) > 2 || len(bs) == 2 && title == "" {
+				return s, "", false
+			}
+			values[i], parts[i] = v, jsonText(v)
+			if title != "" && title != fmt.Sprint(v) {
+				parts[i] += " (" + title + ")"
+				titled = true
+			}
+		}
+		out := maps.Clone(s)
+		delete(out, k)
+		out["enum"] = values
+		if !titled {
+			return out, "", true
+		}
+		return out, "Choices: " + strings.Join(parts, ", "), true
+	}
+	return s, "", false
 }
 
 // asJSONText is the Gemini form of a map without declared properties or a

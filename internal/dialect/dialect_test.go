@@ -223,3 +223,44 @@ func TestNotesInWords(t *testing.T) {
 		}
 	}
 }
+
+// TestTitledChoices checks that every dialect takes titled choices (oneOf
+// constants, and anyOf constants on a multi-select list's items) as a
+// plain enum, with their titles said in the description.
+func TestTitledChoices(t *testing.T) {
+	in := `{"type":"object","properties":{
+		"status":{"type":"string","description":"The status.","oneOf":[{"const":"draft","title":"Draft"},{"const":"live","title":"Published"}]},
+		"tags":{"type":"array","items":{"type":"string","anyOf":[{"const":"a","title":"Alpha"},{"const":"b","title":"b"}]}},
+		"level":{"type":"integer","oneOf":[{"const":1},{"const":2}]}},
+		"required":["status","tags","level"],"additionalProperties":false}`
+	for _, d := range []dialect.Dialect{dialect.OpenAIStrict, dialect.AnthropicStrict, dialect.Gemini} {
+		out, err := dialect.Convert(decode(t, in), d)
+		if err != nil {
+			t.Fatalf("dialect %d: %v", d, err)
+		}
+		props := normalize(t, out["properties"]).(map[string]any)
+		status := props["status"].(map[string]any)
+		if diff := cmp.Diff([]any{"draft", "live"}, status["enum"]); diff != "" || status["oneOf"] != nil {
+			t.Errorf("dialect %d: status %v", d, status)
+		}
+		if got, want := status["description"], `The status. Choices: "draft" (Draft), "live" (Published).`; got != want {
+			t.Errorf("dialect %d: status description %q, want %q", d, got, want)
+		}
+		items := props["tags"].(map[string]any)["items"].(map[string]any)
+		if diff := cmp.Diff([]any{"a", "b"}, items["enum"]); diff != "" || items["anyOf"] != nil {
+			t.Errorf("dialect %d: tags items %v", d, items)
+		}
+		if got, want := items["description"], `Choices: "a" (Alpha), "b".`; got != want {
+			t.Errorf("dialect %d: tags items description %q, want %q", d, got, want)
+		}
+		level := props["level"].(map[string]any)
+		if d == dialect.Gemini {
+			// Gemini takes string enums only: the integer choices are said.
+			if level["enum"] != nil || level["description"] != "One of: 1, 2." {
+				t.Errorf("dialect %d: level %v", d, level)
+			}
+		} else if diff := cmp.Diff([]any{1.0, 2.0}, level["enum"]); diff != "" || level["description"] != nil {
+			t.Errorf("dialect %d: level %v", d, level)
+		}
+	}
+}

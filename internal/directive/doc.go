@@ -39,7 +39,7 @@
 //	method      id label description op destructive permission access refine confirm
 //	            deprecated task taskttl icon needs
 //	input NAME  description label type example... default notblank notnull
-//	            count length range choice pattern media dateonly locked
+//	            count length range choice labels pattern media dateonly locked
 //	            sensitive config definition header
 //	entity NAME as input without config and header, plus op (required) and optional
 //	output      name description label type multiple example... media config
@@ -64,7 +64,8 @@
 //     left out (count=1.., length=..80), or one integer N meaning N..N.
 //   - number range: MIN..MAX of numbers, either side may be left out
 //     (range=-1.5..1.5).
-//   - choice: values separated by "|" (choice=draft|live); none empty.
+//   - choice: values separated by "|" (choice=draft|live); none empty
+//     (choice, and labels, one label of each choice).
 //   - members: a selection of value-object members (see below).
 //   - one of: one of the values the key lists (method task: optional or
 //     required).

@@ -90,6 +90,7 @@ var inputKeys = map[string]Key{
 	"length":      {Kind: Count},
 	"range":       {Kind: NumRange},
 	"choice":      {Kind: Choice},
+	"labels":      {Kind: Choice},
 	"pattern":     {Kind: Text},
 	"media":       {Kind: Text},
 	"dateonly":    {Kind: Flag},

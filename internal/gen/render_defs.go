@@ -156,6 +156,13 @@ func constraintsLiteral(c tool.Constraints) string {
 	if len(c.Choice) > 0 {
 		add("Choice", goValue(c.Choice))
 	}
+	if len(c.ChoiceLabels) > 0 {
+		quoted := make([]string, len(c.ChoiceLabels))
+		for i, l := range c.ChoiceLabels {
+			quoted[i] = strconv.Quote(l)
+		}
+		add("ChoiceLabels", "[]string{"+strings.Join(quoted, ", ")+"}")
+	}
 	if c.Pattern != "" {
 		add("Pattern", strconv.Quote(c.Pattern))
 	}
