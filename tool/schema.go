@@ -127,9 +127,10 @@ func (n *node) typeSchema(s *jsonschema.Schema, output bool) string {
 		typ = "array"
 		s.Items = n.items.schema(output)
 		if s.Items.OneOf != nil {
-			// A multi-select list: any of the titled choices, each
-			// item one.
-			s.Items.AnyOf, s.Items.OneOf = s.Items.OneOf, nil
+			// A multi-select list: each item any of the titled
+			// choices, which say its type (MCP's titled multi-select
+			// items carry anyOf alone).
+			s.Items.AnyOf, s.Items.OneOf, s.Items.Type = s.Items.OneOf, nil, ""
 		}
 		if n.items.kind == kEntity && !output {
 			// The list says what its items take.

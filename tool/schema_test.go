@@ -66,7 +66,7 @@ func TestSchema(t *testing.T) {
 		{"titled integer choice", &Definition{Name: "x", Type: "integer", Constraints: Constraints{Choice: []any{1, 2}, ChoiceLabels: []string{"One", "Two"}}}, false,
 			`{"type":"integer","oneOf":[{"const":1,"title":"One"},{"const":2,"title":"Two"}]}`},
 		{"titled multi-select list", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}, Constraints: Constraints{Choice: []any{"a", "b"}, ChoiceLabels: []string{"A", "B"}, Count: &Bounds{Max: Ptr(2)}}}, false,
-			`{"type":"array","items":{"type":"string","anyOf":[{"const":"a","title":"A"},{"const":"b","title":"B"}]},"maxItems":2}`},
+			`{"type":"array","items":{"anyOf":[{"const":"a","title":"A"},{"const":"b","title":"B"}]},"maxItems":2}`},
 		{"titled choice output", &Definition{Name: "x", Type: "string", Constraints: Constraints{Choice: []any{"draft"}, ChoiceLabels: []string{"Draft"}}}, true,
 			`{"type":"string","enum":["draft"]}`},
 		{"nullable choice", &Definition{Name: "x", Type: "string", Nullable: true, Constraints: Constraints{Choice: []any{"a"}}}, true, `{"type":["string","null"],"enum":["a",null]}`},

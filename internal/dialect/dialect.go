@@ -326,12 +326,51 @@ func untitled(s Schema) (Schema, string, bool) {
 		out := maps.Clone(s)
 		delete(out, k)
 		out["enum"] = values
+		if _, typed := out["type"]; !typed {
+			// A multi-select list's items are typed by their constants.
+			if t := constType(values); t != "" {
+				out["type"] = t
+			}
+		}
 		if !titled {
 			return out, "", true
 		}
 		return out, "Choices: " + strings.Join(parts, ", "), true
 	}
 	return s, "", false
+}
+
+// constType returns the JSON type of values, when they all have one:
+// "string", "integer", "number" or "boolean"; "" otherwise.
+func constType(values []any) string {
+	t := ""
+	for _, v := range values {
+		var vt string
+		switch v := v.(type) {
+		case string:
+			vt = "string"
+		case bool:
+			vt = "boolean"
+		case json.Number:
+			vt = "number"
+			if _, err := v.Int64(); err == nil {
+				vt = "integer"
+			}
+		case float64:
+			vt = "number"
+		default:
+			return ""
+		}
+		switch {
+		case t == "" || t == vt:
+			t = vt
+		case t == "integer" && vt == "number" || t == "number" && vt == "integer":
+			t = "number"
+		default:
+			return ""
+		}
+	}
+	return t
 }
 
 // asJSONText is the Gemini form of a map without declared properties or a
