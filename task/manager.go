@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
@@ -99,6 +100,12 @@ type Options struct {
 	// TracerProvider gives the tracer of the tasks' spans; nil means
 	// OpenTelemetry's global provider.
 	TracerProvider trace.TracerProvider
+	// Listener, on PostgreSQL, is a pool River takes one connection from
+	// to LISTEN for new tasks, so that a worker of any process starts a
+	// task as soon as it is created (one connection suffices: MaxConns 1).
+	// Nil means workers poll for new tasks every 50 milliseconds. Unused
+	// on SQLite.
+	Listener *pgxpool.Pool
 	// Logger logs what callers are not told; nil means the registry's.
 	Logger *slog.Logger
 }
@@ -122,6 +129,8 @@ type Manager struct {
 	stopping  bool
 	stopSweep context.CancelFunc
 	sweepDone chan struct{}
+
+	ran func(id string) // called when a worker is done with a task; for tests
 }
 
 // New returns a Manager of reg's tools keeping its tasks in db, whose
@@ -203,14 +212,19 @@ func New(reg *tool.Registry, db *sql.DB, opts *Options) (*Manager, error) {
 		// timeout, tells a dead process from a long task.
 		JobTimeout:           -1,
 		RescueStuckJobsAfter: 24 * time.Hour * 365,
-		// The database/sql drivers have no LISTEN: new tasks are fetched
-		// by polling, often.
+		// Without a listener, new tasks are fetched by polling, often.
 		FetchCooldown:     20 * time.Millisecond,
 		FetchPollInterval: 50 * time.Millisecond,
-		PollOnly:          true,
-		Logger:            slog.New(slog.DiscardHandler),
+		PollOnly:          d == SQLite || o.Listener == nil,
+		Logger:            slog.New(warnings{m.logger.Handler()}),
 	}
-	m.client, err = river.NewClient(driverOf(db, d), cfg)
+	var driver riverdriver.Driver[*sql.Tx]
+	if d == Postgres && o.Listener != nil {
+		driver = riverdatabasesql.NewWithPgxListener(db, o.Listener)
+	} else {
+		driver = driverOf(db, d)
+	}
+	m.client, err = river.NewClient(driver, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("task: %w", err)
 	}
@@ -356,3 +370,14 @@ func jsonOf(v any) ([]byte, error) {
 	}
 	return json.Marshal(v)
 }
+
+// warnings is a slog.Handler that passes on warnings and errors only:
+// River's own log, whose information is not the operator's.
+type warnings struct{ slog.Handler }
+
+func (w warnings) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && w.Handler.Enabled(ctx, l)
+}
+
+func (w warnings) WithAttrs(as []slog.Attr) slog.Handler { return warnings{w.Handler.WithAttrs(as)} }
+func (w warnings) WithGroup(name string) slog.Handler    { return warnings{w.Handler.WithGroup(name)} }

@@ -21,10 +21,10 @@ import (
 // backend is a database the tests run on.
 type backend struct {
 	name string
-	open func(t *testing.T) *sql.DB
+	open func(t testing.TB) *sql.DB
 }
 
-func openSQLite(t *testing.T) *sql.DB {
+func openSQLite(t testing.TB) *sql.DB {
 	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "tasks.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
 	if err != nil {
 		t.Fatal(err)
@@ -34,8 +34,11 @@ func openSQLite(t *testing.T) *sql.DB {
 	return db
 }
 
-func openPostgres(t *testing.T) *sql.DB {
+func openPostgres(t testing.TB) *sql.DB {
 	db, _ := testenv.PostgresSchema(t, "task_")
+	// As an application's server sizes it: every connection may stay idle.
+	db.SetMaxOpenConns(32)
+	db.SetMaxIdleConns(32)
 	return db
 }
 
@@ -167,7 +170,7 @@ func (a *accounts) set(id string, perms ...string) {
 	a.perms[id] = perms
 }
 
-func newFixture(t *testing.T, db *sql.DB, opts *Options) *fixture {
+func newFixture(t testing.TB, db *sql.DB, opts *Options) *fixture {
 	g := newGate()
 	t.Cleanup(g.open)
 	reg := newRegistry(t, g)
@@ -186,7 +189,7 @@ func newFixture(t *testing.T, db *sql.DB, opts *Options) *fixture {
 	return &fixture{reg: reg, m: m, gate: g, db: db}
 }
 
-func (f *fixture) start(t *testing.T) {
+func (f *fixture) start(t testing.TB) {
 	ctx := context.Background()
 	if err := f.m.Start(ctx); err != nil {
 		t.Fatal(err)

@@ -40,6 +40,9 @@ type worker struct {
 // always succeeds and is never retried.
 func (w *worker) Work(ctx context.Context, job *river.Job[jobArgs]) error {
 	w.m.run(ctx, job.Args.Task)
+	if w.m.ran != nil {
+		w.m.ran(job.Args.Task)
+	}
 	return nil
 }
 
@@ -53,21 +56,17 @@ var errTaskEnded = errors.New("the task ended while it waited for an answer")
 func (m *Manager) run(ctx context.Context, id string) {
 	bg := context.WithoutCancel(ctx)
 	now := time.Now().UnixNano()
-	r, err := m.db.ExecContext(bg, `UPDATE toolapi_tasks SET started = 1, heartbeat_ns = $2, updated_ns = $2
-		WHERE id = $1 AND status = 'working' AND started = 0`, id, now)
-	if err != nil {
-		m.logger.Error("claiming a task failed", "task", id, "error", err.Error())
-		return
-	}
-	if n, err := r.RowsAffected(); err != nil || n == 0 {
-		return
-	}
 	var toolID, accountID, args, sealed, tp string
 	var confirmed int
-	if err := m.db.QueryRowContext(bg, `SELECT tool, account, args, sealed, confirmed, trace FROM toolapi_tasks WHERE id = $1`, id).
-		Scan(&toolID, &accountID, &args, &sealed, &confirmed, &tp); err != nil {
-		m.logger.Error("reading a task failed", "task", id, "error", err.Error())
-		m.finish(bg, id, failed("The task could not be read."), Failed, "", nil)
+	err := m.db.QueryRowContext(bg, `UPDATE toolapi_tasks SET started = 1, heartbeat_ns = $2, updated_ns = $2
+		WHERE id = $1 AND status = 'working' AND started = 0
+		RETURNING tool, account, args, sealed, confirmed, trace`, id, now).
+		Scan(&toolID, &accountID, &args, &sealed, &confirmed, &tp)
+	if errors.Is(err, sql.ErrNoRows) {
+		return // run already, cancelled, or deleted
+	}
+	if err != nil {
+		m.logger.Error("claiming a task failed", "task", id, "error", err.Error())
 		return
 	}
 	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindConsumer),
