@@ -19,8 +19,8 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 	"modernc.org/sqlite"
 
 	"github.com/toolapi/toolapi/audit"
@@ -97,8 +97,10 @@ type Options struct {
 	// Audit, when set, records each task's creation, start, questions,
 	// answers, cancellation and outcome.
 	Audit audit.Store
-	// TracerProvider gives the tracer of the tasks' spans; nil means
-	// OpenTelemetry's global provider.
+	// TracerProvider gives the tracer of the tasks' spans: a span "task
+	// {tool ID}" for each run of a task, linked to the span of the call
+	// that created it, and parent of the run's own spans. Nil records no
+	// span.
 	TracerProvider trace.TracerProvider
 	// Listener, on PostgreSQL, is a pool River takes one connection from
 	// to LISTEN for new tasks, so that a worker of any process starts a
@@ -196,7 +198,7 @@ func New(reg *tool.Registry, db *sql.DB, opts *Options) (*Manager, error) {
 	}
 	tp := o.TracerProvider
 	if tp == nil {
-		tp = otel.GetTracerProvider()
+		tp = tracenoop.NewTracerProvider()
 	}
 	m.tracer = tp.Tracer("github.com/toolapi/toolapi/task")
 
