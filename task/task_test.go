@@ -597,3 +597,34 @@ func TestList(t *testing.T) {
 		}
 	})
 }
+
+// TestWaitLeavesNothing: waiting on tasks that do not exist, or that end
+// in another process, leaves no trace in the Manager's memory.
+func TestWaitLeavesNothing(t *testing.T) {
+	db := openSQLite(t)
+	if err := Migrate(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, db, nil)
+	runner := newFixture(t, db, nil)
+	runner.start(t)
+	ctx := as(ada())
+	for range 100 {
+		if _, err := f.m.Wait(ctx, newID()); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("Wait of an unknown ID = %v", err)
+		}
+	}
+	tk, err := f.m.Create(ctx, "album.export", json.RawMessage(`{"album":"a"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk = wait(t, f.m, ctx, tk.ID); tk.Status != Completed {
+		t.Fatalf("task %+v", tk)
+	}
+	f.m.mu.Lock()
+	n := len(f.m.changed)
+	f.m.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d tasks remembered after the waits, want none", n)
+	}
+}
