@@ -122,15 +122,12 @@ func (m *Manager) run(ctx context.Context, id string) {
 
 	p := &progressWriter{m: m, id: id}
 	a := &asker{m: m, id: id, t: t, account: accountID}
-	rctx = tool.WithAccount(rctx, acct)
-	rctx = tool.WithReporter(rctx, p)
-	rctx = tool.WithClient(rctx, a)
+	var confirmer tool.Confirmer = a
 	if confirmed == 1 {
-		rctx = tool.WithConfirmer(rctx, tool.Confirmed)
-	} else {
-		rctx = tool.WithConfirmer(rctx, a)
+		confirmer = tool.Confirmed
 	}
-	res, err := m.reg.RunJSON(rctx, toolID, in)
+	callCtx := tool.WithConfirmer(tool.WithClient(tool.WithReporter(tool.WithAccount(rctx, acct), p), a), confirmer)
+	res, err := m.reg.RunJSON(callCtx, toolID, in)
 	close(watchDone)
 	<-watchStopped
 	if err != nil {
