@@ -216,6 +216,9 @@ func New(reg *tool.Registry, db *sql.DB, opts *Options) (*Manager, error) {
 		// timeout, tells a dead process from a long task.
 		JobTimeout:           -1,
 		RescueStuckJobsAfter: 24 * time.Hour * 365,
+		// The task's own row keeps its outcome: River's row of a finished
+		// job is not needed for long.
+		CompletedJobRetentionPeriod: time.Hour,
 		// Without a listener, new tasks are fetched by polling, often.
 		FetchCooldown:     20 * time.Millisecond,
 		FetchPollInterval: 50 * time.Millisecond,

@@ -680,3 +680,15 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestStopWithoutStart: a Manager that never ran tasks stops cleanly.
+func TestStopWithoutStart(t *testing.T) {
+	db := openSQLite(t)
+	if err := Migrate(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, db, nil)
+	if err := f.m.Stop(context.Background()); err != nil {
+		t.Errorf("Stop = %v", err)
+	}
+}
