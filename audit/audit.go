@@ -68,6 +68,22 @@ const (
 	Interrupted Outcome = "interrupted"
 )
 
+// Outcomes of the steps of a task (package task): a task's record of each
+// step carries the step as its outcome, and its end one of the outcomes
+// of a run (Succeeded, Failed, Interrupted).
+const (
+	// TaskCreated: a task was created; it runs later.
+	TaskCreated Outcome = "task_created"
+	// TaskStarted: a worker started running a task.
+	TaskStarted Outcome = "task_started"
+	// TaskAsked: a running task asked its caller a question.
+	TaskAsked Outcome = "task_asked"
+	// TaskAnswered: the caller answered a task's question.
+	TaskAnswered Outcome = "task_answered"
+	// TaskCancelled: a task was cancelled before it ended.
+	TaskCancelled Outcome = "task_cancelled"
+)
+
 // A Record is one run in the trail.
 type Record struct {
 	// ID identifies the record in its store; the store sets it.

@@ -1,0 +1,435 @@
+package task
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/riverqueue/river"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/toolapi/toolapi/audit"
+	"github.com/toolapi/toolapi/tool"
+)
+
+// ErrBadAnswer is wrapped by [Manager.Answer] for an answer that does not
+// answer the question: an unknown action, or content the question's schema
+// refuses (the error says which rule).
+var ErrBadAnswer = errors.New("task: answer")
+
+// callKey carries, into a check of the inputs, where to put the call.
+type callKey struct{}
+
+// captureCall is middleware that hands a check's call, with its decoded
+// inputs, to [Manager.Create].
+func captureCall(next tool.RunFunc) tool.RunFunc {
+	return func(ctx context.Context, c *tool.Call) *tool.Result {
+		res := next(ctx, c)
+		if p, ok := ctx.Value(callKey{}).(**tool.Call); ok && c.Check {
+			*p = c
+		}
+		return res
+	}
+}
+
+// label returns t's label, or its ID.
+func label(t *tool.Tool) string {
+	if t.Label != "" {
+		return t.Label
+	}
+	return t.ID
+}
+
+// Create creates a task of the tool toolID with args (a JSON object, null
+// or empty), for the account in ctx, to run in the background. Before the
+// task exists its arguments are decoded and validated, the account's
+// permission and access are checked, and a tool that needs confirmation is
+// confirmed by the [tool.Confirmer] in ctx, exactly as a run would: a
+// refusal is a [*RefusedError] holding the Result a run would have given,
+// and nothing is stored. When ctx carries no Confirmer, the task asks for
+// the confirmation when it starts (its status is then InputRequired).
+//
+// An unknown tool wraps [tool.ErrNotFound]; a tool whose Task mode is
+// never, [ErrNotTaskTool]; a tool with sensitive inputs when the Manager
+// has no key, [ErrNoKey]. Any other error is the database's: log it, and
+// tell the caller only that the task could not be created.
+func (m *Manager) Create(ctx context.Context, toolID string, args json.RawMessage) (*Task, error) {
+	t, ok := m.reg.Tool(toolID)
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", tool.ErrNotFound, toolID)
+	}
+	if t.Task == tool.TaskNever {
+		return nil, fmt.Errorf("%w: %q", ErrNotTaskTool, toolID)
+	}
+	acct := tool.AccountFrom(ctx)
+	if acct.Blocked() || !t.Allowed(acct) {
+		// A run refuses such an account before it decodes anything: let it
+		// say so, in its words, through the registry's middleware.
+		res, err := m.reg.RunJSON(ctx, toolID, args)
+		if err != nil {
+			return nil, err
+		}
+		return nil, &RefusedError{Result: res}
+	}
+	var call *tool.Call
+	canonical, vs, err := m.reg.ValidateJSON(context.WithValue(ctx, callKey{}, &call), toolID, args)
+	switch {
+	case errors.Is(err, tool.ErrNotFound):
+		return nil, err
+	case err != nil:
+		m.logger.Error("checking the inputs of a task failed", "tool", toolID, "error", err.Error())
+		return nil, m.refused(ctx, t, &tool.Result{Message: "The inputs of " + label(t) + " could not be checked.", Failure: tool.FailureRuntime})
+	case len(vs) > 0:
+		return nil, m.refused(ctx, t, inputFailure(t, vs))
+	case call == nil || call.Inputs == nil:
+		return nil, m.refused(ctx, t, &tool.Result{Message: "The inputs of " + label(t) + " could not be checked.", Failure: tool.FailureRuntime})
+	}
+	if t.Access != nil {
+		ok, err := t.Access(ctx, call.Inputs)
+		if err != nil {
+			var ae *tool.AccessError
+			if errors.As(err, &ae) {
+				return nil, m.refused(ctx, t, &tool.Result{Message: ae.Reason, Failure: tool.FailureAccess})
+			}
+			m.logger.Error("access check failed", "tool", toolID, "error", err.Error())
+			return nil, m.refused(ctx, t, &tool.Result{Message: label(t) + " failed.", Failure: tool.FailureRuntime})
+		}
+		if !ok {
+			return nil, m.refused(ctx, t, &tool.Result{Message: "You may not run " + label(t) + " with these inputs.", Failure: tool.FailureAccess})
+		}
+	}
+	public := call.InputsJSON()
+	confirmed := !t.Confirm
+	if t.Confirm {
+		if c := tool.ConfirmerFrom(ctx); c != nil {
+			ok, err := c.Confirm(ctx, t, confirmQuestion(t, public))
+			if err != nil {
+				m.logger.Error("confirmation failed", "tool", toolID, "error", err.Error())
+				return nil, m.refused(ctx, t, &tool.Result{Message: label(t) + " failed.", Failure: tool.FailureRuntime})
+			}
+			if !ok {
+				return nil, m.refused(ctx, t, &tool.Result{Message: label(t) + " was not confirmed, so it did not run.", Failure: tool.FailureAccess})
+			}
+			confirmed = true
+		}
+	}
+	id := newID()
+	var sealed string
+	if !bytes.Equal(public, canonical) {
+		if m.aead == nil {
+			return nil, fmt.Errorf("%w: %q", ErrNoKey, toolID)
+		}
+		sealed = m.seal(id, canonical)
+	}
+	now := time.Now()
+	ttl := m.ttl(t)
+	task := &Task{ID: id, Tool: toolID, Account: acct.AccountID(), Status: Working, Created: now.UTC(), Updated: now.UTC(),
+		Expires: now.Add(ttl).UTC(), PollInterval: m.opts.PollInterval}
+	tx, err := m.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("task: storing the task: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO toolapi_tasks (id, tool, account, status, args, sealed, confirmed, trace, ttl_ns, created_ns, updated_ns, expires_ns)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)`,
+		id, toolID, task.Account, Working, string(public), sealed, boolInt(confirmed), traceparent(ctx), int64(ttl), now.UnixNano(), now.Add(ttl).UnixNano()); err != nil {
+		return nil, fmt.Errorf("task: storing the task: %w", err)
+	}
+	if _, err := m.client.InsertTx(ctx, tx, jobArgs{Task: id}, &river.InsertOpts{MaxAttempts: 1}); err != nil {
+		return nil, fmt.Errorf("task: queueing the task: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("task: storing the task: %w", err)
+	}
+	m.record(ctx, t, task.Account, public, audit.TaskCreated, "")
+	return task, nil
+}
+
+// refused records and returns the refusal of a task before it was created.
+func (m *Manager) refused(ctx context.Context, t *tool.Tool, res *tool.Result) error {
+	m.record(ctx, t, tool.AccountFrom(ctx).AccountID(), nil, audit.Failed, res.Failure)
+	return &RefusedError{Result: res}
+}
+
+func inputFailure(t *tool.Tool, vs []tool.Violation) *tool.Result {
+	msg := "Invalid input for " + label(t) + ":"
+	for i, v := range vs {
+		if i > 0 {
+			msg += ";"
+		}
+		if v.Path != "" {
+			msg += " " + v.Path + ":"
+		}
+		msg += " " + v.Message
+	}
+	return &tool.Result{Message: msg, Failure: tool.FailureInput, Violations: vs}
+}
+
+// confirmQuestion is the question a run asks to confirm t with the
+// inputs of public (canonical JSON without the sensitive ones).
+func confirmQuestion(t *tool.Tool, public []byte) string {
+	what := label(t) + " (" + t.ID + ")"
+	if len(public) == 0 || string(public) == "{}" {
+		return "Run " + what + "?"
+	}
+	return "Run " + what + " with " + string(public) + "?"
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// traceparent returns the W3C traceparent of ctx's span, or "".
+func traceparent(ctx context.Context) string {
+	sc := trace.SpanContextFromContext(ctx)
+	if !sc.IsValid() {
+		return ""
+	}
+	return "00-" + sc.TraceID().String() + "-" + sc.SpanID().String() + "-" + sc.TraceFlags().String()
+}
+
+// Get returns the task id as it stands, if the account in ctx may see it.
+func (m *Manager) Get(ctx context.Context, id string) (*Task, error) {
+	return m.get(ctx, id)
+}
+
+// ListOptions select a page of tasks; nil means the first page of
+// [DefaultListLimit].
+type ListOptions struct {
+	// Limit is the most tasks on the page: zero means DefaultListLimit,
+	// more than [MaxListLimit] is an error.
+	Limit int
+	// Cursor is the Next of the previous page; empty means the first.
+	Cursor string
+}
+
+// A Page is a page of tasks, newest first.
+type Page struct {
+	Tasks []*Task
+	// Next is the cursor of the next page; empty on the last.
+	Next string
+}
+
+// List returns a page of the tasks the account in ctx may see, newest
+// first. A cursor not from a list wraps [ErrBadCursor].
+func (m *Manager) List(ctx context.Context, opts *ListOptions) (*Page, error) {
+	var o ListOptions
+	if opts != nil {
+		o = *opts
+	}
+	switch {
+	case o.Limit < 0:
+		return nil, fmt.Errorf("task: limit: must not be negative, got %d", o.Limit)
+	case o.Limit > MaxListLimit:
+		return nil, fmt.Errorf("task: limit: must be at most %d, got %d", MaxListLimit, o.Limit)
+	case o.Limit == 0:
+		o.Limit = DefaultListLimit
+	}
+	cond, args := m.visible(ctx, 1)
+	if o.Cursor != "" {
+		ns, id, err := decodeCursor(o.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		n := len(args)
+		cond += fmt.Sprintf(" AND (created_ns < $%d OR (created_ns = $%d AND id < $%d))", n+1, n+1, n+2)
+		args = append(args, ns, id)
+	}
+	args = append(args, o.Limit+1)
+	rows, err := m.db.QueryContext(ctx, `SELECT `+taskColumns+` FROM toolapi_tasks WHERE `+cond+
+		fmt.Sprintf(` ORDER BY created_ns DESC, id DESC LIMIT $%d`, len(args)), args...)
+	if err != nil {
+		return nil, fmt.Errorf("task: listing tasks: %w", err)
+	}
+	defer rows.Close()
+	p := &Page{Tasks: []*Task{}}
+	for rows.Next() {
+		t, err := m.scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("task: listing tasks: %w", err)
+		}
+		p.Tasks = append(p.Tasks, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("task: listing tasks: %w", err)
+	}
+	if len(p.Tasks) > o.Limit {
+		p.Tasks = p.Tasks[:o.Limit]
+		last := p.Tasks[o.Limit-1]
+		p.Next = encodeCursor(last.Created.UnixNano(), last.ID)
+	}
+	return p, nil
+}
+
+// Cancel cancels the task id, wherever it runs: it is cancelled at once
+// (its method's context is cancelled as soon as its worker notices, within
+// the poll interval), and its Result says so. A task that has ended wraps
+// [ErrFinished].
+func (m *Manager) Cancel(ctx context.Context, id string) (*Task, error) {
+	t, err := m.get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if t.Status.Finished() {
+		return nil, fmt.Errorf("%w: %q is %s", ErrFinished, id, t.Status)
+	}
+	tl, _ := m.reg.Tool(t.Tool)
+	name := t.Tool
+	if tl != nil {
+		name = label(tl)
+	}
+	res, err := encodeResult(&tool.Result{Message: name + " was cancelled.", Failure: tool.FailureRuntime})
+	if err != nil {
+		return nil, fmt.Errorf("task: cancelling: %w", err)
+	}
+	now := time.Now().UnixNano()
+	r, err := m.db.ExecContext(ctx, `UPDATE toolapi_tasks SET status = $2, status_message = $3, result = $4, question = NULL, answer = NULL,
+		updated_ns = $5, expires_ns = $5 + ttl_ns WHERE id = $1 AND status IN ('working', 'input_required')`,
+		id, Cancelled, "cancelled by "+tool.AccountFrom(ctx).AccountID(), string(res), now)
+	if err != nil {
+		return nil, fmt.Errorf("task: cancelling: %w", err)
+	}
+	if n, err := r.RowsAffected(); err == nil && n == 0 {
+		return nil, fmt.Errorf("%w: %q", ErrFinished, id)
+	}
+	m.mu.Lock()
+	cancel := m.running[id]
+	m.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	m.signal(id)
+	if tl != nil {
+		m.record(ctx, tl, tool.AccountFrom(ctx).AccountID(), nil, audit.TaskCancelled, "")
+	}
+	return m.get(ctx, id)
+}
+
+// Answer answers the question of the task id, which waits for it: the task
+// resumes, on whichever process runs it. Only the task's own account
+// answers. An action other than "accept", "decline" or "cancel", or
+// accepted content that the question's schema refuses, wraps
+// [ErrBadAnswer]; a task that does not wait for an answer (or was answered
+// already), [ErrNotWaiting].
+func (m *Manager) Answer(ctx context.Context, id string, a *tool.Elicitation) error {
+	if a == nil || (a.Action != "accept" && a.Action != "decline" && a.Action != "cancel") {
+		return fmt.Errorf("%w: action: must be accept, decline or cancel", ErrBadAnswer)
+	}
+	acct := tool.AccountFrom(ctx).AccountID()
+	var question sql.NullString
+	var status Status
+	var toolID string
+	err := m.db.QueryRowContext(ctx, `SELECT status, question, tool FROM toolapi_tasks WHERE id = $1 AND account = $2`, id, acct).Scan(&status, &question, &toolID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	if err != nil {
+		return fmt.Errorf("task: answering: %w", err)
+	}
+	if status != InputRequired || !question.Valid {
+		return fmt.Errorf("%w: %q is %s", ErrNotWaiting, id, status)
+	}
+	var q Question
+	if err := json.Unmarshal([]byte(question.String), &q); err != nil {
+		return fmt.Errorf("task: answering: reading the question: %w", err)
+	}
+	content := a.Content
+	if a.Action != "accept" || q.Schema == nil {
+		content = nil
+	} else if err := validateAnswer(q.Schema, content); err != nil {
+		return err
+	}
+	b, err := json.Marshal(storedAnswer{Action: a.Action, Content: content})
+	if err != nil {
+		return fmt.Errorf("%w: content: %v", ErrBadAnswer, err)
+	}
+	if len(b) > MaxAnswer {
+		return fmt.Errorf("%w: content: must be at most %d bytes as JSON, got %d", ErrBadAnswer, MaxAnswer, len(b))
+	}
+	r, err := m.db.ExecContext(ctx, `UPDATE toolapi_tasks SET answer = $3, updated_ns = $4
+		WHERE id = $1 AND account = $2 AND status = 'input_required' AND answer IS NULL`, id, acct, string(b), time.Now().UnixNano())
+	if err != nil {
+		return fmt.Errorf("task: answering: %w", err)
+	}
+	if n, err := r.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("%w: %q", ErrNotWaiting, id)
+	}
+	m.signal(id)
+	if t, ok := m.reg.Tool(toolID); ok {
+		m.record(ctx, t, acct, nil, audit.TaskAnswered, "")
+	}
+	return nil
+}
+
+// storedAnswer is an answer as stored.
+type storedAnswer struct {
+	Action  string         `json:"action"`
+	Content map[string]any `json:"content,omitempty"`
+}
+
+// validateAnswer checks content against the schema of a question.
+func validateAnswer(s *jsonschema.Schema, content map[string]any) error {
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return fmt.Errorf("%w: the question's schema cannot be used", ErrBadAnswer)
+	}
+	if content == nil {
+		content = map[string]any{}
+	}
+	// Validate sees JSON values: round-trip the content.
+	b, err := json.Marshal(content)
+	if err != nil {
+		return fmt.Errorf("%w: content: %v", ErrBadAnswer, err)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("%w: content: %v", ErrBadAnswer, err)
+	}
+	if err := rs.Validate(v); err != nil {
+		return fmt.Errorf("%w: content: %v", ErrBadAnswer, err)
+	}
+	return nil
+}
+
+// Wait waits until the task id has ended or waits for an answer, or ctx
+// ends, and returns it as it then stands.
+func (m *Manager) Wait(ctx context.Context, id string) (*Task, error) {
+	for {
+		t, done, err := m.waitOnce(ctx, id)
+		if done || err != nil {
+			return t, err
+		}
+	}
+}
+
+// waitOnce reads the task id and, unless it has ended or waits for input,
+// waits for its next change here or the poll interval; it reports whether
+// the wait is over.
+func (m *Manager) waitOnce(ctx context.Context, id string) (*Task, bool, error) {
+	ch, release := m.changes(id)
+	defer release()
+	t, err := m.get(ctx, id)
+	if err != nil {
+		return nil, true, err
+	}
+	if t.Status.Finished() || t.Status == InputRequired {
+		return t, true, nil
+	}
+	timer := time.NewTimer(m.opts.PollInterval)
+	defer timer.Stop()
+	select {
+	case <-ch:
+	case <-timer.C:
+	case <-ctx.Done():
+		return nil, true, ctx.Err()
+	}
+	return nil, false, nil
+}
