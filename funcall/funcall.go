@@ -28,7 +28,9 @@
 // model sends in such a format back before the run: a strict null for an
 // optional input is its absence, and Gemini's JSON text of a map or of a
 // value of any type is decoded. A deprecated tool's description starts
-// with "Deprecated: " and its note ([tool.Tool.AdvertisedDescription]).
+// with "Deprecated: " and its note ([tool.Tool.AdvertisedDescription]);
+// that of a tool whose every call runs as a background task
+// ([tool.TaskRequired]) ends with [TaskNote].
 //
 // Every call runs through [tool.Registry.RunJSON] for the Toolset's
 // account, which validates the arguments against the tool's own
@@ -273,7 +275,7 @@ func (s *Toolset) openAI() []OpenAITool {
 	out := make([]OpenAITool, 0, len(s.decl))
 	for _, t := range s.decl {
 		out = append(out, OpenAITool{Type: "function", Function: OpenAIFunction{
-			Name: tool.NameOf(t.ID), Description: t.AdvertisedDescription(), Parameters: s.inputSchema(t),
+			Name: tool.NameOf(t.ID), Description: description(t), Parameters: s.inputSchema(t),
 		}})
 	}
 	return out
@@ -285,7 +287,7 @@ func (s *Toolset) openAIStrict() []OpenAITool {
 	for _, t := range s.decl {
 		params, strict := s.converted(t, dialect.OpenAIStrict)
 		out = append(out, OpenAITool{Type: "function", Function: OpenAIFunction{
-			Name: tool.NameOf(t.ID), Description: t.AdvertisedDescription(), Parameters: params, Strict: &strict,
+			Name: tool.NameOf(t.ID), Description: description(t), Parameters: params, Strict: &strict,
 		}})
 	}
 	return out
@@ -302,7 +304,7 @@ func (s *Toolset) openAIResponses(strict bool) []OpenAIResponsesTool {
 			params, ok = s.converted(t, dialect.OpenAIStrict)
 		}
 		out = append(out, OpenAIResponsesTool{
-			Type: "function", Name: tool.NameOf(t.ID), Description: t.AdvertisedDescription(), Parameters: params, Strict: ok,
+			Type: "function", Name: tool.NameOf(t.ID), Description: description(t), Parameters: params, Strict: ok,
 		})
 	}
 	return out
@@ -313,7 +315,7 @@ func (s *Toolset) openAIResponses(strict bool) []OpenAIResponsesTool {
 func (s *Toolset) anthropic() []AnthropicTool {
 	out := make([]AnthropicTool, 0, len(s.decl))
 	for _, t := range s.decl {
-		out = append(out, AnthropicTool{Name: tool.NameOf(t.ID), Description: t.AdvertisedDescription(), InputSchema: s.inputSchema(t)})
+		out = append(out, AnthropicTool{Name: tool.NameOf(t.ID), Description: description(t), InputSchema: s.inputSchema(t)})
 	}
 	return out
 }
@@ -324,7 +326,7 @@ func (s *Toolset) anthropicStrict() []AnthropicTool {
 	out := make([]AnthropicTool, 0, len(s.decl))
 	for _, t := range s.decl {
 		params, strict := s.converted(t, dialect.AnthropicStrict)
-		out = append(out, AnthropicTool{Name: tool.NameOf(t.ID), Description: t.AdvertisedDescription(), InputSchema: params, Strict: strict})
+		out = append(out, AnthropicTool{Name: tool.NameOf(t.ID), Description: description(t), InputSchema: params, Strict: strict})
 	}
 	return out
 }
@@ -334,9 +336,24 @@ func (s *Toolset) gemini() []GeminiFunction {
 	out := make([]GeminiFunction, 0, len(s.decl))
 	for _, t := range s.decl {
 		params, _ := s.converted(t, dialect.Gemini)
-		out = append(out, GeminiFunction{Name: tool.NameOf(t.ID), Description: t.AdvertisedDescription(), Parameters: params})
+		out = append(out, GeminiFunction{Name: tool.NameOf(t.ID), Description: description(t), Parameters: params})
 	}
 	return out
+}
+
+// TaskNote ends the description of a tool whose every call runs as a
+// background task ([tool.TaskRequired]).
+const TaskNote = "Runs as a background task: the call returns a task handle."
+
+// description returns t's description as the declarations give it: its
+// advertised description ([tool.Tool.AdvertisedDescription]), and
+// [TaskNote] for a tool whose calls all run as tasks.
+func description(t *tool.Tool) string {
+	d := t.AdvertisedDescription()
+	if t.Task == tool.TaskRequired {
+		d = strings.TrimRight(d, " \n") + "\n\n" + TaskNote
+	}
+	return d
 }
 
 func (s *Toolset) inputSchema(t *tool.Tool) *jsonschema.Schema {

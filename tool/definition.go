@@ -61,6 +61,10 @@ type Constraints struct {
 	Range *Range
 	// Choice lists the allowed values.
 	Choice []any
+	// ChoiceLabels, when set, holds a label of each choice, in the order
+	// of Choice: what a person is shown for it ("Published" for "live").
+	// Input schemas give the choices as titled constants.
+	ChoiceLabels []string
 	// Pattern is an RE2 regexp a string must match (anchor with ^ and $).
 	Pattern string
 	// Email requires a string to be an email address.
@@ -119,6 +123,7 @@ func (d *Definition) clone() *Definition {
 	c.Properties = cloneAll(d.Properties)
 	c.Examples = slices.Clone(d.Examples)
 	c.Constraints.Choice = slices.Clone(d.Constraints.Choice)
+	c.Constraints.ChoiceLabels = slices.Clone(d.Constraints.ChoiceLabels)
 	if b := d.Constraints.Count; b != nil {
 		c.Constraints.Count = &Bounds{Min: b.Min, Max: b.Max}
 	}

@@ -1,16 +1,32 @@
 package tool
 
-import "github.com/google/jsonschema-go/jsonschema"
+import (
+	"slices"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
 
 // An Info is a tool's definition as every caller prints it.
 type Info struct {
-	ID           string             `json:"id"`
-	Label        string             `json:"label"`
-	Description  string             `json:"description"`
-	Operation    Operation          `json:"operation"`
-	Destructive  bool               `json:"destructive"`
-	Permission   string             `json:"permission"`
-	Deprecated   string             `json:"deprecated,omitempty"`
+	ID          string    `json:"id"`
+	Label       string    `json:"label"`
+	Description string    `json:"description"`
+	Operation   Operation `json:"operation"`
+	Destructive bool      `json:"destructive"`
+	Permission  string    `json:"permission"`
+	Deprecated  string    `json:"deprecated,omitempty"`
+	// Task is "optional" or "required" for a tool whose calls may or
+	// must run as tasks, empty for one that never does.
+	Task TaskMode `json:"task,omitempty"`
+	// TaskTTL is how long a task's outcome is kept after it ends, as a Go
+	// duration ("24h0m0s"): the tool's TaskTTL, else one day. Empty when
+	// Task is.
+	TaskTTL string `json:"task_ttl,omitempty"`
+	// Icon is the address of the tool's picture, if any.
+	Icon string `json:"icon,omitempty"`
+	// Needs lists what the tool asks of the client while it runs.
+	Needs        []ClientFeature    `json:"needs,omitempty"`
 	InputSchema  *jsonschema.Schema `json:"input_schema"`
 	OutputSchema *jsonschema.Schema `json:"output_schema"`
 }
@@ -37,6 +53,10 @@ func (e *entry) info(t *Tool) *Info {
 	d := &Info{
 		ID: t.ID, Label: t.Label, Description: t.Description, Operation: t.EffectiveOperation(),
 		Destructive: t.IsDestructive(), Permission: t.Permission, Deprecated: t.Deprecated,
+		Task: t.Task, Icon: t.Icon, Needs: slices.Clone(t.Needs),
+	}
+	if t.Task != TaskNever {
+		d.TaskTTL = t.EffectiveTaskTTL().String()
 	}
 	if e != nil {
 		d.Permission = e.permission.String()
@@ -49,4 +69,21 @@ func (e *entry) info(t *Tool) *Info {
 func (t *Tool) Check() error {
 	_, err := compileTool(nil, t)
 	return err
+}
+
+// DefaultTaskTTL is how long a task's outcome is kept after it ends when
+// its tool sets no TaskTTL.
+const DefaultTaskTTL = 24 * time.Hour
+
+// EffectiveTaskTTL returns how long the outcome of a task of t is kept
+// after it ends: t.TaskTTL, else [DefaultTaskTTL]; zero when t's calls
+// never run as tasks.
+func (t *Tool) EffectiveTaskTTL() time.Duration {
+	switch {
+	case t.Task == TaskNever:
+		return 0
+	case t.TaskTTL > 0:
+		return t.TaskTTL
+	}
+	return DefaultTaskTTL
 }

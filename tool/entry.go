@@ -48,6 +48,7 @@ func compileTool(r *Registry, t *Tool) (*entry, error) {
 	if t.TaskTTL < 0 || (t.TaskTTL > 0 && t.Task == TaskNever) {
 		errs.add("", "task", "a task TTL needs a positive duration and a tool whose task is optional or required")
 	}
+	checkIcon(t.Icon, &errs)
 	for _, f := range t.Needs {
 		if !f.Valid() {
 			errs.add("", "needs", "need %q is not one of sampling, logging", f)
@@ -94,6 +95,7 @@ func compileTool(r *Registry, t *Tool) (*entry, error) {
 		}
 		e.inputs = append(e.inputs, n)
 	}
+	checkHeaders(e.inputs, &errs)
 	switch {
 	case strings.TrimSpace(t.Permission) != "" || entityCheck || t.Access != nil:
 	case weakEntity:

@@ -3,6 +3,7 @@ package tool
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -239,6 +240,14 @@ func (n *node) compileEncoding(path string, errs *definitionErrors) {
 // of n, and checks that a locked input has a default.
 func (n *node) compileValues(path string, errs *definitionErrors) {
 	def := n.def
+	if labels := def.Constraints.ChoiceLabels; len(labels) > 0 && n.kind != kList {
+		switch {
+		case len(labels) != len(def.Constraints.Choice):
+			errs.add(path, "choice", "%d choice labels for %d choices: give one label to each choice, in order", len(labels), len(def.Constraints.Choice))
+		case slices.ContainsFunc(labels, func(l string) bool { return strings.TrimSpace(l) == "" }):
+			errs.add(path, "choice", "a choice label is blank: label each choice")
+		}
+	}
 	if len(def.Constraints.Choice) > 0 && n.kind != kList {
 		for _, ch := range def.Constraints.Choice {
 			var vs violations
@@ -278,6 +287,7 @@ func moveItemConstraints(item *Constraints, list Constraints) {
 	}
 	if len(list.Choice) > 0 {
 		item.Choice = list.Choice
+		item.ChoiceLabels = list.ChoiceLabels
 	}
 	if list.Pattern != "" {
 		item.Pattern = list.Pattern

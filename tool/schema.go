@@ -126,6 +126,12 @@ func (n *node) typeSchema(s *jsonschema.Schema, output bool) string {
 	case kList:
 		typ = "array"
 		s.Items = n.items.schema(output)
+		if s.Items.OneOf != nil {
+			// A multi-select list: each item any of the titled
+			// choices, which say its type (MCP's titled multi-select
+			// items carry anyOf alone).
+			s.Items.AnyOf, s.Items.OneOf, s.Items.Type = s.Items.OneOf, nil, ""
+		}
 		if n.items.kind == kEntity && !output {
 			// The list says what its items take.
 			s.Items.Description = n.items.def.Description
@@ -188,7 +194,15 @@ func (n *node) scalarSchema(s *jsonschema.Schema, output bool) {
 	if c.Encoding != "" {
 		s.ContentEncoding = c.Encoding
 	}
-	if len(c.Choice) > 0 {
+	switch {
+	case len(c.ChoiceLabels) == len(c.Choice) && len(c.Choice) > 0 && !output:
+		// Titled choices: each a constant with its label as title. A
+		// list's items take them as anyOf (see typeSchema).
+		s.OneOf = make([]*jsonschema.Schema, len(c.Choice))
+		for i, v := range c.Choice {
+			s.OneOf[i] = &jsonschema.Schema{Const: &v, Title: c.ChoiceLabels[i]}
+		}
+	case len(c.Choice) > 0:
 		s.Enum = append([]any(nil), c.Choice...)
 		if d.Nullable {
 			s.Enum = append(s.Enum, nil)

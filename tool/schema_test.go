@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -60,6 +61,14 @@ func TestSchema(t *testing.T) {
 		{"text needing escapes", &Definition{Name: "x", Type: "string", Description: "Say \"hi\" <b>\u00e9\t\x01\u2028"}, false, `{"type":"string","description":"Say \"hi\" <b>\u00e9\t\u0001\u2028","pattern":"^[^\\x00]*$"}`},
 		{"default and example", &Definition{Name: "x", Type: "integer", Default: 10, Examples: []any{5}}, false, `{"type":"integer","default":10,"examples":[5]}`},
 		{"choice", &Definition{Name: "x", Type: "string", Constraints: Constraints{Choice: []any{"a", "b"}}}, false, `{"type":"string","enum":["a","b"]}`},
+		{"titled choice", &Definition{Name: "x", Type: "string", Constraints: Constraints{Choice: []any{"draft", "live"}, ChoiceLabels: []string{"Draft", "Published"}}}, false,
+			`{"type":"string","oneOf":[{"const":"draft","title":"Draft"},{"const":"live","title":"Published"}]}`},
+		{"titled integer choice", &Definition{Name: "x", Type: "integer", Constraints: Constraints{Choice: []any{1, 2}, ChoiceLabels: []string{"One", "Two"}}}, false,
+			`{"type":"integer","oneOf":[{"const":1,"title":"One"},{"const":2,"title":"Two"}]}`},
+		{"titled multi-select list", &Definition{Name: "x", Type: "list", Items: &Definition{Type: "string"}, Constraints: Constraints{Choice: []any{"a", "b"}, ChoiceLabels: []string{"A", "B"}, Count: &Bounds{Max: Ptr(2)}}}, false,
+			`{"type":"array","items":{"anyOf":[{"const":"a","title":"A"},{"const":"b","title":"B"}]},"maxItems":2}`},
+		{"titled choice output", &Definition{Name: "x", Type: "string", Constraints: Constraints{Choice: []any{"draft"}, ChoiceLabels: []string{"Draft"}}}, true,
+			`{"type":"string","enum":["draft"]}`},
 		{"nullable choice", &Definition{Name: "x", Type: "string", Nullable: true, Constraints: Constraints{Choice: []any{"a"}}}, true, `{"type":["string","null"],"enum":["a",null]}`},
 		{"notblank string", &Definition{Name: "x", Type: "string", Constraints: Constraints{NotBlank: true}}, false, `{"type":"string","minLength":1,"pattern":"^[^\\x00]*$"}`},
 		{"length", &Definition{Name: "x", Type: "string", Constraints: Constraints{Length: &Bounds{Min: Ptr(2), Max: Ptr(4)}}}, false, `{"type":"string","minLength":2,"maxLength":4,"pattern":"^[^\\x00]*$"}`},
@@ -159,5 +168,27 @@ func TestIntegerBoundsExact(t *testing.T) {
 		Handler: func(context.Context, *Values) (*Result, error) { return nil, nil }})
 	if err != nil {
 		t.Errorf("exact integer bounds and any float bounds: %v", err)
+	}
+}
+
+// Choice labels go one to each choice, none blank.
+func TestChoiceLabelsChecked(t *testing.T) {
+	for _, tt := range []struct {
+		c    Constraints
+		want string
+	}{
+		{Constraints{Choice: []any{"a", "b"}, ChoiceLabels: []string{"A"}}, "1 choice labels for 2 choices"},
+		{Constraints{Choice: []any{"a"}, ChoiceLabels: []string{" "}}, "a choice label is blank"},
+	} {
+		var errs definitionErrors
+		compileNode(&Definition{Name: "x", Type: "string", Constraints: tt.c}, nil, "inputs.x", true, &errs)
+		err := errs.err()
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: error %v, want %q", tt.c, err, tt.want)
+		}
+		var de *DefinitionError
+		if !errors.As(err, &de) || de.Rule != "choice" || de.Path != "inputs.x" {
+			t.Errorf("%+v: error %#v, want rule choice at inputs.x", tt.c, de)
+		}
 	}
 }

@@ -215,6 +215,22 @@ func writeInfo(w io.Writer, t *tool.Tool, name string) error {
 	if t.Confirm {
 		fmt.Fprintf(tw, "Confirm:\tyes\n")
 	}
+	switch t.Task {
+	case tool.TaskOptional:
+		fmt.Fprintf(tw, "Task:\toptional (a call may run as a background task; its outcome is kept %s)\n", t.EffectiveTaskTTL())
+	case tool.TaskRequired:
+		fmt.Fprintf(tw, "Task:\trequired (every call runs as a background task; its outcome is kept %s)\n", t.EffectiveTaskTTL())
+	}
+	if len(t.Needs) > 0 {
+		needs := make([]string, len(t.Needs))
+		for i, n := range t.Needs {
+			needs[i] = string(n)
+		}
+		fmt.Fprintf(tw, "Needs:\t%s (of the client)\n", strings.Join(needs, ", "))
+	}
+	if t.Icon != "" {
+		fmt.Fprintf(tw, "Icon:\t%s\n", iconText(t.Icon))
+	}
 	tw.Flush()
 	writeDefinitions(&b, "Inputs", t.Inputs, true)
 	writeDefinitions(&b, "Outputs", t.Outputs, false)
@@ -224,6 +240,17 @@ func writeInfo(w io.Writer, t *tool.Tool, name string) error {
 	}
 	_, err := io.WriteString(w, strings.Join(lines, "\n"))
 	return err
+}
+
+// iconText returns an icon's address, or for a data: address its media
+// type and size, which are shorter than its data.
+func iconText(icon string) string {
+	if rest, ok := strings.CutPrefix(icon, "data:"); ok {
+		media, _, _ := strings.Cut(rest, ",")
+		media, _, _ = strings.Cut(media, ";")
+		return fmt.Sprintf("%s picture (%d bytes as a data: address)", media, len(icon))
+	}
+	return icon
 }
 
 // writeDefinitions writes one line per definition: name, type, whether it
@@ -258,6 +285,9 @@ func writeDefinition(tw io.Writer, path string, d *tool.Definition, input bool) 
 	}
 	if d.Sensitive {
 		notes = append(notes, "sensitive")
+	}
+	if d.Header != "" {
+		notes = append(notes, "header "+d.Header)
 	}
 	if d.Default != nil {
 		if data, err := json.Marshal(d.Default); err == nil {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolapi/toolapi/tool"
@@ -692,6 +693,70 @@ func TestInfoTextGolden(t *testing.T) {
 			}
 			checkGolden(t, "info-"+strings.TrimPrefix(id, "demo.")+".txt", out)
 		})
+	}
+}
+
+// info says whether a tool runs as a task and for how long its outcome
+// is kept, what it needs of the client, its icon and the header an input
+// is mirrored in, in text and in JSON.
+func TestInfoTask(t *testing.T) {
+	reg := newRegistry(t)
+	handler := func(ctx context.Context, in *tool.Values) (*tool.Result, error) { return tool.Succeeded("", nil), nil }
+	err := reg.Add(&tool.Tool{
+		ID: "demo.export", Label: "Export", Description: "Exports everything.", Operation: tool.OpRead, Access: anyone,
+		Task: tool.TaskRequired, TaskTTL: 30 * time.Minute, Needs: []tool.ClientFeature{tool.NeedsSampling, tool.NeedsLogging},
+		Icon:    "data:image/png;base64,iVBORw0KGgo=",
+		Inputs:  []*tool.Definition{{Name: "region", Type: "string", Required: true, Header: "Region"}},
+		Handler: handler,
+	}, &tool.Tool{
+		ID: "demo.scan", Label: "Scan", Description: "Scans everything.", Operation: tool.OpRead, Access: anyone,
+		Task: tool.TaskOptional, Icon: "https://example.com/scan.png", Handler: handler,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		id   string
+		want []string
+	}{
+		{"demo.export", []string{
+			"Task:         required (every call runs as a background task; its outcome is kept 30m0s)",
+			"Needs:        sampling, logging (of the client)",
+			"Icon:         image/png picture (34 bytes as a data: address)",
+			"region  string  required, header Region",
+		}},
+		{"demo.scan", []string{
+			"Task:         optional (a call may run as a background task; its outcome is kept 24h0m0s)",
+			"Icon:         https://example.com/scan.png",
+		}},
+		{"demo.echo", nil},
+	} {
+		code, out, errOut := call(t, reg, nil, "info", tt.id)
+		if code != 0 {
+			t.Fatalf("%s: exit status %d; stderr:\n%s", tt.id, code, errOut)
+		}
+		for _, s := range tt.want {
+			if !strings.Contains(out, s) {
+				t.Errorf("info %s lacks %q:\n%s", tt.id, s, out)
+			}
+		}
+		if tt.want == nil && (strings.Contains(out, "Task:") || strings.Contains(out, "Needs:") || strings.Contains(out, "Icon:")) {
+			t.Errorf("info %s mentions a task, needs or icon it does not have:\n%s", tt.id, out)
+		}
+	}
+	code, out, errOut := call(t, reg, nil, "info", "--format", "json", "demo.export")
+	if code != 0 {
+		t.Fatalf("exit status %d; stderr:\n%s", code, errOut)
+	}
+	var def map[string]any
+	if err := json.Unmarshal([]byte(out), &def); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"task": "required", "task_ttl": "30m0s", "icon": "data:image/png;base64,iVBORw0KGgo=", "needs": []any{"sampling", "logging"}}
+	for k, v := range want {
+		if diff := cmp.Diff(v, def[k]); diff != "" {
+			t.Errorf("info --format json: %s (-want +got):\n%s", k, diff)
+		}
 	}
 }
 

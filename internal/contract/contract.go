@@ -3,7 +3,7 @@
 // would break the callers of a tool cannot land by accident.
 //
 // A catalog is what toolgen writes to a lock file: each tool's ID, its
-// deprecation note and its input and output schemas (JSON Schema 2020-12 as
+// deprecation note, its task mode and its input and output schemas (JSON Schema 2020-12 as
 // the registry advertises them). A change is breaking when a caller that
 // worked against the old version can fail against the new one:
 //
@@ -12,6 +12,9 @@
 //     required, and any narrowing (a type, a choice removed, a bound
 //     tightened, a pattern or format added or changed) break callers; a new
 //     optional input, a choice added or a bound loosened does not.
+//   - task mode: every call becoming a background task (task required), or
+//     calls no longer running as tasks, break callers; letting a call
+//     run as a task (task optional) does not.
 //   - outputs: the new version must give only what the old one promised. A
 //     removed output or property, one that may now be missing or null, a type
 //     changed, a choice added or a bound loosened break callers; a new output
@@ -32,7 +35,10 @@ type Tool struct {
 	ID string `json:"id"`
 	// Deprecated says what replaces a deprecated tool; empty means the tool
 	// is not deprecated.
-	Deprecated   string             `json:"deprecated,omitempty"`
+	Deprecated string `json:"deprecated,omitempty"`
+	// Task is "optional" or "required" for a tool whose calls may or must
+	// run as background tasks; empty for one whose calls never do.
+	Task         string             `json:"task,omitempty"`
 	InputSchema  *jsonschema.Schema `json:"input_schema"`
 	OutputSchema *jsonschema.Schema `json:"output_schema"`
 }
@@ -102,6 +108,7 @@ func Compare(old, new []Tool) []Change {
 		if o.Deprecated == "" && n.Deprecated != "" {
 			c.add(o.ID, "", "", false, "the tool is deprecated: %s", n.Deprecated)
 		}
+		c.task(o.Task, n.Task)
 		c.object("inputs", o.InputSchema, n.InputSchema, input)
 		c.object("outputs", o.OutputSchema, n.OutputSchema, output)
 	}
@@ -117,6 +124,29 @@ func Compare(old, new []Tool) []Change {
 		return strings.Compare(a.Path, b.Path)
 	})
 	return c.changes
+}
+
+// task adds the change of a tool's task mode from a to b: a caller that
+// waits for a call's answer breaks when every call becomes a task, and one
+// that asks for a task breaks when the tool no longer runs them.
+func (c *comparer) task(a, b string) {
+	mode := func(m string) string {
+		if m == "" {
+			return "never"
+		}
+		return m
+	}
+	if a == b {
+		return
+	}
+	switch b {
+	case "required":
+		c.add(c.tool, "", "task", true, "every call now runs as a background task (task %s, was %s)", mode(b), mode(a))
+	case "":
+		c.add(c.tool, "", "task", true, "calls no longer run as background tasks (task never, was %s)", mode(a))
+	default:
+		c.add(c.tool, "", "task", false, "a call may now run as a background task (task %s, was %s)", mode(b), mode(a))
+	}
 }
 
 // Breaking reports whether any of changes is breaking.
@@ -246,12 +276,72 @@ func (c *comparer) schema(path string, a, b *jsonschema.Schema, d direction) {
 	}
 }
 
-// typeSet returns the JSON types s allows; nil means any.
+// typeSet returns the JSON types s allows; nil means any. Titled choices
+// without a type (a multi-select list's items) allow the types of their
+// constants.
 func typeSet(s *jsonschema.Schema) []string {
 	if s.Type != "" {
 		return []string{s.Type}
 	}
+	if s.Types == nil {
+		if vs := choiceValues(s); vs != nil {
+			var ts []string
+			for _, v := range vs {
+				t := jsonType(v)
+				if t == "" {
+					return nil
+				}
+				if !slices.Contains(ts, t) {
+					ts = append(ts, t)
+				}
+			}
+			return ts
+		}
+	}
 	return s.Types
+}
+
+// jsonType returns the JSON type of a decoded constant, "" when unknown.
+func jsonType(v any) string {
+	switch v := v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case float64:
+		if v == float64(int64(v)) {
+			return "integer"
+		}
+		return "number"
+	case int, int64:
+		return "integer"
+	case nil:
+		return "null"
+	}
+	return ""
+}
+
+// choiceValues returns the values s is limited to: its enum, or the
+// constants of titled choices (a oneOf, or anyOf, whose branches are each
+// a const); nil when s is not limited so.
+func choiceValues(s *jsonschema.Schema) []any {
+	if s.Enum != nil {
+		return s.Enum
+	}
+	for _, list := range [][]*jsonschema.Schema{s.OneOf, s.AnyOf} {
+		if len(list) == 0 {
+			continue
+		}
+		vs := make([]any, 0, len(list))
+		for _, b := range list {
+			if b == nil || b.Const == nil {
+				return nil
+			}
+			vs = append(vs, *b.Const)
+		}
+		return vs
+	}
+	return nil
 }
 
 // allows reports whether a schema of types allows values of type t.
@@ -296,20 +386,21 @@ func (c *comparer) enum(path string, a, b *jsonschema.Schema, d direction) {
 	in := func(vs []any, v any) bool {
 		return slices.ContainsFunc(vs, func(w any) bool { return key(w) == key(v) })
 	}
+	ae, be := choiceValues(a), choiceValues(b)
 	switch {
-	case a.Enum == nil && b.Enum == nil:
-	case a.Enum == nil:
-		c.add(c.tool, path, "enum", d.narrows(), "now limited to the choices %s", choices(b.Enum))
-	case b.Enum == nil:
-		c.add(c.tool, path, "enum", !d.narrows(), "no longer limited to the choices %s", choices(a.Enum))
+	case ae == nil && be == nil:
+	case ae == nil:
+		c.add(c.tool, path, "enum", d.narrows(), "now limited to the choices %s", choices(be))
+	case be == nil:
+		c.add(c.tool, path, "enum", !d.narrows(), "no longer limited to the choices %s", choices(ae))
 	default:
-		for _, v := range a.Enum {
-			if !in(b.Enum, v) {
+		for _, v := range ae {
+			if !in(be, v) {
 				c.add(c.tool, path, "enum", d.narrows(), "the choice %s was removed", key(v))
 			}
 		}
-		for _, v := range b.Enum {
-			if !in(a.Enum, v) {
+		for _, v := range be {
+			if !in(ae, v) {
 				c.add(c.tool, path, "enum", !d.narrows(), "the choice %s was added", key(v))
 			}
 		}

@@ -46,6 +46,16 @@ func TestCompare(t *testing.T) {
 			want: []string{"compatible: t inputs.n: now allows number (type number, was integer)"}},
 		{name: "choice removed and added", oldIn: in(`"c":{"type":"string","enum":["a","b"]}`, ``), newIn: in(`"c":{"type":"string","enum":["a","c"]}`, ``),
 			want: []string{`breaking: t inputs.c: the choice "b" was removed`, `compatible: t inputs.c: the choice "c" was added`}},
+		{name: "choices titled", oldIn: in(`"c":{"type":"string","enum":["a","b"]}`, ``),
+			newIn: in(`"c":{"type":"string","oneOf":[{"const":"a","title":"A"},{"const":"b","title":"B"}]}`, ``)},
+		{name: "titled choice removed", oldIn: in(`"c":{"type":"string","oneOf":[{"const":"a","title":"A"},{"const":"b","title":"B"}]}`, ``),
+			newIn: in(`"c":{"type":"string","oneOf":[{"const":"a","title":"A"}]}`, ``),
+			want:  []string{`breaking: t inputs.c: the choice "b" was removed`}},
+		{name: "multi-select titled", oldIn: in(`"l":{"type":"array","items":{"type":"string","enum":["a","b"]}}`, ``),
+			newIn: in(`"l":{"type":"array","items":{"anyOf":[{"const":"a","title":"A"},{"const":"b","title":"B"}]}}`, ``)},
+		{name: "titled multi-select choice removed", oldIn: in(`"l":{"type":"array","items":{"anyOf":[{"const":"a","title":"A"},{"const":"b","title":"B"}]}}`, ``),
+			newIn: in(`"l":{"type":"array","items":{"type":"string","enum":["a"]}}`, ``),
+			want:  []string{`breaking: t inputs.l[]: the choice "b" was removed`}},
 		{name: "range narrowed", oldIn: in(`"n":{"type":"integer","minimum":0,"maximum":100}`, ``), newIn: in(`"n":{"type":"integer","minimum":1,"maximum":50}`, ``),
 			want: []string{"breaking: t inputs.n: the minimum rose from 0 to 1", "breaking: t inputs.n: the maximum fell from 100 to 50"}},
 		{name: "range widened", oldIn: in(`"n":{"type":"integer","maximum":10}`, ``), newIn: in(`"n":{"type":"integer"}`, ``),
@@ -117,6 +127,33 @@ func TestCompareTools(t *testing.T) {
 	}
 	if !Breaking(changes) || Breaking(changes[1:]) {
 		t.Errorf("Breaking: %v for all, %v without the removal", Breaking(changes), Breaking(changes[1:]))
+	}
+}
+
+// A tool's task mode is part of its contract.
+func TestCompareTask(t *testing.T) {
+	s := schema(t, noOutputs)
+	for _, tc := range []struct {
+		old, new string
+		want     string
+	}{
+		{"", "", ""},
+		{"", "optional", "compatible: t: a call may now run as a background task (task optional, was never)"},
+		{"required", "optional", "compatible: t: a call may now run as a background task (task optional, was required)"},
+		{"", "required", "breaking: t: every call now runs as a background task (task required, was never)"},
+		{"optional", "required", "breaking: t: every call now runs as a background task (task required, was optional)"},
+		{"optional", "", "breaking: t: calls no longer run as background tasks (task never, was optional)"},
+	} {
+		var got string
+		for _, c := range Compare([]Tool{{ID: "t", Task: tc.old, InputSchema: s, OutputSchema: s}}, []Tool{{ID: "t", Task: tc.new, InputSchema: s, OutputSchema: s}}) {
+			got = c.String()
+			if c.Keyword != "task" {
+				t.Errorf("%q to %q: keyword %q, want task", tc.old, tc.new, c.Keyword)
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q to %q: %q, want %q", tc.old, tc.new, got, tc.want)
+		}
 	}
 }
 

@@ -6,7 +6,9 @@
 // the meaning of a keyword the dialect lacks by moving it into the
 // description ("Examples: \"de\".", "At least 1 character."), so the model
 // still reads it, while the run path goes on validating against the tool's
-// own definitions.
+// own definitions. Only words reach a description: a bound of 0, the rule
+// against NUL every string has, and a keyword that words do not say well
+// (if/then, a not of a schema) are left out, never quoted as JSON.
 //
 // The dialects:
 //
@@ -148,6 +150,15 @@ func set(ks ...string) map[string]bool {
 func (c *converter) node(s Schema, path string, optional bool, depth int) Schema {
 	out := make(Schema, len(s))
 	var notes []string
+	if plain, titles, ok := untitled(s); ok {
+		// Titled choices (oneOf, or anyOf on a multi-select list's items,
+		// of titled constants) are a plain enum in every dialect, their
+		// titles said in words.
+		s = plain
+		if titles != "" {
+			notes = append(notes, titles)
+		}
+	}
 	types := typesOf(s)
 	object := slices.Contains(types, "object")
 	_, hasProps := s["properties"]
@@ -285,6 +296,83 @@ func (c *converter) node(s Schema, path string, optional bool, depth int) Schema
 	return out
 }
 
+// untitled returns s with titled choices, a oneOf or anyOf whose branches
+// are each a const with an optional title, as a plain enum, and the titles
+// in words ("Choices: \"draft\" (Draft), \"live\" (Published)"; "" when
+// no title says more than its value). It reports false when s has no
+// titled choices.
+func untitled(s Schema) (Schema, string, bool) {
+	for _, k := range []string{"oneOf", "anyOf"} {
+		list, ok := s[k].([]any)
+		if !ok || len(list) == 0 {
+			continue
+		}
+		values := make([]any, len(list))
+		parts := make([]string, len(list))
+		titled := false
+		for i, b := range list {
+			bs, _ := b.(map[string]any)
+			v, hasConst := bs["const"]
+			title, _ := bs["title"].(string)
+			if !hasConst || len(bs) > 2 || len(bs) == 2 && title == "" {
+				return s, "", false
+			}
+			values[i], parts[i] = v, jsonText(v)
+			if title != "" && title != fmt.Sprint(v) {
+				parts[i] += " (" + title + ")"
+				titled = true
+			}
+		}
+		out := maps.Clone(s)
+		delete(out, k)
+		out["enum"] = values
+		if _, typed := out["type"]; !typed {
+			// A multi-select list's items are typed by their constants.
+			if t := constType(values); t != "" {
+				out["type"] = t
+			}
+		}
+		if !titled {
+			return out, "", true
+		}
+		return out, "Choices: " + strings.Join(parts, ", "), true
+	}
+	return s, "", false
+}
+
+// constType returns the JSON type of values, when they all have one:
+// "string", "integer", "number" or "boolean"; "" otherwise.
+func constType(values []any) string {
+	t := ""
+	for _, v := range values {
+		var vt string
+		switch v := v.(type) {
+		case string:
+			vt = "string"
+		case bool:
+			vt = "boolean"
+		case json.Number:
+			vt = "number"
+			if _, err := v.Int64(); err == nil {
+				vt = "integer"
+			}
+		case float64:
+			vt = "number"
+		default:
+			return ""
+		}
+		switch {
+		case t == "" || t == vt:
+			t = vt
+		case t == "integer" && vt == "number" || t == "number" && vt == "integer":
+			t = "number"
+		default:
+			return ""
+		}
+	}
+	return t
+}
+
 // asJSONText is the Gemini form of a map without declared properties or a
 // value of any type: a string holding its JSON.
 func (c *converter) asJSONText(s Schema, what string) Schema {
@@ -299,8 +387,7 @@ func (c *converter) asJSONText(s Schema, what string) Schema {
 	default:
 		values := "any values"
 		if vs, ok := s["additionalProperties"].(map[string]any); ok && len(vs) > 0 {
-			b, _ := json.Marshal(vs)
-			values = "values of the schema " + string(b)
+			values = valuesText(vs)
 		}
 		notes = append(notes, "A JSON object with "+values+", written as JSON text")
 	}
@@ -316,6 +403,41 @@ func (c *converter) asJSONText(s Schema, what string) Schema {
 	}
 	out["description"] = describe(s["description"], notes)
 	return out
+}
+
+// typeNouns names the values of each JSON type, in the plural.
+var typeNouns = map[string]string{
+	"string": "strings", "integer": "integers", "number": "numbers", "boolean": "booleans",
+	"array": "lists", "object": "objects", "null": "nulls",
+}
+
+// valuesText says in words what the values of a map with schema vs are:
+// "integer values (at least 0)".
+func valuesText(vs Schema) string {
+	var nouns []string
+	for _, t := range typesOf(vs) {
+		if n, ok := typeNouns[t]; ok {
+			nouns = append(nouns, n)
+		}
+	}
+	text := "values of any type"
+	if len(nouns) > 0 {
+		text = strings.Join(nouns, " or ") + " as values"
+	}
+	var notes []string
+	for _, k := range slices.Sorted(maps.Keys(vs)) {
+		switch k {
+		case "type", "title", "description", "$schema", "$comment":
+			continue
+		}
+		if n := note(k, vs[k]); n != "" {
+			notes = append(notes, strings.ToLower(n[:1])+n[1:])
+		}
+	}
+	if len(notes) > 0 {
+		text += " (" + strings.Join(notes, "; ") + ")"
+	}
+	return text
 }
 
 // Restore maps arguments a model sent in dialect d for the input schema s
@@ -464,7 +586,7 @@ func note(k string, v any) string {
 		return "Default: " + jsonText(v)
 	case "minLength":
 		if isInt {
-			return "At least " + count(n, "character")
+			return atLeast(n, "character")
 		}
 	case "maxLength":
 		if isInt {
@@ -472,7 +594,7 @@ func note(k string, v any) string {
 		}
 	case "minItems":
 		if isInt {
-			return "At least " + count(n, "item")
+			return atLeast(n, "item")
 		}
 	case "maxItems":
 		if isInt {
@@ -480,7 +602,7 @@ func note(k string, v any) string {
 		}
 	case "minProperties":
 		if isInt {
-			return "At least " + count(n, "entry")
+			return atLeast(n, "entry")
 		}
 	case "maxProperties":
 		if isInt {
@@ -497,6 +619,9 @@ func note(k string, v any) string {
 	case "multipleOf":
 		return "A multiple of " + jsonText(v)
 	case "pattern":
+		if v == noNULPattern {
+			return "" // every string's rule, which no model needs told
+		}
 		return "Matches the regular expression " + jsonText(v)
 	case "format":
 		return "Format: " + fmt.Sprint(v)
@@ -525,11 +650,37 @@ func note(k string, v any) string {
 	case "readOnly", "writeOnly":
 		return ""
 	case "not":
-		if ns, ok := v.(map[string]any); ok && len(ns) == 1 && ns["type"] == "null" {
+		ns, _ := v.(map[string]any)
+		switch {
+		case len(ns) == 1 && ns["type"] == "null":
 			return "Not null"
+		case len(ns) == 1 && ns["const"] != nil:
+			return "Not " + jsonText(ns["const"])
+		case len(ns) == 1 && ns["enum"] != nil:
+			return "Not o" + strings.TrimPrefix(note("enum", ns["enum"]), "O")
 		}
+		// The rule against NUL beside a string's own pattern, or a
+		// schema no words say well: the run still checks it.
+		return ""
+	case "title", "$id", "$anchor", "$defs", "definitions", "propertyOrder", "x-order":
+		return ""
 	}
-	return k + ": " + jsonText(v)
+	// A keyword without words is left out rather than quoted as a schema
+	// fragment: the run checks every rule whatever the declaration says.
+	return ""
+}
+
+// noNULPattern is the pattern of a string that may not hold U+0000, the
+// rule every string input has unless it allows NUL.
+const noNULPattern = `^[^\x00]*$`
+
+// atLeast says a lower bound of n of noun, or nothing for 0, which bounds
+// nothing.
+func atLeast(n int, noun string) string {
+	if n <= 0 {
+		return ""
+	}
+	return "At least " + count(n, noun)
 }
 
 // describe joins a description and notes into one description.

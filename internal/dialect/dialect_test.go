@@ -83,7 +83,7 @@ func TestConvert(t *testing.T) {
 			want: `{"type":"object","properties":{
 				"n":{"type":"integer","nullable":true,"description":"One of: 1, 2, null."},
 				"s":{"type":"string","description":"Encoding: base64. Media type: image/png. Example: \"x\"."},
-				"m":{"type":"string","description":"A JSON object with values of the schema {\"type\":\"integer\"}, written as JSON text."},
+				"m":{"type":"string","description":"A JSON object with integers as values, written as JSON text."},
 				"a":{"type":"string","description":"Anything. Any JSON value, written as JSON text."},
 				"o":{"type":"object","properties":{"k":{"type":"string"}}}},
 				"required":["s"]}`,
@@ -187,5 +187,80 @@ func TestStrictDepth(t *testing.T) {
 	}
 	if _, err := dialect.Convert(nest(11), dialect.AnthropicStrict); err != nil {
 		t.Errorf("Anthropic, 11 levels: %v", err)
+	}
+}
+
+// TestNotesInWords checks what a dialect says in a description for the
+// keywords it drops: a bound of 0 and the rule against NUL say nothing,
+// a not of a value says it in words, and no keyword is quoted as a raw
+// schema fragment.
+func TestNotesInWords(t *testing.T) {
+	in := `{"type":"object","properties":{
+		"a":{"type":"string","minLength":0,"maxLength":5,"pattern":"^[^\\x00]*$"},
+		"b":{"type":"string","pattern":"^[a-z]+$","not":{"pattern":"\\x00"}},
+		"c":{"type":"string","not":{"const":"x"}},
+		"d":{"type":"string","not":{"enum":["x","y"]}},
+		"e":{"type":"array","items":{"type":"string"},"minItems":0,"uniqueItems":true},
+		"f":{"type":"string","if":{"const":"a"},"then":{"minLength":2}}},
+		"required":["a","b","c","d","e","f"],"additionalProperties":false}`
+	want := map[dialect.Dialect]map[string]string{
+		dialect.OpenAIStrict: {"a": "At most 5 characters.", "b": "", "c": "Not \"x\".", "d": "Not one of: \"x\", \"y\".", "e": "Items are unique.", "f": ""},
+		dialect.AnthropicStrict: {"a": "At most 5 characters.", "b": "Matches the regular expression \"^[a-z]+$\".", "c": "Not \"x\".",
+			"d": "Not one of: \"x\", \"y\".", "e": "Items are unique.", "f": ""},
+		dialect.Gemini: {"a": "", "b": "", "c": "Not \"x\".", "d": "Not one of: \"x\", \"y\".", "e": "Items are unique.", "f": ""},
+	}
+	for d, descs := range want {
+		out, err := dialect.Convert(decode(t, in), d)
+		if err != nil {
+			t.Fatalf("dialect %d: %v", d, err)
+		}
+		props := out["properties"].(map[string]any)
+		for name, w := range descs {
+			got, _ := props[name].(map[string]any)["description"].(string)
+			if got != w {
+				t.Errorf("dialect %d: %s: description %q, want %q", d, name, got, w)
+			}
+		}
+	}
+}
+
+// TestTitledChoices checks that every dialect takes titled choices (oneOf
+// constants, and anyOf constants on a multi-select list's items) as a
+// plain enum, with their titles said in the description.
+func TestTitledChoices(t *testing.T) {
+	in := `{"type":"object","properties":{
+		"status":{"type":"string","description":"The status.","oneOf":[{"const":"draft","title":"Draft"},{"const":"live","title":"Published"}]},
+		"tags":{"type":"array","items":{"anyOf":[{"const":"a","title":"Alpha"},{"const":"b","title":"b"}]}},
+		"level":{"type":"integer","oneOf":[{"const":1},{"const":2}]}},
+		"required":["status","tags","level"],"additionalProperties":false}`
+	for _, d := range []dialect.Dialect{dialect.OpenAIStrict, dialect.AnthropicStrict, dialect.Gemini} {
+		out, err := dialect.Convert(decode(t, in), d)
+		if err != nil {
+			t.Fatalf("dialect %d: %v", d, err)
+		}
+		props := normalize(t, out["properties"]).(map[string]any)
+		status := props["status"].(map[string]any)
+		if diff := cmp.Diff([]any{"draft", "live"}, status["enum"]); diff != "" || status["oneOf"] != nil {
+			t.Errorf("dialect %d: status %v", d, status)
+		}
+		if got, want := status["description"], `The status. Choices: "draft" (Draft), "live" (Published).`; got != want {
+			t.Errorf("dialect %d: status description %q, want %q", d, got, want)
+		}
+		items := props["tags"].(map[string]any)["items"].(map[string]any)
+		if diff := cmp.Diff([]any{"a", "b"}, items["enum"]); diff != "" || items["anyOf"] != nil || items["type"] != "string" {
+			t.Errorf("dialect %d: tags items %v", d, items)
+		}
+		if got, want := items["description"], `Choices: "a" (Alpha), "b".`; got != want {
+			t.Errorf("dialect %d: tags items description %q, want %q", d, got, want)
+		}
+		level := props["level"].(map[string]any)
+		if d == dialect.Gemini {
+			// Gemini takes string enums only: the integer choices are said.
+			if level["enum"] != nil || level["description"] != "One of: 1, 2." {
+				t.Errorf("dialect %d: level %v", d, level)
+			}
+		} else if diff := cmp.Diff([]any{1.0, 2.0}, level["enum"]); diff != "" || level["description"] != nil {
+			t.Errorf("dialect %d: level %v", d, level)
+		}
 	}
 }

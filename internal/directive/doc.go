@@ -37,11 +37,11 @@
 // method and property.
 //
 //	method      id label description op destructive permission access refine confirm
-//	            deprecated
+//	            deprecated task taskttl icon needs
 //	input NAME  description label type example... default notblank notnull
-//	            count length range choice pattern media dateonly locked
-//	            sensitive config definition
-//	entity NAME as input without config, plus op (required) and optional
+//	            count length range choice labels pattern media dateonly locked
+//	            sensitive config definition header
+//	entity NAME as input without config and header, plus op (required) and optional
 //	output      name description label type multiple example... media config
 //	            nullable members definition
 //	property    description name label type media example... choice omitnull
@@ -64,8 +64,17 @@
 //     left out (count=1.., length=..80), or one integer N meaning N..N.
 //   - number range: MIN..MAX of numbers, either side may be left out
 //     (range=-1.5..1.5).
-//   - choice: values separated by "|" (choice=draft|live); none empty.
+//   - choice: values separated by "|" (choice=draft|live); none empty
+//     (choice, and labels, one label of each choice).
 //   - members: a selection of value-object members (see below).
+//   - one of: one of the values the key lists (method task: optional or
+//     required).
+//   - list of: one or more of the values the key lists, separated by ","
+//     and none twice (method needs: sampling, logging).
+//   - duration: a positive Go duration (method taskttl=30m).
+//   - image address: an https: address with a host, or a data:image/
+//     address (method icon).
+//   - header name: an HTTP header name, an RFC 9110 token (input header).
 //
 // # Members
 //

@@ -179,7 +179,7 @@ func (mp *memberParser) refine() []Arg {
 				a.Value = mp.s[vs:mp.i]
 			}
 		}
-		if msg := checkValue(&a, spec.Kind); msg != "" {
+		if msg := checkValue(&a, spec); msg != "" {
 			mp.diags = append(mp.diags, Diagnostic{Pos: a.ValuePos, Message: key + ": " + msg})
 			mp.i = len(mp.s)
 			return args

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"go/token"
 	"maps"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -58,6 +60,10 @@ type Arg struct {
 	Range   *NumBounds
 	Choice  []string
 	Members []Member
+	// List holds a ListOf value split at its commas; Duration a Duration
+	// value.
+	List     []string
+	Duration time.Duration
 }
 
 // IntBounds is an inclusive range of counts; a nil bound is open.
@@ -404,7 +410,7 @@ func (p *parser) parse() *Directive {
 		seen.add(word)
 		a := Arg{Key: word, Value: value, Bare: bare, Pos: p.at(itemStart), ValuePos: p.at(valuePos)}
 		quoted := hasValue && valuePos < len(p.line) && p.line[valuePos] == '"'
-		if p.check(&a, key.Kind, quoted) {
+		if p.check(&a, key, quoted) {
 			d.Args = append(d.Args, a)
 		}
 	}
@@ -504,12 +510,13 @@ func (p *parser) quoted() (string, bool) {
 
 // check validates a's value against kind, filling its parsed forms. It
 // reports whether the value is good.
-func (p *parser) check(a *Arg, kind Kind, quoted bool) bool {
+func (p *parser) check(a *Arg, key Key, quoted bool) bool {
+	kind := key.Kind
 	at := a.ValuePos.Offset - p.pos.Offset
 	if p.pos.Offset < 0 {
 		at = a.ValuePos.Column - p.pos.Column
 	}
-	msg := checkValue(a, kind)
+	msg := checkValue(a, key)
 	if msg == "" && kind == Members {
 		var diags []Diagnostic
 		raw := rawOffsets(p.line[at:], quoted, len(a.Value))
@@ -529,10 +536,10 @@ func (p *parser) check(a *Arg, kind Kind, quoted bool) bool {
 	return true
 }
 
-// checkValue checks a's value against kind and fills its parsed forms; it
-// returns what is wrong, or "".
-func checkValue(a *Arg, kind Kind) string {
-	v := a.Value
+// checkValue checks a's value against key's kind and fills its parsed
+// forms; it returns what is wrong, or "".
+func checkValue(a *Arg, key Key) string {
+	v, kind := a.Value, key.Kind
 	if kind != Flag && a.Bare {
 		return fmt.Sprintf("needs a value (%s=...)", a.Key)
 	}
@@ -595,8 +602,77 @@ func checkValue(a *Arg, kind Kind) string {
 		if v == "" {
 			return "needs at least one member"
 		}
+	case OneOf:
+		if !slices.Contains(key.Values, v) {
+			return fmt.Sprintf("%q is not allowed%s (one of: %s)", v, DidYouMean(v, key.Values), strings.Join(key.Values, ", "))
+		}
+	case ListOf:
+		parts := strings.Split(v, ",")
+		for i, part := range parts {
+			if !slices.Contains(key.Values, part) {
+				return fmt.Sprintf("%q is not allowed%s (one or more of: %s, separated by \",\")", part, DidYouMean(part, key.Values), strings.Join(key.Values, ", "))
+			}
+			if slices.Contains(parts[:i], part) {
+				return fmt.Sprintf("%q is listed twice", part)
+			}
+		}
+		a.List = parts
+	case Duration:
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Sprintf("%q is not a positive duration (such as 90s, 30m, 24h)", v)
+		}
+		a.Duration = d
+	case ImageAddress:
+		return checkImageAddress(v)
+	case HeaderName:
+		if !isToken(v) {
+			return fmt.Sprintf("%q is not a header name (letters, digits and !#$%%&'*+-.^_`|~, no spaces)", v)
+		}
 	}
 	return ""
+}
+
+// checkImageAddress returns what is wrong with an image address, or "":
+// it must be an https: address with a host, or a data:image/ address.
+func checkImageAddress(v string) string {
+	if strings.HasPrefix(v, "data:") {
+		if !strings.HasPrefix(v, "data:image/") || !strings.Contains(v, ",") {
+			return fmt.Sprintf("%q is not an image: a data: address must start data:image/ and hold its data after a \",\"", short(v))
+		}
+		return ""
+	}
+	u, err := url.Parse(v)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		return fmt.Sprintf("%q is not an https: or data: address", short(v))
+	}
+	return ""
+}
+
+// short cuts a long value for a message.
+func short(v string) string {
+	if len(v) > 60 {
+		return v[:57] + "..."
+	}
+	return v
+}
+
+// isToken reports an RFC 9110 token: one or more of the visible ASCII
+// characters other than the separators.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func parseCount(v string) (*IntBounds, string) {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -83,6 +84,29 @@ func TestParseValues(t *testing.T) {
 	}
 	if d.String("description") != "Tags." {
 		t.Errorf("description = %q", d.String("description"))
+	}
+}
+
+func TestParseMethodValues(t *testing.T) {
+	d, diags := Parse(`//tool:method id=a task=required taskttl=1h30m icon=data:image/png;base64,iVBO needs=logging,sampling`, pos)
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	if got := d.String("task"); got != "required" {
+		t.Errorf("task = %q", got)
+	}
+	if a, _ := d.Lookup("taskttl"); a.Duration != 90*time.Minute {
+		t.Errorf("taskttl = %v, want 1h30m", a.Duration)
+	}
+	if a, _ := d.Lookup("needs"); !reflect.DeepEqual(a.List, []string{"logging", "sampling"}) {
+		t.Errorf("needs = %q", a.List)
+	}
+	d, diags = Parse(`//tool:input region header=X-Region_1 icon=https://example.com/i.png`, pos)
+	if len(diags) != 1 || !strings.Contains(diags[0].Message, `unknown key "icon" for //tool:input`) {
+		t.Errorf("diagnostics = %v, want icon refused on an input", diags)
+	}
+	if got := d.String("header"); got != "X-Region_1" {
+		t.Errorf("header = %q", got)
 	}
 }
 
@@ -175,6 +199,21 @@ func TestParseDiagnostics(t *testing.T) {
 		{`//tool:input w "x"y`, 19, `missing space after quoted string`},
 		{`//tool:input w "\q"`, 16, `bad quoted string`},
 		{`//tool:input w Key=1`, 16, `"Key" is not a key`},
+		{`//tool:method id=x task=always`, 25, `task: "always" is not allowed (one of: optional, required)`},
+		{`//tool:method id=x task=Optional`, 25, `task: "Optional" is not allowed: did you mean optional? (one of: optional, required)`},
+		{`//tool:method id=x task`, 20, `task: needs a value (task=...)`},
+		{`//tool:method id=x taskttl=0s`, 28, `taskttl: "0s" is not a positive duration`},
+		{`//tool:method id=x taskttl=-1h`, 28, `taskttl: "-1h" is not a positive duration`},
+		{`//tool:method id=x task_ttl=1h`, 20, `unknown key "task_ttl" for //tool:method: did you mean taskttl?`},
+		{`//tool:method id=x needs=sampling,sampling`, 26, `needs: "sampling" is listed twice`},
+		{`//tool:method id=x needs=sampling,`, 26, `needs: "" is not allowed (one or more of: sampling, logging`},
+		{`//tool:method id=x needs=elicitation`, 26, `needs: "elicitation" is not allowed`},
+		{`//tool:method id=x icon=/a.png`, 25, `icon: "/a.png" is not an https: or data: address`},
+		{`//tool:method id=x icon=https:///a.png`, 25, `is not an https: or data: address`},
+		{`//tool:method id=x icon=data:text/plain,hi`, 25, `is not an image: a data: address must start data:image/`},
+		{`//tool:input w header=X:Region`, 23, `header: "X:Region" is not a header name`},
+		{`//tool:input w header=Région`, 23, `is not a header name`},
+		{`//tool:entity album op=view header=Album`, 29, `unknown key "header" for //tool:entity`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {

@@ -7,23 +7,30 @@ type Kind int
 
 // The kinds of value.
 const (
-	Text       Kind = iota // any value
-	Flag                   // no value, or true or false
-	Identifier             // a Go identifier
-	FuncName               // a Go identifier, or pkg.Ident
-	Operation              // read, write, trigger, transform or explain
-	EntityOp               // a lower-case word: view, update, delete...
-	DataType               // a data type name or entity:ID
-	Count                  // MIN..MAX of non-negative integers
-	NumRange               // MIN..MAX of numbers
-	Choice                 // a|b|c
-	Members                // a member selection
+	Text         Kind = iota // any value
+	Flag                     // no value, or true or false
+	Identifier               // a Go identifier
+	FuncName                 // a Go identifier, or pkg.Ident
+	Operation                // read, write, trigger, transform or explain
+	EntityOp                 // a lower-case word: view, update, delete...
+	DataType                 // a data type name or entity:ID
+	Count                    // MIN..MAX of non-negative integers
+	NumRange                 // MIN..MAX of numbers
+	Choice                   // a|b|c
+	Members                  // a member selection
+	OneOf                    // one of the key's Values
+	ListOf                   // one or more of the key's Values, separated by ","
+	Duration                 // a positive Go duration: 90s, 30m, 24h
+	ImageAddress             // an https: or data:image/ address
+	HeaderName               // an HTTP header name (an RFC 9110 token)
 )
 
 var kindNames = [...]string{
 	Text: "text", Flag: "flag", Identifier: "identifier", FuncName: "function name", Operation: "operation",
 	EntityOp: "entity operation", DataType: "data type", Count: "count bounds",
 	NumRange: "number range", Choice: "choice", Members: "members",
+	OneOf: "one of", ListOf: "list of", Duration: "duration", ImageAddress: "image address",
+	HeaderName: "header name",
 }
 
 func (k Kind) String() string { return kindNames[k] }
@@ -35,6 +42,8 @@ type Key struct {
 	List bool
 	// Required keys must be given.
 	Required bool
+	// Values lists the values a OneOf or ListOf key accepts.
+	Values []string
 }
 
 // ArgRule says whether a directive takes its NAME argument.
@@ -81,6 +90,7 @@ var inputKeys = map[string]Key{
 	"length":      {Kind: Count},
 	"range":       {Kind: NumRange},
 	"choice":      {Kind: Choice},
+	"labels":      {Kind: Choice},
 	"pattern":     {Kind: Text},
 	"media":       {Kind: Text},
 	"dateonly":    {Kind: Flag},
@@ -88,6 +98,7 @@ var inputKeys = map[string]Key{
 	"sensitive":   {Kind: Flag},
 	"config":      {Kind: Text},
 	"definition":  {Kind: FuncName},
+	"header":      {Kind: HeaderName},
 }
 
 // Specs holds every directive by name.
@@ -103,12 +114,16 @@ var Specs = map[string]*Spec{
 		"refine":      {Kind: Identifier},
 		"confirm":     {Kind: Flag},
 		"deprecated":  {Kind: Text},
+		"task":        {Kind: OneOf, Values: TaskModes},
+		"taskttl":     {Kind: Duration},
+		"icon":        {Kind: ImageAddress},
+		"needs":       {Kind: ListOf, Values: ClientNeeds},
 	}},
 	"input": {Name: "input", Arg: RequiredArg, Keys: inputKeys},
 	"entity": {Name: "entity", Arg: RequiredArg, Keys: keys(inputKeys, map[string]Key{
 		"op":       {Kind: EntityOp, Required: true},
 		"optional": {Kind: Flag},
-	}, "config")},
+	}, "config", "header")},
 	"output": {Name: "output", Arg: OptionalArg, Keys: map[string]Key{
 		"name":        {Kind: Text},
 		"description": {Kind: Text},
@@ -140,6 +155,12 @@ var propertyKeys = map[string]Key{
 
 // Operations lists the values of method's op key.
 var Operations = []string{"read", "write", "trigger", "transform", "explain"}
+
+// TaskModes lists the values of method's task key.
+var TaskModes = []string{"optional", "required"}
+
+// ClientNeeds lists the values of method's needs key.
+var ClientNeeds = []string{"sampling", "logging"}
 
 // Names returns the directive names, sorted.
 func Names() []string {

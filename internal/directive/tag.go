@@ -88,7 +88,7 @@ func ParseTag(s string) (Tag, error) {
 		if hasValue && value == "" {
 			return t, fmt.Errorf("tool tag: %s needs a value (%s=...)", key, key)
 		}
-		if msg := checkValue(&a, spec.Kind); msg != "" {
+		if msg := checkValue(&a, spec); msg != "" {
 			return t, fmt.Errorf("tool tag: %s: %s", key, msg)
 		}
 		t.Args = append(t.Args, a)

@@ -34,6 +34,20 @@ func (d *Description) MarshalIndented() ([]byte, error) {
 		if t.Deprecated != "" {
 			w.str("deprecated", t.Deprecated)
 		}
+		if t.Task != "" {
+			w.str("task", string(t.Task))
+			w.str("task_ttl", t.TaskTTL)
+		}
+		if t.Icon != "" {
+			w.str("icon", t.Icon)
+		}
+		if len(t.Needs) > 0 {
+			needs, err := json.MarshalIndent(t.Needs, w.indent[1:], "  ")
+			if err != nil {
+				return nil, err
+			}
+			w.raw("needs", needs)
+		}
 		w.schema("input_schema", schemajson.Append(nil, t.InputSchema))
 		w.schema("output_schema", schemajson.Append(nil, t.OutputSchema))
 		if len(t.Undescribed) > 0 {

@@ -94,6 +94,7 @@ func (inf *inference) tool(pkg *Package, c candidate) *Tool {
 	for _, p := range t.params {
 		b.input(b.errs, p, b.doc)
 	}
+	checkHeaders(b.errs, t.params)
 	b.accessAndRefine(t)
 	t.outputs, t.result = b.outputs(b.errs, c, b.sig, outputDirs, b.doc)
 	if b.errs.n > 0 {
@@ -195,6 +196,20 @@ func (b *toolBuilder) definition() *tool.Tool {
 	}
 	if a, ok := md.Lookup("deprecated"); ok {
 		t.Deprecated = a.Value
+	}
+	t.Task = tool.TaskMode(md.String("task"))
+	if a, ok := md.Lookup("taskttl"); ok {
+		if t.Task == tool.TaskNever {
+			b.errs.add(a.Pos, "taskttl= needs task=optional or task=required: only a task's outcome is kept")
+		} else {
+			t.TaskTTL = a.Duration
+		}
+	}
+	t.Icon = md.String("icon")
+	if a, ok := md.Lookup("needs"); ok {
+		for _, n := range a.List {
+			t.Needs = append(t.Needs, tool.ClientFeature(n))
+		}
 	}
 	return t
 }

@@ -61,6 +61,13 @@ func (pi *pkgInference) input(errs *toolErrors, p *param, doc docText) {
 			fail("%v", err)
 			return
 		}
+		if a, ok := d.Lookup("header"); ok {
+			if msg := headerProblem(def, t, d); msg != "" {
+				errs.add(a.ValuePos, "parameter %s: header=%s: %s", p.goName, a.Value, msg)
+				return
+			}
+			def.Header = a.Value
+		}
 		if fn := d.String("definition"); fn != "" {
 			ref, err := pi.definitionFunc(fn)
 			if err != nil {
@@ -74,6 +81,41 @@ func (pi *pkgInference) input(errs *toolErrors, p *param, doc docText) {
 		optionalStruct(def, t)
 	}
 	p.def = def
+}
+
+// headerProblem returns why the input def of Go type t cannot be mirrored
+// in an HTTP header as d's header= asks, or "": a header carries one
+// string, integer or boolean in the clear, and a definition function's
+// definition is not toolgen's to change.
+func headerProblem(def *tool.Definition, t types.Type, d *directive.Directive) string {
+	b, ok := derefType(t).Underlying().(*types.Basic)
+	switch {
+	case !ok || b.Info()&(types.IsString|types.IsInteger|types.IsBoolean) == 0 || def.Type == "float":
+		return fmt.Sprintf("only a string, integer or boolean input can be mirrored in a header, not %s", types.TypeString(t, nil))
+	case def.Sensitive:
+		return "a sensitive input cannot be mirrored in a header, which gateways and logs read"
+	case d.String("definition") != "":
+		return "not with definition=: set Header in the definition the function returns"
+	}
+	return ""
+}
+
+// checkHeaders reports two inputs of one tool mirrored in the same HTTP
+// header; header names are compared ignoring case, as HTTP does.
+func checkHeaders(errs *toolErrors, params []*param) {
+	seen := map[string]string{}
+	for _, p := range params {
+		if p.def == nil || p.def.Header == "" {
+			continue
+		}
+		key := strings.ToLower(p.def.Header)
+		if other, dup := seen[key]; dup {
+			a, _ := p.dir.Lookup("header")
+			errs.add(a.ValuePos, "parameter %s: header=%s: input %s is already mirrored in that header (header names ignore case)", p.goName, a.Value, other)
+			continue
+		}
+		seen[key] = p.name
+	}
 }
 
 // optionalStruct makes def, the required input of a struct of type t (not

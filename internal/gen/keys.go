@@ -161,6 +161,8 @@ func (pi *pkgInference) applyKeys(def *tool.Definition, goType types.Type, args 
 				vs = append(vs, v)
 			}
 			c.Choice = vs
+		case "labels":
+			c.ChoiceLabels = a.Choice
 		case "pattern":
 			c.Pattern = a.Value
 		case "media":
@@ -174,6 +176,12 @@ func (pi *pkgInference) applyKeys(def *tool.Definition, goType types.Type, args 
 		case "nullable":
 			def.Nullable = a.Value != "false"
 		}
+	}
+	if n := len(c.ChoiceLabels); n > 0 && n != len(c.Choice) {
+		if len(c.Choice) == 0 {
+			return nil, fmt.Errorf("labels: there are no choices to label: give choice= (or use a Go type with constants)")
+		}
+		return nil, fmt.Errorf("labels: %d labels for %d choices: give one label to each choice, in their order", n, len(c.Choice))
 	}
 	return conv, nil
 }

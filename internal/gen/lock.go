@@ -85,7 +85,7 @@ func (r *Result) locks() ([]*lockState, error) {
 		lock := &contract.Lock{Tools: make([]contract.Tool, 0, len(tools))}
 		for _, t := range tools {
 			info := t.info()
-			lock.Tools = append(lock.Tools, contract.Tool{ID: info.ID, Deprecated: info.Deprecated, InputSchema: info.InputSchema, OutputSchema: info.OutputSchema})
+			lock.Tools = append(lock.Tools, contract.Tool{ID: info.ID, Deprecated: info.Deprecated, Task: string(info.Task), InputSchema: info.InputSchema, OutputSchema: info.OutputSchema})
 		}
 		s.tools = len(tools)
 		var err error
@@ -132,10 +132,14 @@ func changePos(c contract.Change, tools []*Tool, lockPath string, lock []byte) t
 }
 
 // changeRule returns the directive key a change is about, for its
-// position: "deprecated" for the tool itself, "choice" for a choice added
+// position: "task" for the tool's task mode, "deprecated" for the rest of
+// the tool itself, "choice" for a choice added
 // or removed, "range" for a number's bound, and so on.
 func changeRule(c contract.Change) string {
 	if c.Path == "" {
+		if c.Keyword == "task" {
+			return "task"
+		}
 		return "deprecated"
 	}
 	if rule, ok := keywordRules[c.Keyword]; ok {

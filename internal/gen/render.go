@@ -67,6 +67,18 @@ func {{.Func}}(svc {{if not .Service.Interface}}*{{end}}{{.Service.Name}}) *tool
 {{- if .Def.Deprecated}}
 		Deprecated: {{printf "%q" .Def.Deprecated}},
 {{- end}}
+{{- if .TaskName}}
+		Task: tool.Task{{.TaskName}},
+{{- end}}
+{{- if .Def.TaskTTL}}
+		TaskTTL: {{printf "%d" .Def.TaskTTL}}, // {{.Def.TaskTTL}}
+{{- end}}
+{{- if .Def.Icon}}
+		Icon: {{printf "%q" .Def.Icon}},
+{{- end}}
+{{- if .NeedNames}}
+		Needs: []tool.ClientFeature{ {{- range $i, $n := .NeedNames}}{{if $i}}, {{end}}tool.Needs{{$n}}{{end -}} },
+{{- end}}
 {{- if .InputDefs}}
 		Inputs: []*tool.Definition{
 {{range .InputDefs}}{{.}},
@@ -117,7 +129,8 @@ type renderTool struct {
 	InputDefs, OutputDefs []string
 	Decode, Call, Access  string
 	Refine, Signature     string
-	OpName                string
+	OpName, TaskName      string
+	NeedNames             []string
 }
 
 // Param returns the parameter name of the service in RegisterTools.
@@ -228,6 +241,12 @@ func (r *renderer) tool(t *Tool, name string) *renderTool {
 		Def: t.Tool, Service: t.Service, Func: name, MethodName: t.MethodName(),
 		OpName:    strings.ToUpper(op[:1]) + op[1:],
 		Signature: r.signatureAssertion(t.method),
+	}
+	if m := string(t.Tool.Task); m != "" {
+		rt.TaskName = strings.ToUpper(m[:1]) + m[1:]
+	}
+	for _, n := range t.Tool.Needs {
+		rt.NeedNames = append(rt.NeedNames, strings.ToUpper(string(n[:1]))+string(n[1:]))
 	}
 	for _, p := range t.params {
 		if p.defFunc != nil {

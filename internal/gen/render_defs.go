@@ -84,6 +84,9 @@ func (r *renderer) writeDefFields(b *strings.Builder, d *tool.Definition) {
 	if d.Values != nil {
 		field("Values", r.defLiteral(d.Values))
 	}
+	if d.Header != "" {
+		field("Header", q(d.Header))
+	}
 	if d.EntityOp != "" {
 		field("EntityOp", q(d.EntityOp))
 	}
@@ -152,6 +155,13 @@ func constraintsLiteral(c tool.Constraints) string {
 	}
 	if len(c.Choice) > 0 {
 		add("Choice", goValue(c.Choice))
+	}
+	if len(c.ChoiceLabels) > 0 {
+		quoted := make([]string, len(c.ChoiceLabels))
+		for i, l := range c.ChoiceLabels {
+			quoted[i] = strconv.Quote(l)
+		}
+		add("ChoiceLabels", "[]string{"+strings.Join(quoted, ", ")+"}")
 	}
 	if c.Pattern != "" {
 		add("Pattern", strconv.Quote(c.Pattern))

@@ -106,6 +106,9 @@ func Append(b []byte, s *jsonschema.Schema) []byte {
 	if len(s.Enum) > 0 {
 		value("enum", s.Enum)
 	}
+	if s.Const != nil {
+		value("const", *s.Const)
+	}
 	floatp("minimum", s.Minimum)
 	floatp("maximum", s.Maximum)
 	intp("minLength", s.MinLength)
@@ -130,6 +133,23 @@ func Append(b []byte, s *jsonschema.Schema) []byte {
 		key("additionalProperties")
 		b = Append(b, s.AdditionalProperties)
 	}
+	for _, list := range []struct {
+		k  string
+		ss []*jsonschema.Schema
+	}{{"anyOf", s.AnyOf}, {"oneOf", s.OneOf}} {
+		if len(list.ss) == 0 {
+			continue
+		}
+		key(list.k)
+		b = append(b, '[')
+		for i, sub := range list.ss {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = Append(b, sub)
+		}
+		b = append(b, ']')
+	}
 	if s.Not != nil {
 		key("not")
 		b = Append(b, s.Not)
@@ -146,7 +166,7 @@ func isTrueSchema(s *jsonschema.Schema) bool {
 		s.Minimum == nil && s.Maximum == nil && s.MinLength == nil && s.MaxLength == nil && s.Pattern == "" &&
 		s.MinItems == nil && s.MaxItems == nil && s.MinProperties == nil && s.MaxProperties == nil &&
 		len(s.Required) == 0 && s.AdditionalProperties == nil && s.Not == nil && s.ContentMediaType == "" &&
-		s.ContentEncoding == "" && s.Format == ""
+		s.ContentEncoding == "" && s.Format == "" && s.Const == nil && len(s.AnyOf) == 0 && len(s.OneOf) == 0
 }
 
 func isOnlyNot(s *jsonschema.Schema) bool {
