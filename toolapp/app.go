@@ -19,6 +19,7 @@ import (
 	"github.com/toolapi/toolapi/explorer"
 	"github.com/toolapi/toolapi/mcpserver"
 	"github.com/toolapi/toolapi/oauth"
+	"github.com/toolapi/toolapi/task"
 	"github.com/toolapi/toolapi/telemetry"
 	"github.com/toolapi/toolapi/tool"
 	"github.com/toolapi/toolapi/toolcli"
@@ -73,6 +74,20 @@ type App struct {
 	// 401 and 403. The explorer's sign-in still uses Accounts. Nil means
 	// API tokens.
 	OAuth *oauth.ResourceServer
+	// Tasks keeps and runs the calls of tools whose Task mode is optional
+	// or required as durable tasks (see package task): serve and mcp run
+	// them in their process, and the tool command starts, watches,
+	// answers and cancels them. Nil means that, when DB is set and a tool
+	// may run as a task, the command makes one on DB once the App is open:
+	// it creates the tables of tasks and of their queue there
+	// ([task.Migrate]), configured by TaskOptions, and finds each task's
+	// account again through Accounts when the task starts. Without DB
+	// there are no tasks.
+	Tasks *task.Manager
+	// TaskOptions configure the task manager the commands make (see
+	// Tasks); its Account, when nil, is filled in from Accounts. Nil means
+	// the defaults of [task.Options].
+	TaskOptions *task.Options
 	// Close releases what the App holds once the command ends. Nil means
 	// nothing to release.
 	Close func() error
@@ -422,6 +437,12 @@ func (r *runner) openApp() (*App, func(), error) {
 		}
 		return nil, nil, errors.New("the application has no registry")
 	}
+	if err := app.setUpTasks(r.ctx); err != nil {
+		if app.Close != nil {
+			app.Close()
+		}
+		return nil, nil, err
+	}
 	release := func() {
 		if app.Close != nil {
 			if err := app.Close(); err != nil {
@@ -481,6 +502,8 @@ func (r *runner) tool(args []string) int {
 		DefaultAccount: anon,
 		Stdin:          o.Stdin,
 		Presets:        app.presets(),
+		Tasks:          app.Tasks,
+		RunTasks:       true,
 	})
 }
 
@@ -557,6 +580,15 @@ func (r *runner) mcp(args []string) error {
 	} else if acct, err = app.account(r.ctx, user); err != nil {
 		return fmt.Errorf("account %q: %w", user, err)
 	}
+	stopTasks, err := startTasks(r.ctx, app)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), DefaultShutdownTimeout)
+		defer cancel()
+		stopTasks(ctx)
+	}()
 	opts := r.opts
 	opts.telemetry = tel
 	err = newMCPServer(app, &opts, false).RunStdio(r.ctx, acct)
