@@ -270,6 +270,9 @@ func (s *liveServer) ready(ctx context.Context, app *App) error {
 	if app.DB != nil {
 		sizePool(app.DB, poolSize(ctx, app.DB, s.o.Pool, s.o.Replicas))
 	}
+	if err := app.setUpTasks(ctx); err != nil {
+		return err
+	}
 	stopTasks, err := startTasks(ctx, app)
 	if err != nil {
 		return fmt.Errorf("starting the task workers: %w", err)
