@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/toolapi/toolapi/audit"
 	"github.com/toolapi/toolapi/entity"
@@ -33,6 +34,11 @@ type App struct {
 	// stands alone, so several serve processes sharing one PostgreSQL
 	// database can answer the same clients behind any load balancer.
 	Stateless bool
+
+	// TaskStaleAfter is how long a running task may go without its
+	// worker's heartbeat before it is failed as interrupted (its process
+	// died); zero means the task package's default, one minute.
+	TaskStaleAfter time.Duration
 
 	// Trail is the audit trail [App.UseAuditTrail] installed, nil before:
 	// admins see it in the explorer.

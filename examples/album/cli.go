@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -29,6 +30,8 @@ type flags struct {
 	db       string
 	exports  string
 	archives string
+	// taskStale is how long a task may go without its worker's heartbeat.
+	taskStale time.Duration
 
 	// store is the store the opener opened, for the album's own commands.
 	store *Store
@@ -37,6 +40,7 @@ type flags struct {
 func (f *flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.db, "db", f.db, "the `DB`: an SQLite file or a postgres:// URL")
 	fs.StringVar(&f.exports, "exports", f.exports, "the `DIR` of translation exports")
+	fs.DurationVar(&f.taskStale, "task-stale", f.taskStale, "how `long` a running task may go without its worker's heartbeat before it is failed as interrupted (default 1m)")
 	fs.StringVar(&f.archives, "archives", f.archives, "the `DIR` album archives are written to (default: DIR of --exports/archives)")
 }
 
@@ -78,6 +82,7 @@ func (f *flags) open(stderr io.Writer) toolapp.Opener {
 			if f.archives != "" {
 				app.SetArchiveDir(f.archives)
 			}
+			app.TaskStaleAfter = f.taskStale
 			err = app.UseAuditTrail(ctx)
 		}
 		if err != nil {
