@@ -5,10 +5,20 @@ import (
 	"strings"
 )
 
+// MaxIconLength is the longest a tool's Icon may be, in bytes: every
+// client that lists the tools receives it, so a picture held in a data:
+// address must be small.
+const MaxIconLength = 32 << 10
+
 // checkIcon adds the problem of t's Icon to errs: it must be an https:
-// address with a host, or a data:image/ address holding its data.
+// address with a host, or a data:image/ address holding its data, at most
+// [MaxIconLength] bytes.
 func checkIcon(icon string, errs *definitionErrors) {
 	if icon == "" {
+		return
+	}
+	if len(icon) > MaxIconLength {
+		errs.add("", "icon", "the icon is %d bytes, more than the %d a tool's icon may be: link to it with an https: address", len(icon), MaxIconLength)
 		return
 	}
 	if rest, ok := strings.CutPrefix(icon, "data:"); ok {

@@ -27,6 +27,7 @@ func TestIconAndHeaderChecked(t *testing.T) {
 		{"data icon", func(t *Tool) { t.Icon = "data:image/svg+xml;base64,PHN2Zz4=" }, "", "", ""},
 		{"http icon", func(t *Tool) { t.Icon = "http://example.com/i.png" }, "", "icon", "https: address"},
 		{"relative icon", func(t *Tool) { t.Icon = "/i.png" }, "", "icon", "https: address"},
+		{"icon too long", func(t *Tool) { t.Icon = "data:image/png;base64," + strings.Repeat("A", MaxIconLength) }, "", "icon", "more than the 32768"},
 		{"data icon not an image", func(t *Tool) { t.Icon = "data:text/plain,hi" }, "", "icon", "must be an image"},
 		{"headers", func(t *Tool) {
 			t.Inputs = []*Definition{str("region", "Region"), {Name: "n", Type: "integer", Header: "X-N"}, {Name: "f", Type: "boolean", Header: "X-F"}}

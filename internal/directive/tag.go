@@ -27,6 +27,7 @@ var tagKeys = map[string]Key{
 	"label":     {Kind: Text},
 	"example":   {Kind: Text, List: true},
 	"choice":    {Kind: Choice},
+	"labels":    {Kind: Choice},
 	"default":   {Kind: Text},
 	"notblank":  {Kind: Flag},
 	"notnull":   {Kind: Flag},
