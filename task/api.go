@@ -56,7 +56,8 @@ func label(t *tool.Tool) string {
 //
 // An unknown tool wraps [tool.ErrNotFound]; a tool whose Task mode is
 // never, [ErrNotTaskTool]; a tool with sensitive inputs when the Manager
-// has no key, [ErrNoKey].
+// has no key, [ErrNoKey]. Any other error is the database's: log it, and
+// tell the caller only that the task could not be created.
 func (m *Manager) Create(ctx context.Context, toolID string, args json.RawMessage) (*Task, error) {
 	t, ok := m.reg.Tool(toolID)
 	if !ok {
@@ -307,7 +308,7 @@ func (m *Manager) Cancel(ctx context.Context, id string) (*Task, error) {
 	}
 	m.signal(id)
 	if tl != nil {
-		m.record(ctx, tl, t.Account, nil, audit.TaskCancelled, "")
+		m.record(ctx, tl, tool.AccountFrom(ctx).AccountID(), nil, audit.TaskCancelled, "")
 	}
 	return m.get(ctx, id)
 }

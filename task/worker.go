@@ -92,16 +92,14 @@ func (m *Manager) run(ctx context.Context, id string) {
 			return
 		}
 	}
-	var acct tool.Account = &tool.User{ID: accountID}
-	if m.opts.Account != nil {
-		if acct, err = m.opts.Account(ctx, accountID); err != nil || acct == nil {
-			if err != nil {
-				m.logger.Error("finding a task's account failed", "task", id, "account", accountID, "error", err.Error())
-			}
-			m.finish(bg, id, &tool.Result{Message: "The account " + accountID + " could not be found, so " + label(t) + " did not run.", Failure: tool.FailureAccess}, Failed, "", nil)
-			span.SetStatus(codes.Error, "account")
-			return
+	acct, err := m.opts.Account(ctx, accountID)
+	if err != nil || acct == nil {
+		if err != nil {
+			m.logger.Error("finding a task's account failed", "task", id, "account", accountID, "error", err.Error())
 		}
+		m.finish(bg, id, &tool.Result{Message: "The account " + accountID + " could not be found, so " + label(t) + " did not run.", Failure: tool.FailureAccess}, Failed, "", nil)
+		span.SetStatus(codes.Error, "account")
+		return
 	}
 	m.record(bg, t, accountID, []byte(args), audit.TaskStarted, "")
 
@@ -124,15 +122,12 @@ func (m *Manager) run(ctx context.Context, id string) {
 
 	p := &progressWriter{m: m, id: id}
 	a := &asker{m: m, id: id, t: t, account: accountID}
-	rctx = tool.WithAccount(rctx, acct)
-	rctx = tool.WithReporter(rctx, p)
-	rctx = tool.WithClient(rctx, a)
+	var confirmer tool.Confirmer = a
 	if confirmed == 1 {
-		rctx = tool.WithConfirmer(rctx, tool.Confirmed)
-	} else {
-		rctx = tool.WithConfirmer(rctx, a)
+		confirmer = tool.Confirmed
 	}
-	res, err := m.reg.RunJSON(rctx, toolID, in)
+	callCtx := tool.WithConfirmer(tool.WithClient(tool.WithReporter(tool.WithAccount(rctx, acct), p), a), confirmer)
+	res, err := m.reg.RunJSON(callCtx, toolID, in)
 	close(watchDone)
 	<-watchStopped
 	if err != nil {
