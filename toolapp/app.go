@@ -248,7 +248,7 @@ func Main(open Opener, opts *Options) {
 //
 // The commands are:
 //
-//	tool list|search|info|run|export ...  the tool command line (see [toolcli.Run])
+//	tool list|search|info|run|export|task ...  the tool command line (see [toolcli.Run])
 //	mcp [--user NAME]                     MCP over standard input and output, for one account
 //	serve [--addr A] [--stateless] [--grace D]  MCP at /mcp, the explorer at /, GET /healthz and /readyz (see [Serve])
 //	tokens [NAME...]                      issue API tokens (with a [TokenIssuer] store)
@@ -375,7 +375,7 @@ func (r *runner) usage(w io.Writer) {
 		}
 	}
 	line("serve [--addr "+r.addr()+"] [--stateless] [--grace D] [--print-tokens]", "serve MCP at /mcp and the tool explorer at /\n(--stateless: MCP without sessions, for several processes behind one address,\nthe sturdiest for anonymous access; --grace: how long a shutdown waits)")
-	line("tool list|search|info|run|export ...", "list, describe and run the tools ("+o.Name+" tool help)")
+	line("tool list|search|info|run|export|task ...", "list, describe and run the tools, and follow their tasks ("+o.Name+" tool help)")
 	line("mcp [--user NAME]", "serve MCP over standard input and output for one account")
 	line("tokens [NAME...]", "issue new API tokens (for every account when none is named)\nand print them; each replaces the account's earlier token")
 	for _, c := range o.Commands {
