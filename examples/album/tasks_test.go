@@ -270,10 +270,18 @@ func newTaskApp(t *testing.T, db string) (*App, *task.Manager) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return app, startTaskManager(t, store, app.Registry)
+}
+
+// startTaskManager returns a started task manager of reg's tools in
+// store's database, each task's account found among its users; it is
+// stopped when the test ends.
+func startTaskManager(t *testing.T, store *Store, reg *tool.Registry) *task.Manager {
+	t.Helper()
 	if err := task.Migrate(t.Context(), store.DB()); err != nil {
 		t.Fatal(err)
 	}
-	m, err := task.New(app.Registry, store.DB(), &task.Options{
+	m, err := task.New(reg, store.DB(), &task.Options{
 		Account:      func(ctx context.Context, id string) (tool.Account, error) { return store.Account(ctx, id) },
 		PollInterval: 50 * time.Millisecond,
 	})
@@ -288,7 +296,7 @@ func newTaskApp(t *testing.T, db string) (*App, *task.Manager) {
 		defer cancel()
 		m.Stop(ctx)
 	})
-	return app, m
+	return m
 }
 
 // waitEnd waits for the task id to end.
