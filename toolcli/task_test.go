@@ -19,6 +19,13 @@ import (
 // newTaskCLI returns a registry whose tool job.rename, run only as a
 // task, asks for a name, and a started task Manager over it on SQLite.
 func newTaskCLI(t *testing.T) (*tool.Registry, *task.Manager) {
+	reg, m, _ := newTaskCLIPoll(t, 20*time.Millisecond)
+	return reg, m
+}
+
+// newTaskCLIPoll is newTaskCLI with the poll interval poll, returning the
+// database too.
+func newTaskCLIPoll(t *testing.T, poll time.Duration) (*tool.Registry, *task.Manager, *sql.DB) {
 	t.Helper()
 	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "tasks.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
 	if err != nil {
@@ -48,7 +55,7 @@ func newTaskCLI(t *testing.T) (*tool.Registry, *task.Manager) {
 	if err := task.Migrate(t.Context(), db); err != nil {
 		t.Fatal(err)
 	}
-	m, err := task.New(reg, db, &task.Options{Account: func(context.Context, string) (tool.Account, error) { return ada, nil }, PollInterval: 20 * time.Millisecond, ProgressEvery: time.Millisecond})
+	m, err := task.New(reg, db, &task.Options{Account: func(context.Context, string) (tool.Account, error) { return ada, nil }, PollInterval: poll, ProgressEvery: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +67,7 @@ func newTaskCLI(t *testing.T) (*tool.Registry, *task.Manager) {
 		defer cancel()
 		m.Stop(ctx)
 	})
-	return reg, m
+	return reg, m, db
 }
 
 // ada runs the tasks of the tests.
@@ -142,5 +149,25 @@ func TestTasksNotConfigured(t *testing.T) {
 	code, _, errOut = runTaskCLI(t, reg, &Options{Name: "app tool"}, "run", "job.rename")
 	if code != 1 || !strings.Contains(errOut, "tasks are not configured") {
 		t.Errorf("run: exit %d, %s", code, errOut)
+	}
+}
+
+// TestWaitAsksOnce: when the task runs in another process, which takes an
+// answer only at its next poll, wait asks the question once, not again
+// while the answer waits to be taken.
+func TestWaitAsksOnce(t *testing.T) {
+	reg, _, db := newTaskCLIPoll(t, 500*time.Millisecond)
+	// The command's own Manager runs nothing: the other one does.
+	m, err := task.New(reg, db, &task.Options{Account: func(context.Context, string) (tool.Account, error) { return ada, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := &Options{Name: "app tool", Tasks: m, Stdin: strings.NewReader("Alice\n")}
+	code, out, errOut := runTaskCLI(t, reg, opts, "run", "job.rename")
+	if code != 0 || !strings.Contains(out, `"name": "Alice"`) {
+		t.Fatalf("run: exit %d, %s\n%s", code, out, errOut)
+	}
+	if n := strings.Count(errOut, "New name?"); n != 1 {
+		t.Errorf("the question was asked %d times:\n%s", n, errOut)
 	}
 }
