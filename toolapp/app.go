@@ -86,6 +86,12 @@ type App struct {
 	// account again through Accounts when the task starts. Without DB
 	// there are no tasks.
 	Tasks *task.Manager
+	// TaskDB is the database the task manager keeps its tasks in, when it
+	// must be another handle than DB on the same database: an SQLite
+	// database that DB opens with immediate transactions (_txlock=immediate)
+	// needs one without them for the task queue, whose background
+	// transactions would otherwise wait on every write. Nil means DB.
+	TaskDB *sql.DB
 	// TaskOptions configure the task manager the commands make (see
 	// Tasks); its Account, when nil, is filled in from Accounts. Nil means
 	// the defaults of [task.Options].

@@ -25,12 +25,16 @@ func hasTaskTools(reg *tool.Registry) bool {
 
 // setUpTasks gives app its task manager when it has none, a database and
 // a tool that may run as a task: it creates the tables of tasks and of
-// their queue in app.DB (task.Migrate, which any number of processes may
+// their queue in app.TaskDB, else app.DB (task.Migrate, which any number of processes may
 // run at once) and makes the Manager with app.TaskOptions, each task's
 // account found again through app.Accounts when the task starts.
 func (app *App) setUpTasks(ctx context.Context) error {
 	if app.Tasks != nil || app.DB == nil || !hasTaskTools(app.Registry) {
 		return nil
+	}
+	db := app.DB
+	if app.TaskDB != nil {
+		db = app.TaskDB
 	}
 	var o task.Options
 	if app.TaskOptions != nil {
@@ -43,14 +47,14 @@ func (app *App) setUpTasks(ctx context.Context) error {
 	defer cancel()
 	var err error
 	if o.Dialect != "" {
-		err = task.MigrateDialect(ctx, app.DB, o.Dialect)
+		err = task.MigrateDialect(ctx, db, o.Dialect)
 	} else {
-		err = task.Migrate(ctx, app.DB)
+		err = task.Migrate(ctx, db)
 	}
 	if err != nil {
 		return fmt.Errorf("creating the tables of tasks: %w", unavailableIfDown(ctx, app, err))
 	}
-	m, err := task.New(app.Registry, app.DB, &o)
+	m, err := task.New(app.Registry, db, &o)
 	if err != nil {
 		return fmt.Errorf("the task manager: %w", err)
 	}

@@ -43,6 +43,7 @@ func (a *App) Service() *toolapp.App {
 		// Tasks (album.archive, site.reindex) are kept in the database;
 		// every serve process on it runs them, and finds each task's
 		// account again among the users when the task starts.
+		TaskDB:      a.Store.TaskDB(),
 		TaskOptions: &task.Options{StaleAfter: a.TaskStaleAfter},
 		Close:       a.close,
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -42,7 +41,7 @@ func addImages(t *testing.T, s *Store, n int) {
 
 // startAlbumServe starts `album serve` on the SQLite file db and returns
 // the process, whose output goes to out.
-func startAlbumServe(t *testing.T, bin, db, archives string, out *bytes.Buffer) *exec.Cmd {
+func startAlbumServe(t *testing.T, bin, db, archives string, out *lockedBuffer) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(bin, "--db", db, "--archives", archives, "--task-stale", "2s", "serve", "--addr", freeAddr(t))
 	cmd.Stdout, cmd.Stderr = out, out
@@ -73,12 +72,12 @@ func TestKillNineWhileTasksRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := task.Migrate(t.Context(), store.DB()); err != nil {
+	if err := task.Migrate(t.Context(), store.TaskDB()); err != nil {
 		t.Fatal(err)
 	}
 	// A Manager of the test's own creates and watches the tasks; it runs
 	// none (it is not started): the server does.
-	m, err := task.New(app.Registry, store.DB(), &task.Options{
+	m, err := task.New(app.Registry, store.TaskDB(), &task.Options{
 		Account: func(ctx context.Context, id string) (tool.Account, error) { return store.Account(ctx, id) },
 	})
 	if err != nil {
@@ -99,7 +98,7 @@ func TestKillNineWhileTasksRun(t *testing.T) {
 		ids[i] = tk.ID
 	}
 
-	var out1 bytes.Buffer
+	var out1 lockedBuffer
 	srv := startAlbumServe(t, bin, db, archives, &out1)
 	// Kill it once a task has reported progress: it runs.
 	deadline := time.Now().Add(60 * time.Second)
@@ -123,7 +122,7 @@ func TestKillNineWhileTasksRun(t *testing.T) {
 	}
 	srv.Wait()
 
-	var out2 bytes.Buffer
+	var out2 lockedBuffer
 	srv2 := startAlbumServe(t, bin, db, archives, &out2)
 	defer func() {
 		srv2.Process.Signal(os.Interrupt)
@@ -183,6 +182,9 @@ func TestKillNineWhileTasksRun(t *testing.T) {
 		}
 	}
 	t.Logf("%d tasks: %d completed, %d interrupted; %d archives written", n, completed, interrupted, archivesWritten)
+	if strings.Contains(out2.String(), "level=ERROR") {
+		t.Errorf("the restarted server logged errors:\n%s", out2.String())
+	}
 	if interrupted == 0 {
 		t.Error("no task was interrupted, though one ran when the server was killed")
 	}
@@ -242,10 +244,10 @@ func TestReplicasShareTasks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := task.Migrate(t.Context(), store.DB()); err != nil {
+		if err := task.Migrate(t.Context(), store.TaskDB()); err != nil {
 			t.Fatal(err)
 		}
-		m, err := task.New(app.Registry, store.DB(), &task.Options{
+		m, err := task.New(app.Registry, store.TaskDB(), &task.Options{
 			Account:      func(ctx context.Context, id string) (tool.Account, error) { return store.Account(ctx, id) },
 			PollInterval: 50 * time.Millisecond,
 		})

@@ -278,10 +278,10 @@ func newTaskApp(t *testing.T, db string) (*App, *task.Manager) {
 // stopped when the test ends.
 func startTaskManager(t *testing.T, store *Store, reg *tool.Registry) *task.Manager {
 	t.Helper()
-	if err := task.Migrate(t.Context(), store.DB()); err != nil {
+	if err := task.Migrate(t.Context(), store.TaskDB()); err != nil {
 		t.Fatal(err)
 	}
-	m, err := task.New(reg, store.DB(), &task.Options{
+	m, err := task.New(reg, store.TaskDB(), &task.Options{
 		Account:      func(ctx context.Context, id string) (tool.Account, error) { return store.Account(ctx, id) },
 		PollInterval: 50 * time.Millisecond,
 	})
