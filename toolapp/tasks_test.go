@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"net"
+	"net/http"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -59,9 +60,14 @@ func newTaskApp(t *testing.T) *taskApp {
 }
 
 // serveTasks serves ta until the returned function is called, which
-// returns what Serve returned.
+// returns what Serve returned. The task manager is made before, as
+// every command makes it when it opens the App, so that the test may use
+// it while Serve runs.
 func serveTasks(t *testing.T, ta *taskApp, opts *Options) (stop func() error) {
 	t.Helper()
+	if err := ta.app.setUpTasks(t.Context()); err != nil || ta.app.Tasks == nil {
+		t.Fatalf("setUpTasks: %v, %v", err, ta.app.Tasks)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +77,8 @@ func serveTasks(t *testing.T, ta *taskApp, opts *Options) (stop func() error) {
 	go func() { served <- Serve(ctx, ln, ta.app, opts) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if _, err := net.Dial("tcp", ln.Addr().String()); err == nil && ta.app.Tasks != nil {
+		if c, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+			c.Close()
 			break
 		}
 		if time.Now().After(deadline) {
@@ -134,6 +141,36 @@ func TestServeStopInterruptsTasks(t *testing.T) {
 	}
 	if got.Status != task.Failed || got.StatusMessage != "interrupted" {
 		t.Errorf("a task cut off by the shutdown: %s (%q); want failed, interrupted", got.Status, got.StatusMessage)
+	}
+}
+
+// TestServeMakesTaskManager: Serve makes the task manager of an App that
+// has a database and task tools, as the commands do.
+func TestServeMakesTaskManager(t *testing.T) {
+	ta := newTaskApp(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	served := make(chan error, 1)
+	go func() { served <- Serve(ctx, ln, ta.app, nil) }()
+	// Serve answers once the App is ready.
+	resp, err := http.Get("http://" + ln.Addr().String() + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	if ta.app.Tasks == nil {
+		t.Fatal("Serve made no task manager")
+	}
+	var n int
+	if err := ta.app.DB.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'toolapi_tasks'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("the task table after Serve: %d (%v)", n, err)
 	}
 }
 
