@@ -112,7 +112,7 @@ func (c *command) taskError(fs *flag.FlagSet, acct tool.Account, id string, t *t
 		msg = fmt.Sprintf("task %q: %v", id, err)
 	case errors.Is(err, task.ErrBadCursor):
 		msg = "--cursor: not a cursor that a list of tasks printed"
-	case errors.Is(err, task.ErrStopped), errors.Is(err, context.Canceled):
+	case errors.Is(err, context.Canceled):
 		msg = "interrupted"
 	default:
 		c.reg.Logger().Error("toolcli: task command", "command", fs.Name(), "task", id, "error", err.Error())
