@@ -44,6 +44,8 @@ var albumCalls = map[string]map[string]any{
 	"site__info":          {},
 	"site__update_info":   {"values": map[string]any{"slogan": "Interop"}},
 	"album__delete":       {"album": "1"},
+	"album__archive":      {"albums": []any{"1"}},
+	"site__reindex":       {},
 }
 
 // albumRefusals holds, by name, the album tools whose call with the

@@ -19,6 +19,7 @@ import (
 	"github.com/toolapi/toolapi/explorer"
 	"github.com/toolapi/toolapi/mcpserver"
 	"github.com/toolapi/toolapi/oauth"
+	"github.com/toolapi/toolapi/task"
 	"github.com/toolapi/toolapi/telemetry"
 	"github.com/toolapi/toolapi/tool"
 	"github.com/toolapi/toolapi/toolcli"
@@ -79,6 +80,26 @@ type App struct {
 	// 401 and 403. The explorer's sign-in still uses Accounts. Nil means
 	// API tokens.
 	OAuth *oauth.ResourceServer
+	// Tasks keeps and runs the calls of tools whose Task mode is optional
+	// or required as durable tasks (see package task): serve and mcp run
+	// them in their process, and the tool command starts, watches,
+	// answers and cancels them. Nil means that, when DB is set and a tool
+	// may run as a task, the command makes one on DB once the App is open:
+	// it creates the tables of tasks and of their queue there
+	// ([task.Migrate]), configured by TaskOptions, and finds each task's
+	// account again through Accounts when the task starts. Without DB
+	// there are no tasks.
+	Tasks *task.Manager
+	// TaskDB is the database the task manager keeps its tasks in, when it
+	// must be another handle than DB on the same database: an SQLite
+	// database that DB opens with immediate transactions (_txlock=immediate)
+	// needs one without them for the task queue, whose background
+	// transactions would otherwise wait on every write. Nil means DB.
+	TaskDB *sql.DB
+	// TaskOptions configure the task manager the commands make (see
+	// Tasks); its Account, when nil, is filled in from Accounts. Nil means
+	// the defaults of [task.Options].
+	TaskOptions *task.Options
 	// Close releases what the App holds once the command ends. Nil means
 	// nothing to release.
 	Close func() error
@@ -237,7 +258,7 @@ func Main(open Opener, opts *Options) {
 //
 // The commands are:
 //
-//	tool list|search|info|run|export ...  the tool command line (see [toolcli.Run])
+//	tool list|search|info|run|export|task ...  the tool command line (see [toolcli.Run])
 //	mcp [--user NAME]                     MCP over standard input and output, for one account
 //	serve [--addr A] [--stateless] [--grace D]  MCP at /mcp, the explorer at /, GET /healthz and /readyz (see [Serve])
 //	tokens [NAME...]                      issue API tokens (with a [TokenIssuer] store)
@@ -364,7 +385,7 @@ func (r *runner) usage(w io.Writer) {
 		}
 	}
 	line("serve [--addr "+r.addr()+"] [--stateless] [--grace D] [--print-tokens]", "serve MCP at /mcp and the tool explorer at /\n(--stateless: MCP without sessions, for several processes behind one address,\nthe sturdiest for anonymous access; --grace: how long a shutdown waits)")
-	line("tool list|search|info|run|export ...", "list, describe and run the tools ("+o.Name+" tool help)")
+	line("tool list|search|info|run|export|task ...", "list, describe and run the tools, and follow their tasks ("+o.Name+" tool help)")
 	line("mcp [--user NAME]", "serve MCP over standard input and output for one account")
 	line("tokens [NAME...]", "issue new API tokens (for every account when none is named)\nand print them; each replaces the account's earlier token")
 	for _, c := range o.Commands {
@@ -428,6 +449,12 @@ func (r *runner) openApp() (*App, func(), error) {
 		}
 		return nil, nil, errors.New("the application has no registry")
 	}
+	if err := app.setUpTasks(r.ctx); err != nil {
+		if app.Close != nil {
+			app.Close()
+		}
+		return nil, nil, err
+	}
 	release := func() {
 		if app.Close != nil {
 			if err := app.Close(); err != nil {
@@ -487,6 +514,8 @@ func (r *runner) tool(args []string) int {
 		DefaultAccount: anon,
 		Stdin:          o.Stdin,
 		Presets:        app.presets(),
+		Tasks:          app.Tasks,
+		RunTasks:       true,
 	})
 }
 
@@ -563,6 +592,15 @@ func (r *runner) mcp(args []string) error {
 	} else if acct, err = app.account(r.ctx, user); err != nil {
 		return fmt.Errorf("account %q: %w", user, err)
 	}
+	stopTasks, err := startTasks(r.ctx, app)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), DefaultShutdownTimeout)
+		defer cancel()
+		stopTasks(ctx)
+	}()
 	opts := r.opts
 	opts.telemetry = tel
 	err = newMCPServer(app, &opts, false).RunStdio(r.ctx, acct)

@@ -114,7 +114,10 @@ func (r *runner) serve(args []string) error {
 	}
 	defer stopTelemetry()
 	s.o.telemetry = tel
-	s.ready(r.ctx, app)
+	if err := s.ready(r.ctx, app); err != nil {
+		s.stop(nil)
+		return err
+	}
 	if printTok {
 		if err := printTokens(r.ctx, app, nil, r.opts.Stdout); err != nil {
 			s.stop(nil)
@@ -180,7 +183,9 @@ func Serve(ctx context.Context, ln net.Listener, app *App, opts *Options) error 
 	}
 	s := newLiveServer(&o)
 	s.listening(ln)
-	s.ready(ctx, app)
+	if err := s.ready(ctx, app); err != nil {
+		return err
+	}
 	s.start(ln)
 	s.announce()
 	return s.wait(ctx)
@@ -197,6 +202,8 @@ type liveServer struct {
 	url    string            // once started
 	app    *App              // once ready
 	mcp    *mcpserver.Server // once ready
+	// stopTasks stops the task workers of app, once ready.
+	stopTasks func(ctx context.Context)
 	// draining makes /readyz answer 503 while the server, told to stop,
 	// goes on serving for [Options.Drain].
 	draining atomic.Bool
@@ -254,19 +261,29 @@ func (s *liveServer) listening(ln net.Listener) {
 	s.o.process = host + " " + ln.Addr().String()
 }
 
-// ready sizes the pool of app's database and serves app from now on. It
-// first ends as interrupted the explorer's runs that a process of the
-// same name left under way: that process is gone, since this one holds
-// its address.
-func (s *liveServer) ready(ctx context.Context, app *App) {
+// ready sizes the pool of app's database, starts its task workers and
+// serves app from now on. It first ends as interrupted the explorer's runs
+// that a process of the same name left under way: that process is gone,
+// since this one holds its address. An error says the task workers could
+// not start.
+func (s *liveServer) ready(ctx context.Context, app *App) error {
 	if app.DB != nil {
 		sizePool(app.DB, poolSize(ctx, app.DB, s.o.Pool, s.o.Replicas))
 	}
+	if err := app.setUpTasks(ctx); err != nil {
+		return err
+	}
+	stopTasks, err := startTasks(ctx, app)
+	if err != nil {
+		return fmt.Errorf("starting the task workers: %w", err)
+	}
+	s.stopTasks = stopTasks
 	s.app = app
 	s.interruptRuns(ctx, "left by the previous process")
 	h, mcpSrv := handler(app, &s.o)
 	s.mcp = mcpSrv
 	s.h.Store(&h)
+	return nil
 }
 
 // interruptRunsTimeout bounds the ending of the explorer's abandoned runs.
@@ -351,8 +368,20 @@ func (s *liveServer) stop(onShutdown func()) error {
 			s.mcp.Shutdown(sctx)
 		}
 	}()
+	// The task workers take no new task and are given the same grace
+	// to finish those they run; those still running then fail as
+	// interrupted (a task is never run twice), and no process leaves
+	// one working.
+	tasksDone := make(chan struct{})
+	go func() {
+		defer close(tasksDone)
+		if s.stopTasks != nil {
+			s.stopTasks(sctx)
+		}
+	}()
 	err := s.srv.Shutdown(sctx)
 	<-mcpDone
+	<-tasksDone
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = s.srv.Close()
 	}

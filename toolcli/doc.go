@@ -16,8 +16,9 @@
 //	list   [--format table|json|markdown] [--operation OP] [--user NAME]
 //	search WORDS... [--match or|and] [--format table|json|markdown] [--operation OP] [--user NAME]
 //	info   ID [--format text|json] [--user NAME]
-//	run    ID [--preset NAME] [--input k=v | --input '{json}']... [--json] [--user NAME] [--yes]
+//	run    ID [--preset NAME] [--input k=v | --input '{json}']... [--json] [--user NAME] [--yes] [--detach]
 //	export [--format FORMAT] [--user NAME]
+//	task   list|show|wait|answer|cancel ...
 //
 // Flags may come before or after the positional words, and "--" ends the
 // flags. The exit status is 0 on success and 1 on any failure, usage
@@ -123,6 +124,27 @@
 //
 // While a tool runs, the progress and log messages it reports (see
 // [tool.Progress] and [tool.Log]) are printed on standard error.
+//
+// # Tasks
+//
+// With [Options.Tasks] set, a tool whose [tool.Tool.Task] mode is optional
+// or required runs as a durable task (package task): run --detach creates
+// the task and prints its ID; a tool whose every call is a task is created
+// and waited for even without --detach. The task commands act on the tasks
+// of the account (--user):
+//
+//	task list   [--limit N] [--cursor C] [--json]
+//	task show   TASK [--json]
+//	task wait   TASK [--json]
+//	task answer TASK [--decline | --cancel] [--input k=v | --input '{json}']...
+//	task cancel TASK
+//
+// wait shows the task's progress on standard error, asks its questions
+// when a person can answer them (else it prints the question and exits with
+// 1), and reports the task's outcome as run reports a run's, with the same
+// exit status. Another account's task is not found, in the same words as an
+// ID that never existed; cancelling a task that has ended and answering one
+// that does not wait each fail with a message that says so.
 //
 // # Function calling
 //

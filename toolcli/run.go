@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mattn/go-isatty"
 
@@ -49,6 +50,7 @@ func (c *command) run(args []string) int {
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	user := fs.String("user", "", "run for the account with this `name`")
 	yes := fs.Bool("yes", false, "confirm a tool that asks for confirmation")
+	detach := fs.Bool("detach", false, "start the tool as a background task and print the task's ID (for a tool that may run as a task)")
 	words, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		flagUsage(c.stdout, fs)
@@ -107,6 +109,12 @@ func (c *command) run(args []string) int {
 	} else if in := c.prompter(); in != nil {
 		ctx = tool.WithConfirmer(ctx, &prompt{c: c, in: in, args: runArgs})
 	}
+	if *detach && t.Task == tool.TaskNever {
+		return c.report(fs, *asJSON, failure(errInvalidOption, fmt.Sprintf("--detach: %s does not run as a task; run it without --detach", t.ID)))
+	}
+	if *detach || t.Task == tool.TaskRequired {
+		return c.runTask(fs, ctx, t, runArgs, *detach, *asJSON)
+	}
 	res, err := c.reg.Run(ctx, id, runArgs)
 	if errors.Is(err, tool.ErrNotFound) {
 		return c.report(fs, *asJSON, notFound(words[0], acct)) // removed since
@@ -119,6 +127,46 @@ func (c *command) run(args []string) int {
 		name = t.Label
 	}
 	return c.report(fs, *asJSON, fromResult(res, name))
+}
+
+// stopTasksTimeout bounds how long run, as it ends, waits for the tasks
+// its workers run.
+const stopTasksTimeout = 5 * time.Second
+
+// runTask runs t with args as a task: with detach it prints the task's
+// ID (with --json, the task as JSON), else it waits for the task as task
+// wait does, running it in this process too when [Options.RunTasks] says
+// so.
+func (c *command) runTask(fs *flag.FlagSet, ctx context.Context, t *tool.Tool, args map[string]any, detach, asJSON bool) int {
+	tk, o := c.createTask(ctx, t, args)
+	if o != nil {
+		return c.report(fs, asJSON, o)
+	}
+	if detach {
+		if asJSON {
+			writeJSON(c.stdout, tk)
+			return 0
+		}
+		fmt.Fprintln(c.stdout, tk.ID)
+		fmt.Fprintf(c.stderr, "Task %s started. Follow it with: %s task wait %s\n", tk.ID, c.name(), tk.ID)
+		return 0
+	}
+	if c.opts.RunTasks {
+		if err := c.opts.Tasks.Start(c.ctx); err != nil {
+			c.reg.Logger().Error("toolcli: starting the task workers", "error", err.Error())
+			fmt.Fprintf(c.stderr, "%s: the task workers could not start here; task %s runs when a server of this application runs it\n", fs.Name(), tk.ID)
+		} else {
+			defer func() {
+				// A task still running now (the wait was interrupted) is
+				// given a moment to end, then fails as interrupted.
+				sctx, cancel := context.WithTimeout(context.Background(), stopTasksTimeout)
+				defer cancel()
+				c.opts.Tasks.Stop(sctx)
+			}()
+		}
+	}
+	fmt.Fprintf(c.stderr, "Task %s started (%s runs as a task); waiting for it.\n", tk.ID, t.ID)
+	return c.wait(fs, ctx, tool.AccountFrom(ctx), tk.ID, asJSON)
 }
 
 // notFound is the failure of a run of a tool word names that acct may not

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/toolapi/toolapi/task"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -40,6 +41,18 @@ type Options struct {
 	// toolapp wires them). Nil means there are none: --preset then fails,
 	// saying that presets are not configured.
 	Presets Presets
+	// Tasks keeps the tasks of tools whose Task mode is optional or
+	// required: run --detach creates one and prints its ID, a tool whose
+	// every call is a task runs as one and is waited for, and the task
+	// commands list, show, wait for, answer and cancel them. Nil means no
+	// tasks: those commands fail, saying so, and a tool whose calls must
+	// run as tasks cannot run.
+	Tasks *task.Manager
+	// RunTasks starts the workers of Tasks in this process while run waits
+	// for a task it created (without --detach), so that the task runs even
+	// when no server shares the database; they stop when the command ends.
+	// False leaves every task to the processes that run them (serve).
+	RunTasks bool
 }
 
 // ErrUnknownUser is wrapped by the error [Options.Accounts] returns for a
@@ -86,6 +99,8 @@ func Run(ctx context.Context, reg *tool.Registry, args []string, stdout, stderr 
 		return c.run(args[1:])
 	case "export":
 		return c.export(args[1:])
+	case "task":
+		return c.task(args[1:])
 	case "help", "-h", "-help", "--help":
 		c.usage(stdout)
 		return 0
@@ -100,7 +115,7 @@ func Run(ctx context.Context, reg *tool.Registry, args []string, stdout, stderr 
 }
 
 // commands are the command words of Run.
-var commands = []string{"list", "search", "info", "run", "export"}
+var commands = []string{"list", "search", "info", "run", "export", "task"}
 
 // flagFirstHint says how to write a command line that starts with a flag
 // (args[0]): the command's flags follow its word, and the application's
@@ -152,11 +167,14 @@ func (c *command) usage(w io.Writer) {
   %[1]s list   [--format table|json|markdown] [--operation OP] [--user NAME]
   %[1]s search WORDS... [--match or|and] [--format table|json|markdown] [--operation OP] [--user NAME]
   %[1]s info   ID [--format text|json] [--user NAME]
-  %[1]s run    ID [--preset NAME] [--input k=v | --input '{json}']... [--json] [--user NAME] [--yes]
+  %[1]s run    ID [--preset NAME] [--input k=v | --input '{json}']... [--json] [--user NAME] [--yes] [--detach]
   %[1]s export [--format FORMAT] [--user NAME]
-
+`+taskUsage+`
 ID is a tool's ID or its name in MCP and function calling (the NAME
 column of list). Flags may come before or after the other words.
+run --detach starts a tool that may run as a task in the background and
+prints the task's ID; a tool whose every call is a task is waited for,
+as task wait does. task wait exits as run would with the task's outcome.
 `, n)
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/toolapi/toolapi/task"
 	"github.com/toolapi/toolapi/tool"
 	"github.com/toolapi/toolapi/toolcli"
 )
@@ -70,7 +71,15 @@ var accessMatrix = []matrixCase{
 	{"translation.export", "Blue Hours", exportArgs, [4]string{hidden, ok, ok, blocked}},
 	{"translation.export", "Harbour Lights", exportArgs, [4]string{hidden, failed, failed, blocked}},
 	{"translation.export", "Winter Sketches", exportArgs, [4]string{hidden, denied, ok, blocked}},
+
+	// Tasks: through the registry they run as a run does; the CLI runs
+	// them as tasks and reports the task's outcome.
+	{"album.archive", "Blue Hours", archiveArgs, [4]string{hidden, ok, ok, blocked}},
+	{"album.archive", "Winter Sketches", archiveArgs, [4]string{hidden, denied, ok, blocked}},
+	{"site.reindex", "", noArgs, [4]string{hidden, hidden, ok, blocked}},
 }
+
+func archiveArgs(id string) map[string]any { return map[string]any{"albums": []any{id}} }
 
 func exportArgs(id string) map[string]any {
 	return map[string]any{"albums": []any{id}, "langcode": "de"}
@@ -145,6 +154,7 @@ func TestAccessMatrixCLI(t *testing.T) {
 	for _, c := range accessMatrix {
 		s := newSQLiteStore(t)
 		app, logs := newTestApp(t, s)
+		var m *task.Manager
 		id := ""
 		if c.album != "" {
 			id = albumID(t, s, c.album)
@@ -155,9 +165,16 @@ func TestAccessMatrixCLI(t *testing.T) {
 		}
 		for i, user := range matrixUsers {
 			var stdout, stderr bytes.Buffer
+			opts := &toolcli.Options{Name: "album tool", Accounts: app.cliAccount}
+			if tl, _ := app.Registry.Tool(c.tool); tl.Task != tool.TaskNever {
+				if m == nil {
+					m = startTaskManager(t, s, app.Registry)
+				}
+				opts.Tasks = m
+			}
 			code := toolcli.Run(context.Background(), app.Registry,
 				[]string{"run", c.tool, "--json", "--yes", "--user", user, "--input", string(input)},
-				&stdout, &stderr, &toolcli.Options{Name: "album tool", Accounts: app.cliAccount})
+				&stdout, &stderr, opts)
 			var out struct {
 				Success   bool   `json:"success"`
 				Message   string `json:"message"`

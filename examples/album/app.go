@@ -6,7 +6,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/toolapi/toolapi/audit"
 	"github.com/toolapi/toolapi/entity"
@@ -24,12 +26,19 @@ type App struct {
 	lister   *Lister
 	exporter *Exporter
 	site     *SiteSettings
+	archiver *Archiver
+	indexer  *Reindexer
 
 	// Stateless makes the MCP server of [App.Service] serve streamable
 	// HTTP without sessions, as `serve --stateless` does: every request
 	// stands alone, so several serve processes sharing one PostgreSQL
 	// database can answer the same clients behind any load balancer.
 	Stateless bool
+
+	// TaskStaleAfter is how long a running task may go without its
+	// worker's heartbeat before it is failed as interrupted (its process
+	// died); zero means the task package's default, one minute.
+	TaskStaleAfter time.Duration
 
 	// Trail is the audit trail [App.UseAuditTrail] installed, nil before:
 	// admins see it in the explorer.
@@ -39,7 +48,8 @@ type App struct {
 }
 
 // NewApp builds the application over store, writing translation exports
-// under exportDir. logger may be nil.
+// under exportDir and archives of albums under exportDir/archives (see
+// [App.SetArchiveDir]). logger may be nil.
 func NewApp(store *Store, exportDir string, logger *slog.Logger) (*App, error) {
 	if logger == nil {
 		logger = slog.Default()
@@ -52,17 +62,22 @@ func NewApp(store *Store, exportDir string, logger *slog.Logger) (*App, error) {
 		lister:   &Lister{store: store},
 		exporter: &Exporter{store: store, dir: exportDir},
 		site:     &SiteSettings{store: store},
+		archiver: &Archiver{store: store, dir: filepath.Join(exportDir, "archives")},
+		indexer:  &Reindexer{store: store},
 	}
 	for _, et := range a.entityTypes() {
 		if err := a.Registry.AddEntityType(et); err != nil {
 			return nil, err
 		}
 	}
-	if err := RegisterTools(a.Registry, a.exporter, a.lister, a.manager, a.site); err != nil {
+	if err := RegisterTools(a.Registry, a.archiver, a.exporter, a.lister, a.manager, a.indexer, a.site); err != nil {
 		return nil, fmt.Errorf("registering tools: %w", err)
 	}
 	return a, nil
 }
+
+// SetArchiveDir makes the album archives be written under dir.
+func (a *App) SetArchiveDir(dir string) { a.archiver.dir = dir }
 
 // entityTypes returns the application's entity types: albums, and tracks,
 // whose access follows their album's.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -21,12 +22,16 @@ import (
 const help = `DB is the path of an SQLite file (created and seeded when missing) or a
 postgres:// URL. Without --db, $ALBUM_DB, else %s.
 Translation exports are written under DIR (default: "exports" beside the
-SQLite file, or in the cache folder for PostgreSQL).`
+SQLite file, or in the cache folder for PostgreSQL). Archives of albums
+(album.archive, a background task) are written under --archives.`
 
 // flags are the album's own flags, which every command takes.
 type flags struct {
-	db      string
-	exports string
+	db       string
+	exports  string
+	archives string
+	// taskStale is how long a task may go without its worker's heartbeat.
+	taskStale time.Duration
 
 	// store is the store the opener opened, for the album's own commands.
 	store *Store
@@ -35,6 +40,8 @@ type flags struct {
 func (f *flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.db, "db", f.db, "the `DB`: an SQLite file or a postgres:// URL")
 	fs.StringVar(&f.exports, "exports", f.exports, "the `DIR` of translation exports")
+	fs.DurationVar(&f.taskStale, "task-stale", f.taskStale, "how `long` a running task may go without its worker's heartbeat before it is failed as interrupted (default 1m)")
+	fs.StringVar(&f.archives, "archives", f.archives, "the `DIR` album archives are written to (default: DIR of --exports/archives)")
 }
 
 // options returns the options of the album's command line.
@@ -72,6 +79,10 @@ func (f *flags) open(stderr io.Writer) toolapp.Opener {
 		}
 		app, err := NewApp(store, f.exportDir(), slog.New(slog.NewTextHandler(stderr, nil)))
 		if err == nil {
+			if f.archives != "" {
+				app.SetArchiveDir(f.archives)
+			}
+			app.TaskStaleAfter = f.taskStale
 			err = app.UseAuditTrail(ctx)
 		}
 		if err != nil {

@@ -20,6 +20,8 @@ var albumCalls = map[string]map[string]any{
 	"translation.export": {"albums": []any{"1"}, "langcode": "de"},
 	"site.info":          {},
 	"site.update_info":   {"values": map[string]any{"slogan": "Declared"}},
+	"album.archive":      {"albums": []any{"1"}},
+	"site.reindex":       {},
 }
 
 // In every function-calling format the dispatcher runs the album tool

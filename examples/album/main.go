@@ -3,7 +3,7 @@
 // web, on SQLite or PostgreSQL.
 //
 //	album serve [--addr 127.0.0.1:8080] [--db PATH|postgres://...] [--print-tokens] [--stateless]
-//	album tool list|search|info|run|export ...
+//	album tool list|search|info|run|export|task ...
 //	album mcp [--user NAME]
 //	album tokens [USER...]
 //	album audit [--account ID] [--tool ID] [--limit N] [--format table|json]

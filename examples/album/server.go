@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolapi/toolapi/explorer"
 	"github.com/toolapi/toolapi/mcpserver"
+	"github.com/toolapi/toolapi/task"
 	"github.com/toolapi/toolapi/toolapp"
 )
 
@@ -39,11 +40,18 @@ func (a *App) Service() *toolapp.App {
 			Store:        a.Store.Explorer(),
 			SanitizeHTML: explorer.InlineHTML,
 		},
-		Close: a.close,
+		// Tasks (album.archive, site.reindex) are kept in the database;
+		// every serve process on it runs them, and finds each task's
+		// account again among the users when the task starts.
+		TaskDB:      a.Store.TaskDB(),
+		TaskOptions: &task.Options{StaleAfter: a.TaskStaleAfter},
+		Close:       a.close,
 	}
 	if a.Trail != nil {
-		// Admins (who hold every permission) see the audit trail.
+		// Admins (who hold every permission) see the audit trail, which
+		// records the steps of tasks too.
 		service.Explorer.Audit = a.Trail
+		service.TaskOptions.Audit = a.Trail
 	}
 	return service
 }

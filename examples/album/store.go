@@ -28,7 +28,11 @@ import (
 //
 // A Store is safe for concurrent use.
 type Store struct {
-	db       *sql.DB
+	db *sql.DB
+	// taskDB is a second handle on an SQLite file, without immediate
+	// transactions, for the task queue (see [Store.TaskDB]); nil on
+	// PostgreSQL.
+	taskDB   *sql.DB
 	postgres bool
 	// explorer keeps the tool explorer's sessions, presets and runs in
 	// the tables explorer_*, made by migrate.
@@ -107,7 +111,16 @@ func openStore(dsn string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{db: db}, nil
+	// The task queue runs transactions in the background that mostly read
+	// (its leader election, its cleaner): with immediate transactions each
+	// would take the one write lock and wait on every write. They get a
+	// handle of their own on the same file, with deferred transactions.
+	taskDB, err := sql.Open("sqlite", dsn+"?_busy_timeout=30000&_foreign_keys=1")
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &Store{db: db, taskDB: taskDB}, nil
 }
 
 // useWAL puts an SQLite database in WAL mode, which lets readers run
@@ -157,7 +170,22 @@ func isPostgres(dsn string) bool {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	if s.taskDB != nil {
+		return errors.Join(s.taskDB.Close(), s.db.Close())
+	}
+	return s.db.Close()
+}
+
+// TaskDB returns the database handle of the task queue: on SQLite a
+// second handle on the same file, without immediate transactions; on
+// PostgreSQL the one of [Store.DB].
+func (s *Store) TaskDB() *sql.DB {
+	if s.taskDB != nil {
+		return s.taskDB
+	}
+	return s.db
+}
 
 // DB returns the database handle.
 func (s *Store) DB() *sql.DB { return s.db }

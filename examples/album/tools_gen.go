@@ -11,6 +11,15 @@ import (
 	"github.com/toolapi/toolapi/tool"
 )
 
+// ArchiverTools returns the tools of Archiver's methods: album.archive.
+// A nil svc gives the tools without handlers, which [tool.Registry.Add]
+// leaves out and logs.
+func ArchiverTools(svc *Archiver) []*tool.Tool {
+	return []*tool.Tool{
+		albumArchiveTool(svc),
+	}
+}
+
 // ExporterTools returns the tools of Exporter's methods: translation.export.
 // A nil svc gives the tools without handlers, which [tool.Registry.Add]
 // leaves out and logs.
@@ -42,6 +51,15 @@ func ManagerTools(svc *Manager) []*tool.Tool {
 	}
 }
 
+// ReindexerTools returns the tools of Reindexer's methods: site.reindex.
+// A nil svc gives the tools without handlers, which [tool.Registry.Add]
+// leaves out and logs.
+func ReindexerTools(svc *Reindexer) []*tool.Tool {
+	return []*tool.Tool{
+		siteReindexTool(svc),
+	}
+}
+
 // SiteSettingsTools returns the tools of SiteSettings's methods: site.info, site.update_info.
 // A nil svc gives the tools without handlers, which [tool.Registry.Add]
 // leaves out and logs.
@@ -52,16 +70,100 @@ func SiteSettingsTools(svc *SiteSettings) []*tool.Tool {
 	}
 }
 
-// RegisterTools adds the tools of Exporter, Lister, Manager, SiteSettings to r. A nil
+// RegisterTools adds the tools of Archiver, Exporter, Lister, Manager, Reindexer, SiteSettings to r. A nil
 // service leaves its tools out, logged by r; the error joins the reasons of
 // every tool left out.
-func RegisterTools(r *tool.Registry, exporter *Exporter, lister *Lister, manager *Manager, siteSettings *SiteSettings) error {
+func RegisterTools(r *tool.Registry, archiver *Archiver, exporter *Exporter, lister *Lister, manager *Manager, reindexer *Reindexer, siteSettings *SiteSettings) error {
 	var tools []*tool.Tool
+	tools = append(tools, ArchiverTools(archiver)...)
 	tools = append(tools, ExporterTools(exporter)...)
 	tools = append(tools, ListerTools(lister)...)
 	tools = append(tools, ManagerTools(manager)...)
+	tools = append(tools, ReindexerTools(reindexer)...)
 	tools = append(tools, SiteSettingsTools(siteSettings)...)
 	return r.Add(tools...)
+}
+
+// albumArchiveTool returns album.archive, the tool of Archiver.Archive.
+func albumArchiveTool(svc *Archiver) *tool.Tool {
+	var _ func(*Archiver, context.Context, []*Album, string) (string, int, int, error) = (*Archiver).Archive // a changed signature must break the build
+	t := &tool.Tool{
+		ID:          "album.archive",
+		Label:       "Archive albums",
+		Description: "Writes the albums into one archive file, with a progress report per image. It always runs as a background task: its caller gets the task at once and collects the archive's address when it is written.",
+		Operation:   tool.OpWrite,
+		Destructive: tool.Ptr(false),
+		Permission:  "export translations",
+		Task:        tool.TaskRequired,
+		Inputs: []*tool.Definition{
+			{
+				Name:        "albums",
+				Type:        "list",
+				Description: "The albums to put in the archive.",
+				Required:    true,
+				Items: &tool.Definition{
+					Type: "entity:album",
+				},
+				EntityOp:    "view",
+				Constraints: tool.Constraints{NotBlank: true, Count: &tool.Bounds{Min: tool.Ptr(1), Max: tool.Ptr(100)}},
+			},
+			{
+				Name:        "format",
+				Type:        "string",
+				Description: "The archive's format: zip or tar.",
+				Default:     "zip",
+				Constraints: tool.Constraints{Choice: []any{"zip", "tar"}},
+			},
+		},
+		Outputs: []*tool.Definition{
+			{
+				Name:        "file",
+				Type:        "uri",
+				Description: "The archive written.",
+				Required:    true,
+			},
+			{
+				Name:        "album_count",
+				Type:        "integer",
+				Description: "How many albums the archive holds.",
+				Required:    true,
+			},
+			{
+				Name:        "image_count",
+				Type:        "integer",
+				Description: "How many images' metadata the archive holds.",
+				Required:    true,
+			},
+		},
+	}
+	if svc == nil {
+		return t
+	}
+	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		var albums []*Album
+		if list1, ok := in.At(0).([]any); ok {
+			albums = make([]*Album, len(list1))
+			for i2, item3 := range list1 {
+				switch e := item3.(type) {
+				case *Album:
+					albums[i2] = e
+				case Album:
+					albums[i2] = &e
+				}
+			}
+		}
+		format, _ := in.At(1).(string)
+		file, albumCount, imageCount, err := svc.Archive(ctx, albums, format)
+		if err != nil && !tool.FailedPartway(ctx, err) {
+			return nil, err
+		}
+		return tool.Succeeded("", map[string]any{
+			"file":        file,
+			"album_count": int64(albumCount),
+			"image_count": int64(imageCount),
+		}), err
+	}
+	return t
 }
 
 // translationExportTool returns translation.export, the tool of Exporter.ExportForTool.
@@ -501,6 +603,41 @@ func albumSummarizeTool(svc *Manager) *tool.Tool {
 			"track_count": int64(trackCount),
 			"length":      length,
 			"images":      publishImageList(images),
+		}), err
+	}
+	return t
+}
+
+// siteReindexTool returns site.reindex, the tool of Reindexer.Reindex.
+func siteReindexTool(svc *Reindexer) *tool.Tool {
+	var _ func(*Reindexer, context.Context) (int, error) = (*Reindexer).Reindex // a changed signature must break the build
+	t := &tool.Tool{
+		ID:          "site.reindex",
+		Label:       "Re-index the site",
+		Description: "Rebuilds the indexes of the site's tables and refreshes the statistics the database plans its queries with, table by table, with a progress report per table. It may run as a background task: on a large site it takes a while, and the caller may collect its outcome later.",
+		Operation:   tool.OpWrite,
+		Destructive: tool.Ptr(false),
+		Permission:  "administer site configuration",
+		Task:        tool.TaskOptional,
+		Outputs: []*tool.Definition{
+			{
+				Name:        "table_count",
+				Type:        "integer",
+				Description: "How many tables were re-indexed.",
+				Required:    true,
+			},
+		},
+	}
+	if svc == nil {
+		return t
+	}
+	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		tableCount, err := svc.Reindex(ctx)
+		if err != nil && !tool.FailedPartway(ctx, err) {
+			return nil, err
+		}
+		return tool.Succeeded("", map[string]any{
+			"table_count": int64(tableCount),
 		}), err
 	}
 	return t
