@@ -77,10 +77,13 @@ func (m *Manager) Create(ctx context.Context, toolID string, args json.RawMessag
 		return nil, &RefusedError{Result: res}
 	}
 	var call *tool.Call
-	canonical, vs, err := m.reg.ValidateJSON(context.WithValue(ctx, callKey{}, &call), toolID, args)
+	var refusal *tool.AccessError
+	canonical, vs, err := m.reg.ValidateJSON(tool.WithEntityAccess(context.WithValue(ctx, callKey{}, &call)), toolID, args)
 	switch {
 	case errors.Is(err, tool.ErrNotFound):
 		return nil, err
+	case errors.As(err, &refusal):
+		return nil, m.refused(ctx, t, &tool.Result{Message: refusal.Reason, Failure: tool.FailureAccess})
 	case err != nil:
 		m.logger.Error("checking the inputs of a task failed", "tool", toolID, "error", err.Error())
 		return nil, m.refused(ctx, t, &tool.Result{Message: "The inputs of " + label(t) + " could not be checked.", Failure: tool.FailureRuntime})

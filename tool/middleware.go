@@ -31,6 +31,7 @@ type checked struct {
 	canonical json.RawMessage
 	vs        []Violation
 	err       error
+	refusal   *Result // an entity the account may not use (see WithEntityAccess)
 }
 
 // InputsJSON returns the canonical JSON of the inputs the caller set, except

@@ -381,7 +381,7 @@ func (r *Registry) loadEntities(ctx context.Context, e *entry, acct Account, in 
 			for j, item := range v {
 				ref, ok := item.(entityRef)
 				if !ok {
-					if check {
+					if check || !vs.empty() {
 						continue // the item's own violation says why
 					}
 					return r.runtimeFailure(t, "entity load failed", fmt.Errorf("input %s: item %d is %T, not an entity reference", n.def.Name, j, item))

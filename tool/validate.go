@@ -10,7 +10,9 @@ import (
 // Validate checks args as [Registry.Run] would, with [Call.Check] set and
 // no access check, confirmation or handler. It returns every violation, or
 // the canonical JSON of the arguments, sensitive ones included. Its error
-// wraps [ErrNotFound] for a tool the account may not run.
+// wraps [ErrNotFound] for a tool the account may not run; under a context
+// of [WithEntityAccess], it is an [*AccessError] for an entity the account
+// may not use.
 func (r *Registry) Validate(ctx context.Context, id string, args map[string]any) (json.RawMessage, []Violation, error) {
 	e, err := r.entryFor(ctx, id)
 	if err != nil {
@@ -27,6 +29,17 @@ func (r *Registry) ValidateJSON(ctx context.Context, id string, args []byte) (js
 	}
 	return r.validate(ctx, e, arguments{doc: args, isDoc: true})
 }
+
+// WithEntityAccess returns ctx under which [Registry.Validate] and
+// [Registry.ValidateJSON] also check, as a run does, that the account may
+// use each entity the inputs name with the operation its input declares.
+// A caller that accepts a call now and runs it later (a task) validates
+// under it, so that a refusal comes before anything is stored.
+func WithEntityAccess(ctx context.Context) context.Context {
+	return context.WithValue(ctx, entityAccessKey{}, true)
+}
+
+type entityAccessKey struct{}
 
 // entryFor returns the entry of the tool with the given ID if the account
 // in ctx has its permission.
@@ -55,6 +68,9 @@ func (r *Registry) validate(ctx context.Context, e *entry, args arguments) (json
 			return nil, nil, errors.New("the registry's middleware did not let the check through: " + res.Message)
 		}
 	}
+	if c.checked.refusal != nil {
+		return nil, nil, &AccessError{Reason: c.checked.refusal.Message}
+	}
 	return c.checked.canonical, c.checked.vs, c.checked.err
 }
 
@@ -69,6 +85,8 @@ func (r *Registry) check(ctx context.Context, c *Call) *Result {
 		return &Result{Message: "The inputs of " + t.label() + " could not be checked.", Failure: FailureRuntime}
 	case len(c.checked.vs) > 0:
 		return inputFailure(t, c.checked.vs)
+	case c.checked.refusal != nil:
+		return c.checked.refusal
 	}
 	return &Result{Success: true, Message: "The inputs of " + t.label() + " are valid."}
 }
@@ -84,7 +102,11 @@ func (r *Registry) checkArgs(ctx context.Context, c *Call) (ch *checked) {
 	var vs violations
 	in := r.decodeInto(ctx, e, c.args, &vs)
 	if in != nil {
-		if res := r.loadEntities(ctx, e, c.Account, in, true, &vs); res != nil {
+		access, _ := ctx.Value(entityAccessKey{}).(bool)
+		if res := r.loadEntities(ctx, e, c.Account, in, !access, &vs); res != nil {
+			if access && res.Failure == FailureAccess {
+				return &checked{refusal: res}
+			}
 			return &checked{err: errors.New("looking up an entity failed")}
 		}
 	}

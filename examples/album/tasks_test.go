@@ -226,27 +226,24 @@ func TestArchiveThroughRegistry(t *testing.T) {
 	}
 	ctx := tool.WithAccount(t.Context(), editor)
 	// Album 4 is admin's draft: the editor may not see it. The task is
-	// refused, either at once or when it starts (the account's access to
-	// entities is checked by the run), and writes nothing.
-	tk, err := m.Create(ctx, "album.archive", json.RawMessage(`{"albums":["4"]}`))
+	// refused before it is created, as a run would be refused, and writes
+	// nothing.
+	_, err = m.Create(ctx, "album.archive", json.RawMessage(`{"albums":["4"]}`))
 	var re *task.RefusedError
-	switch {
-	case errors.As(err, &re):
-		if re.Result.Success || re.Result.Failure != tool.FailureAccess {
-			t.Errorf("archiving another's draft: %+v", re.Result)
-		}
-	case err != nil:
-		t.Fatal(err)
-	default:
-		tk = waitEnd(t, ctx, m, tk.ID)
-		if tk.Status != task.Failed || tk.Result.Failure != tool.FailureAccess {
-			t.Errorf("archiving another's draft: %+v, %+v", tk, tk.Result)
-		}
+	if !errors.As(err, &re) || re.Result.Success || re.Result.Failure != tool.FailureAccess {
+		t.Fatalf("archiving another's draft: %v, want an access refusal before the task exists", err)
+	}
+	run, _ := app.Registry.RunJSON(ctx, "album.archive", []byte(`{"albums":["4"]}`))
+	if re.Result.Message != run.Message {
+		t.Errorf("refusal %q, want the run's %q", re.Result.Message, run.Message)
+	}
+	if page, err := m.List(ctx, nil); err != nil || len(page.Tasks) != 0 {
+		t.Errorf("tasks after a refusal: %+v, %v; want none", page, err)
 	}
 	if files, _ := os.ReadDir(app.archiver.dir); len(files) != 0 {
 		t.Errorf("archiving another's draft wrote %v", files)
 	}
-	tk, err = m.Create(ctx, "album.archive", json.RawMessage(`{"albums":["1","2"],"format":"tar"}`))
+	tk, err := m.Create(ctx, "album.archive", json.RawMessage(`{"albums":["1","2"],"format":"tar"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
