@@ -261,7 +261,7 @@ func (s *Server) validateOnly(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		t, ok := s.reg.ToolByName(cr.Params.Name)
 		acct := accountOf(ctx, cr.Extra)
-		if !ok || s.entry(t.ID) == nil || !t.Allowed(acct) {
+		if !ok || s.entry(t.ID) == nil || !t.Allowed(acct) || !narrowingOf(ctx, cr.Extra).Allows(t) {
 			return nil, unknownTool(cr.Params.Name)
 		}
 		args := cr.Params.Arguments

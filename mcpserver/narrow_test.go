@@ -1,0 +1,170 @@
+package mcpserver_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolapi/toolapi/mcpserver"
+	"github.com/toolapi/toolapi/tool"
+	"github.com/toolapi/toolapi/toolsearch"
+)
+
+// narrowedAccount is an account that a token's scopes narrowed.
+type narrowedAccount struct {
+	tool.User
+	n *tool.Narrowing
+}
+
+func (a *narrowedAccount) Narrowing() *tool.Narrowing { return a.n }
+
+// narrowServer serves over HTTP a registry of a viewer read tool, an
+// editor write tool and tools.search (in the viewer toolset); ran records
+// the tools that ran.
+func narrowServer(t *testing.T) (url string, ran func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var runs []string
+	h := func(id string) tool.Handler {
+		return func(context.Context, *tool.Values) (*tool.Result, error) {
+			mu.Lock()
+			runs = append(runs, id)
+			mu.Unlock()
+			return tool.Succeeded("done", nil), nil
+		}
+	}
+	reg := tool.NewRegistry(&tool.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	ix := toolsearch.New(reg, &toolsearch.Options{Groups: []string{"viewer"}})
+	err := reg.Add(
+		&tool.Tool{ID: "photo.view", Label: "View", Description: "Shows a photo.", Operation: tool.OpRead, Access: anyone,
+			Groups: []string{"viewer"}, Handler: h("photo.view"),
+			Inputs: []*tool.Definition{{Name: "kind", Type: "string", Constraints: tool.Constraints{Choice: []any{"print", "poster"}}}}},
+		&tool.Tool{ID: "photo.edit", Label: "Edit", Description: "Edits a photo.", Operation: tool.OpWrite, Access: anyone,
+			Groups: []string{"editor"}, Handler: h("photo.edit"),
+			Inputs: []*tool.Definition{{Name: "kind", Type: "string", Constraints: tool.Constraints{Choice: []any{"print", "poster"}}}}},
+		ix.Tool(),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scoped := &narrowedAccount{User: tool.User{ID: "scoped"}, n: mcpserver.ScopeNarrowing([]string{"openid", "tools:read"})}
+	srv := mcpserver.New(reg, &mcpserver.Options{Authenticate: mcpserver.Bearer(func(_ context.Context, token string) (tool.Account, error) {
+		switch token {
+		case "plain":
+			return &tool.User{ID: "plain"}, nil
+		case "scoped":
+			return scoped, nil
+		}
+		return nil, nil
+	})})
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	return ts.URL, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), runs...)
+	}
+}
+
+func TestHTTPNarrowedConnection(t *testing.T) {
+	base, ran := narrowServer(t)
+	for _, c := range []struct {
+		name, query, token string
+		list               []string
+		out                string // a tool outside the narrowing
+	}{
+		{"groups", "?groups=viewer", "plain", []string{"photo__view", "tools__search"}, "photo__edit"},
+		{"readonly", "?readonly=1", "plain", []string{"photo__view", "tools__search"}, "photo__edit"},
+		{"editor and read-only", "?groups=editor&readonly=true", "plain", nil, "photo__edit"},
+		{"token scope tools:read", "", "scoped", []string{"photo__view", "tools__search"}, "photo__edit"},
+		{"token scope, query cannot widen", "?groups=editor", "scoped", nil, "photo__edit"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cs, err := connectHTTP(t, base+"/mcp"+c.query, c.token, nil, latest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(c.list, toolNames(t, cs)); diff != "" {
+				t.Errorf("tools/list (-want +got):\n%s", diff)
+			}
+			_, errOut := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.out, Arguments: map[string]any{}})
+			_, errNone := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "photo__nothing", Arguments: map[string]any{}})
+			var jOut, jNone *jsonrpc.Error
+			if !errors.As(errOut, &jOut) || !errors.As(errNone, &jNone) {
+				t.Fatalf("calls outside the narrowing: %v and %v, want protocol errors", errOut, errNone)
+			}
+			if jOut.Code != jNone.Code || strings.Replace(jOut.Message, c.out, "X", 1) != strings.Replace(jNone.Message, "photo__nothing", "X", 1) {
+				t.Errorf("outside the narrowing: %d %q; unknown: %d %q; want the same answer", jOut.Code, jOut.Message, jNone.Code, jNone.Message)
+			}
+			_, err = cs.Complete(context.Background(), &mcp.CompleteParams{
+				Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: mcpserver.ToolURIScheme + c.out},
+				Argument: mcp.CompleteParamsArgument{Name: "kind", Value: "p"},
+			})
+			if !errors.As(err, &jOut) || !strings.Contains(jOut.Message, "unknown tool") {
+				t.Errorf("completing %s outside the narrowing: %v, want an unknown tool", c.out, err)
+			}
+			if c.list != nil {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "tools__search", Arguments: map[string]any{"query": "photo"}})
+				if err != nil || res.IsError {
+					t.Fatalf("tools.search: %+v, %v", res, err)
+				}
+				found := mustJSON(t, res.StructuredContent)
+				if !strings.Contains(string(found), `"photo.view"`) || strings.Contains(string(found), `"photo.edit"`) {
+					t.Errorf("tools.search under the narrowing found %s, want photo.view only", found)
+				}
+			}
+		})
+	}
+	if got := ran(); len(got) != 0 {
+		t.Errorf("tools ran outside the narrowing: %v", got)
+	}
+	// Without a narrowing the same connection reaches and runs both.
+	cs, err := connectHTTP(t, base+"/mcp", "plain", nil, latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"photo__edit", "photo__view", "tools__search"}, toolNames(t, cs)); diff != "" {
+		t.Errorf("tools/list without a narrowing (-want +got):\n%s", diff)
+	}
+	if res := callTool(t, cs, "photo__edit", map[string]any{}); res.IsError {
+		t.Errorf("photo.edit without a narrowing failed: %v", texts(res))
+	}
+	if diff := cmp.Diff([]string{"photo.edit"}, ran()); diff != "" {
+		t.Errorf("ran (-want +got):\n%s", diff)
+	}
+}
+
+func TestHTTPNarrowUnknownGroup(t *testing.T) {
+	base, _ := narrowServer(t)
+	for query, want := range map[string]string{
+		"?groups=viewer,admins": `query parameter groups: unknown tool group "admins": no tool declares it (the groups are editor, viewer)`,
+		"?readonly=maybe":       "query parameter readonly: must be 1, true, 0 or false",
+	} {
+		req, err := http.NewRequest(http.MethodPost, base+"/mcp"+query, strings.NewReader(initialize))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer plain")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), want) {
+			t.Errorf("%s: %d %q, want 400 with %q", query, resp.StatusCode, body, want)
+		}
+	}
+}
