@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -39,12 +40,10 @@ func ScopeNarrowing(scopes []string) *tool.Narrowing {
 	var n tool.Narrowing
 	found := false
 	for _, s := range scopes {
-		switch {
-		case s == "tools:read":
+		if s == "tools:read" {
 			n.ReadOnly, found = true, true
-		case len(s) > len("toolset:") && s[:len("toolset:")] == "toolset:":
-			n.Groups = append(n.Groups, s[len("toolset:"):])
-			found = true
+		} else if g, ok := strings.CutPrefix(s, "toolset:"); ok && g != "" {
+			n.Groups, found = append(n.Groups, g), true
 		}
 	}
 	if !found {
