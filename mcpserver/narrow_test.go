@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolapi/toolapi/explorer"
 	"github.com/toolapi/toolapi/mcpserver"
 	"github.com/toolapi/toolapi/tool"
 	"github.com/toolapi/toolapi/toolsearch"
@@ -58,7 +60,7 @@ func narrowServer(t *testing.T) (url string, ran func() []string) {
 		t.Fatal(err)
 	}
 	scoped := &narrowedAccount{User: tool.User{ID: "scoped"}, n: mcpserver.ScopeNarrowing([]string{"openid", "tools:read"})}
-	srv := mcpserver.New(reg, &mcpserver.Options{Authenticate: mcpserver.Bearer(func(_ context.Context, token string) (tool.Account, error) {
+	srv := mcpserver.New(reg, &mcpserver.Options{Name: "photos", Apps: explorer.NewApps(reg, nil), Authenticate: mcpserver.Bearer(func(_ context.Context, token string) (tool.Account, error) {
 		switch token {
 		case "plain":
 			return &tool.User{ID: "plain"}, nil
@@ -113,6 +115,14 @@ func TestHTTPNarrowedConnection(t *testing.T) {
 			if !errors.As(err, &jOut) || !strings.Contains(jOut.Message, "unknown tool") {
 				t.Errorf("completing %s outside the narrowing: %v, want an unknown tool", c.out, err)
 			}
+			// The app of a tool outside the narrowing is not there either.
+			outApp := "ui://photos/" + strings.ReplaceAll(c.out, "__", ".")
+			if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: outApp}); err == nil {
+				t.Errorf("the app %s of a tool outside the narrowing was read", outApp)
+			}
+			if slices.Contains(resourceURIs(t, cs), outApp) {
+				t.Errorf("resources/list offers %s, the app of a tool outside the narrowing", outApp)
+			}
 			if c.list != nil {
 				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "tools__search", Arguments: map[string]any{"query": "photo"}})
 				if err != nil || res.IsError {
@@ -135,6 +145,9 @@ func TestHTTPNarrowedConnection(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"photo__edit", "photo__view", "tools__search"}, toolNames(t, cs)); diff != "" {
 		t.Errorf("tools/list without a narrowing (-want +got):\n%s", diff)
+	}
+	if !slices.Contains(resourceURIs(t, cs), "ui://photos/photo.edit") {
+		t.Errorf("resources/list without a narrowing lacks the app of photo.edit: %v", resourceURIs(t, cs))
 	}
 	if res := callTool(t, cs, "photo__edit", map[string]any{}); res.IsError {
 		t.Errorf("photo.edit without a narrowing failed: %v", texts(res))
