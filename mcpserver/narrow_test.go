@@ -35,6 +35,15 @@ func (a *narrowedAccount) Narrowing() *tool.Narrowing { return a.n }
 // the tools that ran.
 func narrowServer(t *testing.T) (url string, ran func() []string) {
 	t.Helper()
+	srv, ran := narrowMCP(t)
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	return ts.URL, ran
+}
+
+// narrowMCP is the MCP server of narrowServer.
+func narrowMCP(t *testing.T) (*mcpserver.Server, func() []string) {
+	t.Helper()
 	var mu sync.Mutex
 	var runs []string
 	h := func(id string) tool.Handler {
@@ -69,9 +78,7 @@ func narrowServer(t *testing.T) (url string, ran func() []string) {
 		}
 		return nil, nil
 	})})
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
-	return ts.URL, func() []string {
+	return srv, func() []string {
 		mu.Lock()
 		defer mu.Unlock()
 		return append([]string(nil), runs...)
@@ -179,5 +186,31 @@ func TestHTTPNarrowUnknownGroup(t *testing.T) {
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), want) {
 			t.Errorf("%s: %d %q, want 400 with %q", query, resp.StatusCode, body, want)
 		}
+	}
+}
+
+// TestConnectNarrowed checks that a connection made with a narrowed context
+// (as one over standard input and output is) is narrowed.
+func TestConnectNarrowed(t *testing.T) {
+	srv, ran := narrowMCP(t)
+	ctx := tool.Narrow(context.Background(), tool.Narrowing{ReadOnly: true})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, &tool.User{ID: "plain"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	if diff := cmp.Diff([]string{"photo__view", "tools__search"}, toolNames(t, cs)); diff != "" {
+		t.Errorf("tools/list (-want +got):\n%s", diff)
+	}
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "photo__edit", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), `unknown tool "photo__edit"`) {
+		t.Errorf("photo.edit on a read-only connection: %v, want an unknown tool", err)
+	}
+	if got := ran(); len(got) != 0 {
+		t.Errorf("ran %v", got)
 	}
 }
