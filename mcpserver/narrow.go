@@ -57,6 +57,20 @@ func ScopeNarrowing(scopes []string) *tool.Narrowing {
 // no tool declares, or a readonly value that is not a boolean, is answered
 // 400 naming it, and narrow reports false.
 func (h *httpHandler) narrow(w http.ResponseWriter, r *http.Request, acct tool.Account, info *auth.TokenInfo) bool {
+	n, bad := h.narrowing(r, acct)
+	if bad != "" {
+		http.Error(w, "Bad Request: "+bad, http.StatusBadRequest)
+		return false
+	}
+	if n != nil {
+		info.Extra[narrowExtra] = n
+	}
+	return true
+}
+
+// narrowing returns the narrowing of r for acct (nil for none), or what is
+// wrong with r's query parameters.
+func (h *httpHandler) narrowing(r *http.Request, acct tool.Account) (n *tool.Narrowing, bad string) {
 	ctx := context.Background()
 	if na, ok := acct.(NarrowedAccount); ok {
 		if n := na.Narrowing(); n != nil {
@@ -79,24 +93,18 @@ func (h *httpHandler) narrow(w http.ResponseWriter, r *http.Request, acct tool.A
 		asked.ReadOnly, narrowed = true, true
 	case "0", "false":
 	default:
-		http.Error(w, "Bad Request: query parameter "+ReadOnlyParam+": must be 1, true, 0 or false", http.StatusBadRequest)
-		return false
+		return nil, "query parameter " + ReadOnlyParam + ": must be 1, true, 0 or false"
 	}
 	if narrowed {
 		var err error
 		if ctx, err = h.s.reg.Narrow(ctx, asked); err != nil {
 			if errors.Is(err, tool.ErrUnknownGroup) {
-				http.Error(w, "Bad Request: query parameter "+GroupsParam+": "+err.Error(), http.StatusBadRequest)
-				return false
+				return nil, "query parameter " + GroupsParam + ": " + err.Error()
 			}
-			http.Error(w, "Bad Request: query parameter "+GroupsParam, http.StatusBadRequest)
-			return false
+			return nil, "query parameter " + GroupsParam
 		}
 	}
-	if n := tool.NarrowingFrom(ctx); n != nil {
-		info.Extra[narrowExtra] = n
-	}
-	return true
+	return tool.NarrowingFrom(ctx), ""
 }
 
 // narrowingOf returns the narrowing of a request: that of its context (a

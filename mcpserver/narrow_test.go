@@ -214,3 +214,33 @@ func TestConnectNarrowed(t *testing.T) {
 		t.Errorf("ran %v", got)
 	}
 }
+
+// TestStepUpNarrowed checks that a call of a tool outside the request's
+// narrowing asks for no scope (which would tell that it exists): it is
+// answered as a tool that does not exist.
+func TestStepUpNarrowed(t *testing.T) {
+	f := newFixture(t)
+	ts := serveHTTP(t, f, &mcpserver.Options{StepUp: func(acct tool.Account, tl *tool.Tool) string {
+		if tl.ID == "site.publish" {
+			return "site:admin"
+		}
+		return ""
+	}})
+	url := ts.URL + "?readonly=1"
+	h := map[string]string{"Authorization": "Bearer editor-token"}
+	resp, _ := postBody(t, url, initialize, h)
+	h["Mcp-Session-Id"] = resp.Header.Get("Mcp-Session-Id")
+	h["Mcp-Protocol-Version"] = "2025-11-25"
+	postBody(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h)
+	resp, text := postBody(t, url, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"site__publish","arguments":{}}}`, h)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(text, `unknown tool \"site__publish\"`) {
+		t.Errorf("site.publish on a read-only request: %d %q %s, want 200 and an unknown tool", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), text)
+	}
+	// Without the narrowing, the same call asks for the scope.
+	if resp, _ := postBody(t, ts.URL, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"site__publish","arguments":{}}}`, h); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("site.publish without a narrowing: %d, want 403", resp.StatusCode)
+	}
+	if f.published != 0 {
+		t.Errorf("site.publish ran %d times", f.published)
+	}
+}
