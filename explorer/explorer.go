@@ -355,6 +355,9 @@ func (e *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if r, ok = e.withVisit(w, r); !ok {
 			return
 		}
+		if r, ok = e.narrow(w, r); !ok {
+			return
+		}
 	}
 	e.mux.ServeHTTP(w, r)
 }

@@ -190,7 +190,7 @@ func (e *server) serveList(w http.ResponseWriter, r *http.Request) {
 		MatchAll:   q.Get("match") == "all",
 		Operations: []string{"read", "write", "trigger", "transform", "explain"},
 	}
-	f := &tool.Filter{Account: v.acct, Words: strings.Fields(lv.Query), MatchAll: lv.MatchAll}
+	f := &tool.Filter{Account: v.acct, Words: strings.Fields(lv.Query), MatchAll: lv.MatchAll, Narrowing: v.narrowing}
 	if op := tool.Operation(q.Get("op")); op.Valid() {
 		f.Operation = op
 		lv.Operation = string(op)
@@ -204,7 +204,7 @@ func (e *server) serveList(w http.ResponseWriter, r *http.Request) {
 		}
 		lv.Tools[i] = listRow{
 			ID: t.ID, Label: label, Operation: string(t.EffectiveOperation()), Summary: firstLine(t.Description),
-			URL: e.toolURL(t.ID), Destructive: t.IsDestructive(), Confirm: t.Confirm,
+			URL: keepNarrowing(e.toolURL(t.ID), r), Destructive: t.IsDestructive(), Confirm: t.Confirm,
 			Deprecated: t.Deprecated,
 		}
 	}
@@ -218,10 +218,11 @@ func (e *server) serveList(w http.ResponseWriter, r *http.Request) {
 func (e *server) toolURL(id string) string { return e.path("/tools/" + url.PathEscape(id)) }
 
 // visibleTool returns the tool with the given ID or name (as
-// [tool.Registry.ToolByName] finds it) when acct may see it.
-func (e *server) visibleTool(id string, acct tool.Account) (*tool.Tool, bool) {
+// [tool.Registry.ToolByName] finds it) when v's account may see it and
+// v's narrowing keeps it.
+func (e *server) visibleTool(id string, v *visit) (*tool.Tool, bool) {
 	t, ok := e.reg.ToolByName(id)
-	if !ok || !t.Allowed(acct) {
+	if !ok || !t.Allowed(v.acct) || !v.narrowing.Allows(t) {
 		return nil, false
 	}
 	return t, true
@@ -244,7 +245,7 @@ func (e *server) toolNotFound(w http.ResponseWriter, r *http.Request, v *visit) 
 // (in:NAME=VALUE, as the links of entities in outputs give them).
 func (e *server) serveTool(w http.ResponseWriter, r *http.Request) {
 	v := e.visit(r)
-	t, ok := e.visibleTool(r.PathValue("id"), v.acct)
+	t, ok := e.visibleTool(r.PathValue("id"), v)
 	if !ok {
 		e.toolNotFound(w, r, v)
 		return
@@ -329,7 +330,7 @@ func (e *server) newFormView(fm *form, r *http.Request) *formView {
 	t := fm.t
 	return &formView{
 		fm:             fm,
-		Action:         e.toolURL(t.ID),
+		Action:         keepNarrowing(e.toolURL(t.ID), r),
 		NeedsConfirm:   t.IsDestructive() || t.Confirm,
 		Refines:        t.Refiner != nil,
 		CanRun:         fm.v.signedIn(),
@@ -389,7 +390,7 @@ func (e *server) postTool(w http.ResponseWriter, r *http.Request) {
 		e.forbidden(w, r, "The form did not carry this session's token: sign in, open the tool again and resubmit.")
 		return
 	}
-	t, ok := e.visibleTool(r.PathValue("id"), v.acct)
+	t, ok := e.visibleTool(r.PathValue("id"), v)
 	if !ok {
 		e.toolNotFound(w, r, v)
 		return

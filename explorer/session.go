@@ -206,8 +206,9 @@ func randomID() string {
 // A visit is who is asking for a page: the account and, once signed in,
 // the session.
 type visit struct {
-	acct tool.Account
-	sess *session
+	acct      tool.Account
+	sess      *session
+	narrowing *tool.Narrowing // of the page's query (see narrow); nil: none
 }
 
 // signedIn reports whether the visitor has a session.

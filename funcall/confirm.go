@@ -32,10 +32,13 @@ func (s *Toolset) WithConfirmer(c tool.Confirmer) *Toolset {
 // [Toolset.WithConfirmer]).
 func (s *Toolset) Confirmer() tool.Confirmer { return s.confirmer }
 
-// runContext returns ctx for a run of the Toolset's: its account, and its
-// Confirmer when it has one.
+// runContext returns ctx for a run of the Toolset's: its account, its
+// narrowings (see [Toolset.Narrowed]), and its Confirmer when it has one.
 func (s *Toolset) runContext(ctx context.Context) context.Context {
 	ctx = tool.WithAccount(ctx, s.acct)
+	for _, n := range s.narrowings {
+		ctx = tool.Narrow(ctx, n)
+	}
 	if s.confirmer != nil {
 		ctx = tool.WithConfirmer(ctx, s.confirmer)
 	}

@@ -65,7 +65,8 @@ type Toolset struct {
 	decl  []*tool.Tool    // the tools declared, by ID: tools unless Declare chose
 	held  map[string]bool // the IDs of tools
 
-	confirmer tool.Confirmer // see WithConfirmer
+	confirmer  tool.Confirmer   // see WithConfirmer
+	narrowings []tool.Narrowing // see Narrowed
 }
 
 // New returns the Toolset of the tools of reg that acct may call.

@@ -146,8 +146,9 @@ func declaredApp(mt *mcp.Tool) string {
 }
 
 // appTool returns the tool whose generated app is at uri, if acct may
-// call it; nil otherwise.
-func (s *Server) appTool(uri string, acct tool.Account) *entry {
+// call it and n (a request's narrowing, nil for none) keeps it; nil
+// otherwise.
+func (s *Server) appTool(uri string, acct tool.Account, n *tool.Narrowing) *entry {
 	s.apps.mu.Lock()
 	id, ok := s.apps.tools[uri]
 	s.apps.mu.Unlock()
@@ -155,7 +156,7 @@ func (s *Server) appTool(uri string, acct tool.Account) *entry {
 		return nil
 	}
 	e := s.entry(id)
-	if e == nil || !e.tool.Allowed(acct) {
+	if e == nil || !e.tool.Allowed(acct) || !n.Allows(e.tool) {
 		return nil
 	}
 	return e
@@ -166,7 +167,7 @@ func (s *Server) appTool(uri string, acct tool.Account) *entry {
 func (s *Server) readApp(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
 	acct := accountOf(ctx, req.Extra)
-	e := s.appTool(uri, acct)
+	e := s.appTool(uri, acct, narrowingOf(ctx, req.Extra))
 	if e == nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
@@ -204,7 +205,7 @@ func (s *Server) filterApps(next mcp.MethodHandler) mcp.MethodHandler {
 		acct := accountOf(ctx, req.GetExtra())
 		kept := lr.Resources[:0:0]
 		for _, r := range lr.Resources {
-			if !s.isApp(r.URI) || s.appTool(r.URI, acct) != nil {
+			if !s.isApp(r.URI) || s.appTool(r.URI, acct, narrowingOf(ctx, req.GetExtra())) != nil {
 				kept = append(kept, r)
 			}
 		}
@@ -261,7 +262,7 @@ func (s *Server) validateOnly(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		t, ok := s.reg.ToolByName(cr.Params.Name)
 		acct := accountOf(ctx, cr.Extra)
-		if !ok || s.entry(t.ID) == nil || !t.Allowed(acct) {
+		if !ok || s.entry(t.ID) == nil || !t.Allowed(acct) || !narrowingOf(ctx, cr.Extra).Allows(t) {
 			return nil, unknownTool(cr.Params.Name)
 		}
 		args := cr.Params.Arguments
@@ -288,7 +289,7 @@ func (s *Server) validateOnly(next mcp.MethodHandler) mcp.MethodHandler {
 // its page showing the values of the query's "args", refined.
 func (s *Server) readRefined(ctx context.Context, req *mcp.ReadResourceRequest, base, query string) (*mcp.ReadResourceResult, error) {
 	acct := accountOf(ctx, req.Extra)
-	e := s.appTool(base, acct)
+	e := s.appTool(base, acct, narrowingOf(ctx, req.Extra))
 	if e == nil {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}

@@ -38,6 +38,7 @@ func accountOf(ctx context.Context, extra *mcp.RequestExtra) tool.Account {
 func (s *Server) callHandler(e *entry) mcp.ToolHandler {
 	id := e.tool.ID
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		ctx = narrowed(ctx, req.Extra)
 		acct := accountOf(ctx, req.Extra)
 		c := &call{req: req, tool: e.tool, rounds: req.ProtocolVersion() >= newProtocol}
 		if res, err := c.missingFeature(); res != nil || err != nil {

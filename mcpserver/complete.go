@@ -63,7 +63,7 @@ func (s *Server) completeTool(ctx context.Context, req *mcp.CompleteRequest) (*m
 	}
 	acct := accountOf(ctx, req.Extra)
 	t, ok := s.reg.ToolByName(name)
-	if !ok || !t.Allowed(acct) || s.entry(t.ID) == nil {
+	if !ok || !t.Allowed(acct) || !narrowingOf(ctx, req.Extra).Allows(t) || s.entry(t.ID) == nil {
 		// A tool the account may not call is answered as one that does
 		// not exist, as tools/call answers it; so is one not served.
 		return nil, unknownTool(name)

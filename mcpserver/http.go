@@ -117,6 +117,9 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if called.tool != nil {
 		info.Extra[calledExtra] = called
 	}
+	if !h.narrow(w, r, acct, info) {
+		return
+	}
 	ctx := context.WithValue(r.Context(), tokenInfoKey{}, info)
 	if id := r.Header.Get(sessionIDHeader); r.Method == http.MethodGet && id != "" && !h.s.opts.Stateless {
 		// An event stream holds its connection as long as it lasts: it

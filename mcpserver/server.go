@@ -636,9 +636,10 @@ func (s *Server) filterList(next mcp.MethodHandler) mcp.MethodHandler {
 			tools[i] = s.served(mt.Name)
 		}
 		acct := accountOf(ctx, req.GetExtra())
+		n := narrowingOf(ctx, req.GetExtra())
 		kept := make([]*mcp.Tool, 0, len(lr.Tools))
 		for i, mt := range lr.Tools {
-			if t := tools[i]; t == nil || t.Allowed(acct) && (s.opts.Listed == nil || s.opts.Listed(t)) {
+			if t := tools[i]; t == nil || t.Allowed(acct) && n.Allows(t) && (s.opts.Listed == nil || s.opts.Listed(t)) {
 				kept = append(kept, mt)
 			}
 		}
@@ -687,7 +688,7 @@ func (s *Server) resolveName(next mcp.MethodHandler) mcp.MethodHandler {
 				return next(ctx, method, req)
 			}
 		}
-		if !t.Allowed(accountOf(ctx, cr.Extra)) {
+		if !t.Allowed(accountOf(ctx, cr.Extra)) || !narrowingOf(ctx, cr.Extra).Allows(t) {
 			return nil, unknownTool(cr.Params.Name)
 		}
 		if e := s.entry(t.ID); e != nil {

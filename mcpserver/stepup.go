@@ -67,6 +67,11 @@ func (h *httpHandler) stepUp(r *http.Request, acct tool.Account) (called resolve
 	if t.Allowed(acct) {
 		return called, ""
 	}
+	if n, bad := h.narrowing(r, acct); bad != "" || !n.Allows(t) {
+		// Out of the request's reach whatever the token: answered as
+		// a tool that does not exist, with no scope to ask for.
+		return called, ""
+	}
 	return called, h.s.opts.StepUp(acct, t)
 }
 

@@ -83,7 +83,9 @@ type Options struct {
 	RequiredScopes []string
 	// Account returns the account a verified token acts for. Nil means a
 	// [tool.User] whose ID is the token's subject and whose permissions
-	// are those its scopes grant.
+	// are those its scopes grant, narrowed by the scopes "toolset:NAME"
+	// and "tools:read" (see [mcpserver.ScopeNarrowing]). An account of
+	// its own narrows so by implementing [mcpserver.NarrowedAccount].
 	Account func(ctx context.Context, t *Token) (tool.Account, error)
 	// ResourceName is a name of the endpoint for people, published in the
 	// metadata. Empty means none.
@@ -308,8 +310,22 @@ func (rs *ResourceServer) Authenticate(r *http.Request) (tool.Account, error) {
 		}
 		return acct, nil
 	}
-	return &tool.User{ID: t.Subject, Permissions: t.Permissions}, nil
+	u := &tool.User{ID: t.Subject, Permissions: t.Permissions}
+	if n := mcpserver.ScopeNarrowing(t.Scopes); n != nil {
+		return &narrowedUser{User: u, n: n}, nil
+	}
+	return u, nil
 }
+
+// A narrowedUser is the account of a token whose scopes narrow it to some
+// toolsets or to reading only (see [mcpserver.ScopeNarrowing]).
+type narrowedUser struct {
+	*tool.User
+	n *tool.Narrowing
+}
+
+// Narrowing implements [mcpserver.NarrowedAccount].
+func (u *narrowedUser) Narrowing() *tool.Narrowing { return u.n }
 
 var errNotBearer = errors.New("not a bearer token")
 

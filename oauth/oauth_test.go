@@ -130,9 +130,12 @@ func serve(t *testing.T, rs *oauth.ResourceServer) *httptest.Server {
 // authentications (nil: the default one).
 func serveWith(t *testing.T, rs *oauth.ResourceServer, failures *ratelimit.Failures) *httptest.Server {
 	reg := tool.NewRegistry(&tool.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	for _, tt := range []struct{ id, perm string }{{"album.search", "access content"}, {"site.publish", "administer"}} {
+	for _, tt := range []struct {
+		id, perm string
+		groups   []string
+	}{{"album.search", "access content", []string{"viewer"}}, {"site.publish", "administer", nil}} {
 		if err := reg.Add(&tool.Tool{
-			ID: tt.id, Label: tt.id, Description: "A tool.", Operation: tool.OpRead, Permission: tt.perm,
+			ID: tt.id, Label: tt.id, Description: "A tool.", Operation: tool.OpRead, Permission: tt.perm, Groups: tt.groups,
 			Handler: func(context.Context, *tool.Values) (*tool.Result, error) { return nil, nil },
 		}); err != nil {
 			t.Fatal(err)
@@ -277,6 +280,10 @@ func TestScopesGrantPermissions(t *testing.T) {
 		{"mcp album:read", []string{"album__search"}},
 		{"mcp site:admin", []string{"album__search", "site__publish"}},
 		{"mcp unknown", nil},
+		// Scopes that narrow the connection: a toolset, reading only.
+		{"mcp site:admin toolset:viewer", []string{"album__search"}},
+		{"mcp site:admin toolset:editor", nil},
+		{"mcp site:admin tools:read", []string{"album__search", "site__publish"}},
 	} {
 		token := iss.sign(t, iss.claims(map[string]any{"scope": tc.scope}))
 		resp, _ := post(t, ts.URL+"/mcp", token, initialize, nil)

@@ -26,7 +26,9 @@ type Info struct {
 	// Icon is the address of the tool's picture, if any.
 	Icon string `json:"icon,omitempty"`
 	// Needs lists what the tool asks of the client while it runs.
-	Needs        []ClientFeature    `json:"needs,omitempty"`
+	Needs []ClientFeature `json:"needs,omitempty"`
+	// Groups are the toolsets the tool belongs to.
+	Groups       []string           `json:"groups,omitempty"`
 	InputSchema  *jsonschema.Schema `json:"input_schema"`
 	OutputSchema *jsonschema.Schema `json:"output_schema"`
 }
@@ -53,7 +55,7 @@ func (e *entry) info(t *Tool) *Info {
 	d := &Info{
 		ID: t.ID, Label: t.Label, Description: t.Description, Operation: t.EffectiveOperation(),
 		Destructive: t.IsDestructive(), Permission: t.Permission, Deprecated: t.Deprecated,
-		Task: t.Task, Icon: t.Icon, Needs: slices.Clone(t.Needs),
+		Task: t.Task, Icon: t.Icon, Needs: slices.Clone(t.Needs), Groups: slices.Clone(t.Groups),
 	}
 	if t.Task != TaskNever {
 		d.TaskTTL = t.EffectiveTaskTTL().String()

@@ -49,6 +49,7 @@ func compileTool(r *Registry, t *Tool) (*entry, error) {
 		errs.add("", "task", "a task TTL needs a positive duration and a tool whose task is optional or required")
 	}
 	checkIcon(t.Icon, &errs)
+	checkGroups(t.Groups, &errs)
 	for _, f := range t.Needs {
 		if !f.Valid() {
 			errs.add("", "needs", "need %q is not one of sampling, logging", f)

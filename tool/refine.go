@@ -18,7 +18,7 @@ type Refiner struct {
 // Refine returns the input definitions of the tool with the given ID as
 // its refiner makes them for args (or as they are, without one).
 func (r *Registry) Refine(ctx context.Context, id string, args map[string]any) ([]*Definition, error) {
-	e := r.entry(id)
+	e := reachable(ctx, r.entry(id))
 	if e == nil {
 		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}

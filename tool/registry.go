@@ -202,6 +202,9 @@ type Filter struct {
 	// MatchAll) of the words, in any case.
 	Words    []string
 	MatchAll bool
+	// Narrowing, when set, keeps the tools it allows (see
+	// [NarrowingFrom]).
+	Narrowing *Narrowing
 }
 
 // List returns the tools f selects, ordered by ID. f may be nil.
@@ -226,6 +229,9 @@ func (r *Registry) List(f *Filter) []*Tool {
 			continue
 		}
 		if f.Account != nil && !e.permission.allows(f.Account) {
+			continue
+		}
+		if !f.Narrowing.Allows(e.tool) {
 			continue
 		}
 		if len(words) > 0 && !e.matches(words, f.MatchAll) {

@@ -14,7 +14,7 @@ import (
 // or [Text]) by input name. Every outcome but an unknown id ([ErrNotFound])
 // is a Result.
 func (r *Registry) Run(ctx context.Context, id string, args map[string]any) (*Result, error) {
-	e := r.entry(id)
+	e := reachable(ctx, r.entry(id))
 	if e == nil {
 		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
@@ -23,7 +23,7 @@ func (r *Registry) Run(ctx context.Context, id string, args map[string]any) (*Re
 
 // RunJSON is [Registry.Run] with arguments as a JSON object, null or empty.
 func (r *Registry) RunJSON(ctx context.Context, id string, args []byte) (*Result, error) {
-	e := r.entry(id)
+	e := reachable(ctx, r.entry(id))
 	if e == nil {
 		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}

@@ -82,6 +82,10 @@ type Tool struct {
 	// the call itself; a client that cannot provide one of them is
 	// refused before the tool runs rather than seeing a silent no-op.
 	Needs []ClientFeature
+	// Groups name the toolsets the tool belongs to ("viewer"): lowercase
+	// letters, digits, "-" and "_". A connection narrowed to some groups
+	// (see [Narrow]) reaches only the tools of those groups.
+	Groups []string
 }
 
 // A TaskMode says whether a tool's calls run as tasks.
@@ -141,6 +145,7 @@ func (t *Tool) clone() *Tool {
 	c.Inputs = cloneAll(t.Inputs)
 	c.Outputs = cloneAll(t.Outputs)
 	c.Needs = slices.Clone(t.Needs)
+	c.Groups = slices.Clone(t.Groups)
 	if t.Refiner != nil {
 		rf := *t.Refiner
 		rf.Inputs = slices.Clone(t.Refiner.Inputs)

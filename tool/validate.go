@@ -44,7 +44,7 @@ type entityAccessKey struct{}
 // entryFor returns the entry of the tool with the given ID if the account
 // in ctx has its permission.
 func (r *Registry) entryFor(ctx context.Context, id string) (*entry, error) {
-	e := r.entry(id)
+	e := reachable(ctx, r.entry(id))
 	if e == nil || !e.permission.allows(AccountFrom(ctx)) {
 		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}

@@ -259,7 +259,7 @@ func Main(open Opener, opts *Options) {
 // The commands are:
 //
 //	tool list|search|info|run|export|task ...  the tool command line (see [toolcli.Run])
-//	mcp [--user NAME]                     MCP over standard input and output, for one account
+//	mcp [--user NAME] [--groups G,...] [--read-only]  MCP over standard input and output, for one account
 //	serve [--addr A] [--stateless] [--grace D]  MCP at /mcp, the explorer at /, GET /healthz and /readyz (see [Serve])
 //	tokens [NAME...]                      issue API tokens (with a [TokenIssuer] store)
 //	help                                  the usage
@@ -386,7 +386,7 @@ func (r *runner) usage(w io.Writer) {
 	}
 	line("serve [--addr "+r.addr()+"] [--stateless] [--grace D] [--print-tokens]", "serve MCP at /mcp and the tool explorer at /\n(--stateless: MCP without sessions, for several processes behind one address,\nthe sturdiest for anonymous access; --grace: how long a shutdown waits)")
 	line("tool list|search|info|run|export|task ...", "list, describe and run the tools, and follow their tasks ("+o.Name+" tool help)")
-	line("mcp [--user NAME]", "serve MCP over standard input and output for one account")
+	line("mcp [--user NAME] [--groups G,...] [--read-only]", "serve MCP over standard input and output for one account")
 	line("tokens [NAME...]", "issue new API tokens (for every account when none is named)\nand print them; each replaces the account's earlier token")
 	for _, c := range o.Commands {
 		write(strings.TrimSpace(c.Name+" "+c.Usage), c.Summary)
@@ -562,9 +562,12 @@ func (e explorerPresets) PresetNames(ctx context.Context, owner, toolID string) 
 }
 
 func (r *runner) mcp(args []string) error {
-	var user string
+	var user, groups string
+	var readOnly bool
 	fs := r.flagSet("mcp", func(fs *flag.FlagSet) {
 		fs.StringVar(&user, "user", "", "the `name` of the account the tools run for (default: anonymous)")
+		fs.StringVar(&groups, "groups", "", "reach only the tools of these comma-separated `toolsets`")
+		fs.BoolVar(&readOnly, "read-only", false, "reach only the tools that read")
 	})
 	if err := parse(fs, args); err != nil {
 		return err
@@ -592,6 +595,16 @@ func (r *runner) mcp(args []string) error {
 	} else if acct, err = app.account(r.ctx, user); err != nil {
 		return fmt.Errorf("account %q: %w", user, err)
 	}
+	ctx := r.ctx
+	if groups != "" || readOnly {
+		n := tool.Narrowing{ReadOnly: readOnly}
+		if groups != "" {
+			n.Groups = tool.ParseGroups(groups)
+		}
+		if ctx, err = app.Registry.Narrow(ctx, n); err != nil {
+			return fmt.Errorf("--groups: %w", err)
+		}
+	}
 	stopTasks, err := startTasks(r.ctx, app)
 	if err != nil {
 		return err
@@ -603,7 +616,7 @@ func (r *runner) mcp(args []string) error {
 	}()
 	opts := r.opts
 	opts.telemetry = tel
-	err = newMCPServer(app, &opts, false).RunStdio(r.ctx, acct)
+	err = newMCPServer(app, &opts, false).RunStdio(ctx, acct)
 	if r.ctx.Err() != nil {
 		return nil // interrupted: a clean end
 	}

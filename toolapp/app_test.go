@@ -119,6 +119,7 @@ func TestRunCommands(t *testing.T) {
 		{name: "tool run blocked user", args: []string{"tool", "run", "notes.count", "--user", "mallory", "--json"}, code: 1, stdout: `"error_type": "user_blocked"`},
 		{name: "tool list as ada", args: []string{"tool", "list", "--user", "ada"}, stdout: "notes.count"},
 		{name: "mcp unknown user", args: []string{"mcp", "--user", "eve"}, code: 1, stderr: `notes mcp: account "eve": unknown account`},
+		{name: "mcp unknown group", args: []string{"mcp", "--groups", "admins", "--user", "ada"}, code: 1, stderr: `notes mcp: --groups: unknown tool group "admins": no tool declares a group`},
 		{name: "mcp extra words", args: []string{"mcp", "now"}, code: 2, stderr: `unexpected arguments ["now"]`, noOpen: true},
 		{name: "tokens unknown", args: []string{"tokens", "eve"}, code: 1, stderr: `no account is named "eve"`},
 	}

@@ -15,7 +15,7 @@
 // The application then answers:
 //
 //	notes tool list|search|info|run|export ...   the tool command line (package toolcli)
-//	notes mcp [--user NAME]                      MCP over standard input and output (package mcpserver)
+//	notes mcp [--user NAME] [--groups G,...] [--read-only]  MCP over standard input and output (package mcpserver)
 //	notes serve [--addr A] [--stateless] [--grace D]  MCP at /mcp, the explorer at /, GET /healthz and /readyz
 //	notes tokens [NAME...]                       issue API tokens
 //

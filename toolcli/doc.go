@@ -20,6 +20,12 @@
 //	export [--format FORMAT] [--user NAME]
 //	task   list|show|wait|answer|cancel ...
 //
+// Every command also takes --groups NAME[,NAME...] and --read-only: the
+// command then reaches only the tools of those toolsets ([tool.Tool.Groups])
+// or only those that read, as an MCP connection narrowed so does; a tool
+// outside is not found, and info says why. A group no tool declares is an
+// error.
+//
 // Flags may come before or after the positional words, and "--" ends the
 // flags. The exit status is 0 on success and 1 on any failure, usage
 // errors included.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolapi/toolapi/funcall"
+	"github.com/toolapi/toolapi/tool"
 )
 
 // export runs "export": it prints the function-calling declarations of
@@ -33,7 +34,7 @@ func (c *command) export(args []string) int {
 		fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), ue)
 		return 1
 	}
-	decls, err := funcall.New(c.reg, acct).Declarations(funcall.Format(*format))
+	decls, err := funcall.New(c.reg, acct).Declare(tool.NarrowingFrom(c.ctx).Allows).Declarations(funcall.Format(*format))
 	if err != nil {
 		fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), err)
 		return 1

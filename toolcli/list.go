@@ -55,6 +55,7 @@ func (c *command) list(args []string, search bool) int {
 		Operation: tool.Operation(*op),
 		Words:     words,
 		MatchAll:  match == "and",
+		Narrowing: tool.NarrowingFrom(c.ctx),
 	})
 	switch *format {
 	case "json":
@@ -169,6 +170,11 @@ func (c *command) info(args []string) int {
 		return 1
 	}
 	t, ok := c.lookUp(words[0], acct)
+	if out, found := c.reg.ToolByName(words[0]); !ok && found && out.Allowed(acct) {
+		// The command's own narrowing, not the account, leaves it out.
+		fmt.Fprintf(c.stderr, "%s: %s\n", fs.Name(), narrowedMessage(words[0], c.outOfReach(out)))
+		return 1
+	}
 	if !ok {
 		fmt.Fprintf(c.stderr, "%s: %s\n", fs.Name(), notFoundMessage(words[0], acct))
 		return 1

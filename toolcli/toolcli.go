@@ -88,6 +88,14 @@ func Run(ctx context.Context, reg *tool.Registry, args []string, stdout, stderr 
 		c.usage(stderr)
 		return 1
 	}
+	if slices.Contains(commands, args[0]) {
+		rest, err := c.narrowFlags(args[1:])
+		if err != nil {
+			fmt.Fprintf(stderr, "%s %s: %v\n", c.name(), args[0], err)
+			return 1
+		}
+		args = append([]string{args[0]}, rest...)
+	}
 	switch args[0] {
 	case "list":
 		return c.list(args[1:], false)
@@ -175,6 +183,9 @@ column of list). Flags may come before or after the other words.
 run --detach starts a tool that may run as a task in the background and
 prints the task's ID; a tool whose every call is a task is waited for,
 as task wait does. task wait exits as run would with the task's outcome.
+
+Every command also takes --groups NAME[,NAME...] and --read-only: it then
+reaches only the tools of those toolsets, or only those that read.
 `, n)
 }
 
@@ -183,7 +194,7 @@ as task wait does. task wait exits as run would with the task's outcome.
 // may not run is not found, as one that does not exist.
 func (c *command) lookUp(word string, acct tool.Account) (*tool.Tool, bool) {
 	t, ok := c.reg.ToolByName(word)
-	if !ok || !t.Allowed(acct) {
+	if !ok || !t.Allowed(acct) || c.outOfReach(t) != "" {
 		return nil, false
 	}
 	return t, true

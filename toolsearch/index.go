@@ -57,6 +57,11 @@ type Options struct {
 	// ToolID is the ID of the meta-tool [Index.Tool] returns; empty means
 	// "tools.search".
 	ToolID string
+	// Groups are the toolsets of the meta-tool ([tool.Tool.Groups]): a
+	// connection narrowed to some toolsets reaches it only through one of
+	// them. Within any narrowing, it finds only the tools the narrowing
+	// keeps. Nil: none.
+	Groups []string
 }
 
 // An Index ranks the tools of one registry. It is safe for concurrent use.
@@ -156,6 +161,11 @@ func build(tools []*tool.Tool, self string) *corpus {
 // at most limit of them (0 means [DefaultLimit]; more than [MaxLimit] means
 // MaxLimit). A nil acct is anonymous. A query with no words finds nothing.
 func (ix *Index) Search(acct tool.Account, query string, limit int) []Hit {
+	return ix.search(acct, nil, query, limit)
+}
+
+// search is Search keeping only the tools that nw allows (all when nil).
+func (ix *Index) search(acct tool.Account, nw *tool.Narrowing, query string, limit int) []Hit {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
@@ -201,7 +211,7 @@ func (ix *Index) Search(acct tool.Account, query string, limit int) []Hit {
 		if len(out) == limit {
 			break
 		}
-		if h.Tool.Allowed(acct) {
+		if h.Tool.Allowed(acct) && nw.Allows(h.Tool) {
 			out = append(out, h)
 		}
 	}

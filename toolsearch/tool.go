@@ -21,6 +21,7 @@ func (ix *Index) Tool() *tool.Tool {
 		Description: "Finds the tools you may run by words in their names and descriptions, best first, " +
 			"each with its input schema. Use it when no tool you were shown fits the task.",
 		Operation: tool.OpRead,
+		Groups:    ix.opts.Groups,
 		Access:    func(context.Context, *tool.Values) (bool, error) { return true, nil },
 		Inputs: []*tool.Definition{
 			{Name: "query", Type: "string", Required: true,
@@ -43,7 +44,7 @@ func (ix *Index) Tool() *tool.Tool {
 			}},
 		}},
 		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
-			hits := ix.Search(tool.AccountFrom(ctx), in.String("query"), int(in.Int("limit")))
+			hits := ix.search(tool.AccountFrom(ctx), tool.NarrowingFrom(ctx), in.String("query"), int(in.Int("limit")))
 			found := make([]any, 0, len(hits))
 			for _, h := range hits {
 				found = append(found, map[string]any{

@@ -20,7 +20,7 @@ type Manager struct {
 //
 // Returns the images that matched, newest first.
 //
-//tool:method id=album.search op=read permission="access content"
+//tool:method id=album.search op=read permission="access content" group=viewer
 //tool:input word notblank length=1..200 example=rain
 func (m *Manager) Search(ctx context.Context, word string) ([]Image, error) {
 	word = strings.TrimSpace(word)
@@ -97,7 +97,7 @@ func (m *Manager) Delete(ctx context.Context, album *Album) (int, error) {
 //
 //   - album: The album to describe.
 //
-//tool:method id=album.summarize op=read permission="access content"
+//tool:method id=album.summarize op=read permission="access content" group=viewer
 //tool:entity album op=view
 //tool:output title "The album's title."
 //tool:output owner "The name of the user who owns the album."
@@ -121,7 +121,7 @@ func (m *Manager) Summarize(ctx context.Context, album *Album) (title, owner str
 
 // Lister lists albums.
 //
-//tool:method id=album.list label="List albums" op=read permission="access content"
+//tool:method id=album.list label="List albums" op=read permission="access content" group=viewer
 //tool:input year range=1900..2100
 //tool:output albums
 type Lister struct {

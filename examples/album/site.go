@@ -54,7 +54,7 @@ type SiteSettings struct {
 //
 // Returns the site's settings.
 //
-//tool:method id=site.info op=read permission="access content"
+//tool:method id=site.info op=read permission="access content" group=viewer
 //tool:output site config=site
 func (s *SiteSettings) Info(ctx context.Context) (Site, error) {
 	var site Site

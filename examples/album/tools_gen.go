@@ -259,6 +259,7 @@ func albumListTool(svc *Lister) *tool.Tool {
 		Description: "Lists the albums the caller may see.",
 		Operation:   tool.OpRead,
 		Permission:  "access content",
+		Groups:      []string{"viewer"},
 		Inputs: []*tool.Definition{
 			{
 				Name:        "year",
@@ -312,6 +313,7 @@ func albumSearchTool(svc *Manager) *tool.Tool {
 		Description: "Finds images whose title, caption, or alt text contains a word.",
 		Operation:   tool.OpRead,
 		Permission:  "access content",
+		Groups:      []string{"viewer"},
 		Inputs: []*tool.Definition{
 			{
 				Name:        "word",
@@ -536,6 +538,7 @@ func albumSummarizeTool(svc *Manager) *tool.Tool {
 		Description: "Describes an album: its title, its tracks and its images.",
 		Operation:   tool.OpRead,
 		Permission:  "access content",
+		Groups:      []string{"viewer"},
 		Inputs: []*tool.Definition{
 			{
 				Name:        "album",
@@ -652,6 +655,7 @@ func siteInfoTool(svc *SiteSettings) *tool.Tool {
 		Description: "Returns the site's name, slogan and contact address.",
 		Operation:   tool.OpRead,
 		Permission:  "access content",
+		Groups:      []string{"viewer"},
 		Outputs: []*tool.Definition{
 			{
 				Name:        "site",

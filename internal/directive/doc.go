@@ -37,7 +37,7 @@
 // method and property.
 //
 //	method      id label description op destructive permission access refine confirm
-//	            deprecated task taskttl icon needs
+//	            deprecated task taskttl icon needs group
 //	input NAME  description label type example... default notblank notnull
 //	            count length range choice labels pattern media dateonly locked
 //	            sensitive config definition header
@@ -75,6 +75,8 @@
 //   - image address: an https: address with a host, or a data:image/
 //     address (method icon).
 //   - header name: an HTTP header name, an RFC 9110 token (input header).
+//   - group names: one or more names of 1 to 64 lowercase letters, digits,
+//     "-" and "_", separated by "," and none twice (method group=viewer,admin).
 //
 // # Members
 //

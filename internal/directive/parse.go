@@ -617,6 +617,17 @@ func checkValue(a *Arg, key Key) string {
 			}
 		}
 		a.List = parts
+	case GroupNames:
+		parts := strings.Split(v, ",")
+		for i, part := range parts {
+			if !isGroupName(part) {
+				return fmt.Sprintf("%q is not a group name (1 to 64 lowercase letters, digits, \"-\" or \"_\"; several separated by \",\")", part)
+			}
+			if slices.Contains(parts[:i], part) {
+				return fmt.Sprintf("%q is listed twice", part)
+			}
+		}
+		a.List = parts
 	case Duration:
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
@@ -821,4 +832,18 @@ func rawOffsets(src string, quoted bool, n int) []int {
 		raw = append(raw, i)
 	}
 	return raw
+}
+
+// isGroupName reports whether s is a tool group name: 1 to 64 lowercase
+// letters, digits, "-" and "_".
+func isGroupName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }

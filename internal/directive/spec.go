@@ -23,6 +23,7 @@ const (
 	Duration                 // a positive Go duration: 90s, 30m, 24h
 	ImageAddress             // an https: or data:image/ address
 	HeaderName               // an HTTP header name (an RFC 9110 token)
+	GroupNames               // names of lowercase letters, digits, - and _, separated by ","
 )
 
 var kindNames = [...]string{
@@ -30,7 +31,7 @@ var kindNames = [...]string{
 	EntityOp: "entity operation", DataType: "data type", Count: "count bounds",
 	NumRange: "number range", Choice: "choice", Members: "members",
 	OneOf: "one of", ListOf: "list of", Duration: "duration", ImageAddress: "image address",
-	HeaderName: "header name",
+	HeaderName: "header name", GroupNames: "group names",
 }
 
 func (k Kind) String() string { return kindNames[k] }
@@ -118,6 +119,7 @@ var Specs = map[string]*Spec{
 		"taskttl":     {Kind: Duration},
 		"icon":        {Kind: ImageAddress},
 		"needs":       {Kind: ListOf, Values: ClientNeeds},
+		"group":       {Kind: GroupNames},
 	}},
 	"input": {Name: "input", Arg: RequiredArg, Keys: inputKeys},
 	"entity": {Name: "entity", Arg: RequiredArg, Keys: keys(inputKeys, map[string]Key{

@@ -48,6 +48,13 @@ func (d *Description) MarshalIndented() ([]byte, error) {
 			}
 			w.raw("needs", needs)
 		}
+		if len(t.Groups) > 0 {
+			groups, err := json.MarshalIndent(t.Groups, w.indent[1:], "  ")
+			if err != nil {
+				return nil, err
+			}
+			w.raw("groups", groups)
+		}
 		w.schema("input_schema", schemajson.Append(nil, t.InputSchema))
 		w.schema("output_schema", schemajson.Append(nil, t.OutputSchema))
 		if len(t.Undescribed) > 0 {

@@ -211,6 +211,9 @@ func (b *toolBuilder) definition() *tool.Tool {
 			t.Needs = append(t.Needs, tool.ClientFeature(n))
 		}
 	}
+	if a, ok := md.Lookup("group"); ok {
+		t.Groups = a.List
+	}
 	return t
 }
 

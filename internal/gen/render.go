@@ -79,6 +79,9 @@ func {{.Func}}(svc {{if not .Service.Interface}}*{{end}}{{.Service.Name}}) *tool
 {{- if .NeedNames}}
 		Needs: []tool.ClientFeature{ {{- range $i, $n := .NeedNames}}{{if $i}}, {{end}}tool.Needs{{$n}}{{end -}} },
 {{- end}}
+{{- if .Def.Groups}}
+		Groups: []string{ {{- range $i, $g := .Def.Groups}}{{if $i}}, {{end}}{{printf "%q" $g}}{{end -}} },
+{{- end}}
 {{- if .InputDefs}}
 		Inputs: []*tool.Definition{
 {{range .InputDefs}}{{.}},

@@ -20,7 +20,7 @@ func (inf *inference) standIn(t *tool.Tool, access bool) (*tool.Tool, []string) 
 		ID: t.ID, Label: t.Label, Description: t.Description,
 		Operation: t.Operation, Destructive: t.Destructive, Permission: t.Permission,
 		Confirm: t.Confirm, Deprecated: t.Deprecated,
-		Task: t.Task, TaskTTL: t.TaskTTL, Icon: t.Icon, Needs: t.Needs,
+		Task: t.Task, TaskTTL: t.TaskTTL, Icon: t.Icon, Needs: t.Needs, Groups: t.Groups,
 	}
 	if access {
 		s.Access = declaredAccess
