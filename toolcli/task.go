@@ -468,12 +468,15 @@ func progressText(p *task.Progress) string {
 // safeText returns s with control characters shown as "?", so that a
 // tool's text cannot drive the terminal.
 func safeText(s string) string {
-	return strings.Map(func(r rune) rune {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '?'
+			r = '?'
 		}
-		return r
-	}, s)
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // isTerminal reports whether w is a terminal.
