@@ -308,7 +308,7 @@ func (rs *ResourceServer) Authenticate(r *http.Request) (tool.Account, error) {
 		}
 		return acct, nil
 	}
-	return &tool.User{ID: t.Subject, Permissions: t.Permissions}, nil
+	return WithAgent(&tool.User{ID: t.Subject, Permissions: t.Permissions}, t), nil
 }
 
 var errNotBearer = errors.New("not a bearer token")

@@ -88,7 +88,7 @@ func (c *command) run(args []string) int {
 		runArgs = base
 	}
 
-	ctx := tool.WithAccount(c.ctx, acct)
+	ctx := tool.WithCaller(tool.WithAccount(c.ctx, acct), tool.Caller{Channel: tool.ChannelCLI})
 	ctx = tool.WithReporter(ctx, &reporter{w: c.stderr})
 	confirmed := *yes
 	if !confirmed && t.IsDestructive() {
