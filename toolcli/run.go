@@ -49,6 +49,7 @@ func (c *command) run(args []string) int {
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	user := fs.String("user", "", "run for the account with this `name`")
 	yes := fs.Bool("yes", false, "confirm a tool that asks for confirmation")
+	key := idempotencyFlag(fs)
 	words, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		flagUsage(c.stdout, fs)
@@ -86,6 +87,9 @@ func (c *command) run(args []string) int {
 		}
 		merge(base, runArgs)
 		runArgs = base
+	}
+	if err := withIdempotencyKey(runArgs, t, *key); err != nil {
+		return c.report(fs, *asJSON, failure(errInvalidOption, err.Error()))
 	}
 
 	ctx := tool.WithCaller(tool.WithAccount(c.ctx, acct), tool.Caller{Channel: tool.ChannelCLI})
