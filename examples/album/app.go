@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/toolapi/toolapi/audit"
+	"github.com/toolapi/toolapi/idempotency"
 	"github.com/toolapi/toolapi/entity"
 	"github.com/toolapi/toolapi/tool"
 )
@@ -46,7 +47,7 @@ func NewApp(store *Store, exportDir string, logger *slog.Logger) (*App, error) {
 	}
 	a := &App{
 		Store:    store,
-		Registry: tool.NewRegistry(&tool.Options{Logger: logger}),
+		Registry: tool.NewRegistry(&tool.Options{Logger: logger, Adjust: idempotency.AddInput}),
 		Logger:   logger,
 		manager:  &Manager{store: store},
 		lister:   &Lister{store: store},
