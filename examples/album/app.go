@@ -9,8 +9,8 @@ import (
 	"strconv"
 
 	"github.com/toolapi/toolapi/audit"
-	"github.com/toolapi/toolapi/idempotency"
 	"github.com/toolapi/toolapi/entity"
+	"github.com/toolapi/toolapi/idempotency"
 	"github.com/toolapi/toolapi/tool"
 )
 
