@@ -162,3 +162,53 @@ func TestChainDoesNotFork(t *testing.T) {
 		})
 	}
 }
+
+// TestChainStartsWithOldRecords migrates a trail made before records were
+// chained (and before they named their caller): its records start the
+// new chain, which then holds, and an edit of one of them is found.
+func TestChainStartsWithOldRecords(t *testing.T) {
+	for name, open := range stores() {
+		t.Run(name, func(t *testing.T) {
+			_, db := open(t)
+			// The trail as an older version made it, with two records.
+			for _, stmt := range []string{
+				`DROP TABLE audit_trail_chain`, `DROP TABLE audit_trail`,
+				`CREATE TABLE audit_trail (id TEXT PRIMARY KEY, started_ns BIGINT NOT NULL, account TEXT NOT NULL, tool TEXT NOT NULL,
+					operation TEXT NOT NULL, outcome TEXT NOT NULL, failure TEXT NOT NULL, inputs_sha256 TEXT NOT NULL, duration_ns BIGINT NOT NULL,
+					runs BIGINT NOT NULL DEFAULT 1)`,
+				`INSERT INTO audit_trail VALUES ('OLD1', 1, 'ann', 'a.b', 'write', 'success', '', '', 5, 1)`,
+				`INSERT INTO audit_trail VALUES ('OLD2', 2, 'bob', 'a.b', 'write', 'failure', 'access', '', 0, 3)`,
+			} {
+				if _, err := db.Exec(stmt); err != nil {
+					t.Fatalf("%s: %v", stmt, err)
+				}
+			}
+			s, err := audit.NewSQLStore(db, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Migrate(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Migrate(context.Background()); err != nil { // a second start adds nothing
+				t.Fatal(err)
+			}
+			if err := s.Add(context.Background(), &audit.Record{Time: time.Now(), Account: "cy", Tool: "a.b", Operation: "write", Outcome: audit.Started}); err != nil {
+				t.Fatal(err)
+			}
+			var links int
+			if err := db.QueryRow(`SELECT count(*) FROM audit_trail_chain`).Scan(&links); err != nil || links != 3 {
+				t.Fatalf("links: %d, %v; want 3", links, err)
+			}
+			if b, err := s.Verify(context.Background()); b != nil || err != nil {
+				t.Fatalf("Verify = %v, %v", b, err)
+			}
+			if _, err := db.Exec(`UPDATE audit_trail SET runs = 1 WHERE id = 'OLD2'`); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := s.Verify(context.Background()); b == nil || b.Record != "OLD2" || b.Field != "runs" || b.Seq != 2 {
+				t.Fatalf("after editing OLD2: Verify = %+v", b)
+			}
+		})
+	}
+}
