@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -112,5 +114,43 @@ func TestUploadRepeatSafe(t *testing.T) {
 	}
 	if b, err := app.Trail.Verify(context.Background()); err != nil || b != nil {
 		t.Errorf("Verify = %v, %v", b, err)
+	}
+}
+
+// TestUploadKeyInExplorer checks that the explorer's form of a write tool
+// offers the idempotency key as an optional field, and that two runs of
+// the form with one key add one track.
+func TestUploadKeyInExplorer(t *testing.T) {
+	s := newSQLiteStore(t)
+	app, err := NewApp(s, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := app.UseIdempotencyKeys(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	base := serveApp(t, app)
+	editor := newPerson(t)
+	token, err := s.IssueToken(context.Background(), "editor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	editor.signIn(base, "editor", token)
+	_, page := editor.get(base + "/tools/album.add_track")
+	if !strings.Contains(page, `name="in:`+idempotency.Input+`"`) {
+		t.Fatalf("the form of album.add_track has no field %s:\n%s", idempotency.Input, page)
+	}
+	album := mustAlbum(t, s, "Blue Hours")
+	before, _ := s.Tracks(context.Background(), album)
+	for range 2 {
+		editor.get(base + "/tools/album.add_track")
+		if status, body := editor.post(base+"/tools/album.add_track", url.Values{"action": {"run"}, "once": {editor.once},
+			"in:album": {"Blue Hours"}, "in:title": {"Sent twice"}, "in:" + idempotency.Input: {"form-1"}}); status != http.StatusOK {
+			t.Fatalf("adding a track: %d\n%s", status, body)
+		}
+	}
+	after, _ := s.Tracks(context.Background(), album)
+	if len(after) != len(before)+1 {
+		t.Errorf("tracks: %d before, %d after two runs of the form with one key; want one more", len(before), len(after))
 	}
 }
