@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -123,7 +122,7 @@ func (f *flags) auditCommand() *toolapp.Command {
 				return err
 			}
 			if len(args) == 1 {
-				return verifyTrail(ctx, trail, stdout)
+				return toolapp.VerifyAudit(ctx, trail, stdout)
 			}
 			records, err := trail.List(ctx, &filter)
 			if err != nil {
@@ -187,25 +186,4 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// errBrokenChain is the error of `album audit verify` on a broken chain;
-// what broke is printed before it.
-var errBrokenChain = errors.New("the audit trail's chain is broken")
-
-// verifyTrail checks trail's chain, printing the first broken link.
-func verifyTrail(ctx context.Context, trail *audit.SQLStore, stdout io.Writer) error {
-	b, err := trail.Verify(ctx)
-	if err != nil {
-		return err
-	}
-	if b == nil {
-		fmt.Fprintln(stdout, "The audit trail's chain holds.")
-		return nil
-	}
-	fmt.Fprintf(stdout, "first broken link: %s\n", b)
-	if b.Breaks > 1 {
-		fmt.Fprintf(stdout, "%d breaks in all\n", b.Breaks)
-	}
-	return errBrokenChain
 }
