@@ -13,7 +13,15 @@
 // A record says when the run started, for which account, which tool, its
 // outcome, its failure category and the SHA-256 of its inputs (the
 // canonical JSON of [tool.Call.InputsJSON], which leaves sensitive inputs
-// out), never the inputs themselves.
+// out), never the inputs themselves. It says who put the run, from the
+// [tool.Caller] the caller set: the channel (cli, mcp, explorer, funcall,
+// an adapter), the client program, the agent acting for the account (an
+// OAuth token's act claim or client) and the trace and call IDs.
+//
+// A [SQLStore] chains its records by hash: every write of a record (its
+// start, and its end) appends a link holding the record's state and the
+// hash of the link before. [SQLStore.Verify] finds the first place where
+// a row or a link was edited, added or deleted.
 //
 // A run of a write or trigger tool is written to the trail once its inputs
 // are decoded, before it starts, as "started" with the hash of its inputs,
@@ -111,6 +119,13 @@ type Record struct {
 	// runs aggregated (see [Options.RefusalWindow]) the refusals of its
 	// account and tool within the window. Zero is read as 1.
 	Runs int
+	// Channel is how the run came ("cli", "mcp", "explorer", "funcall",
+	// an adapter); Client names the program that sent it (an MCP client's
+	// name and version); Agent the agent acting for the account (an OAuth
+	// token's act claim or client); TraceID and CallID tie the run to its
+	// trace and its call. Each is empty when the caller did not say (see
+	// [tool.Caller]).
+	Channel, Client, Agent, TraceID, CallID string
 }
 
 // A Store keeps a trail. Its methods must be safe for concurrent use.
@@ -127,9 +142,9 @@ type Store interface {
 // A Filter selects records of a trail; its zero value selects the newest
 // [DefaultLimit].
 type Filter struct {
-	// Account and Tool, when not empty, select the records of that account
-	// and that tool.
-	Account, Tool string
+	// Account, Tool and Agent, when not empty, select the records of that
+	// account, that tool and that agent.
+	Account, Tool, Agent string
 	// Limit is the most records returned; zero means [DefaultLimit].
 	Limit int
 }
@@ -240,7 +255,13 @@ func (t *Trail) Middleware() tool.Middleware {
 				return next(ctx, c) // a check of inputs is no run
 			}
 			start := o.Now()
+			who := tool.CallerFrom(ctx)
 			rec := &Record{
+				Channel:   who.Channel,
+				Client:    who.Client,
+				Agent:     who.Agent,
+				TraceID:   who.TraceID,
+				CallID:    who.CallID,
 				Time:      start.UTC(),
 				Account:   c.Account.AccountID(),
 				Tool:      c.Tool.ID,

@@ -14,14 +14,15 @@ const auditPageLimit = 200
 
 // An auditView is the audit page: the records a filter selects.
 type auditView struct {
-	Account, Tool string
-	Records       []auditRow
-	More          bool // the limit cut the list
+	Account, Tool, Agent string
+	Records              []auditRow
+	More                 bool // the limit cut the list
 }
 
 type auditRow struct {
 	Time, When    string
 	Account, Tool string
+	Agent, Via    string // the agent acting for the account; the channel and client
 	Outcome       string
 	Took          string
 	Inputs        string
@@ -48,8 +49,8 @@ func (e *server) serveAudit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	av := &auditView{Account: strings.TrimSpace(q.Get("account")), Tool: strings.TrimSpace(q.Get("tool"))}
-	recs, err := e.opts.Audit.List(r.Context(), &audit.Filter{Account: av.Account, Tool: av.Tool, Limit: auditPageLimit + 1})
+	av := &auditView{Account: strings.TrimSpace(q.Get("account")), Tool: strings.TrimSpace(q.Get("tool")), Agent: strings.TrimSpace(q.Get("agent"))}
+	recs, err := e.opts.Audit.List(r.Context(), &audit.Filter{Account: av.Account, Tool: av.Tool, Agent: av.Agent, Limit: auditPageLimit + 1})
 	if err != nil {
 		e.logger.Error("explorer: listing the audit trail", "error", err.Error())
 		e.renderStatus(w, r, http.StatusServiceUnavailable, "message",
@@ -64,6 +65,7 @@ func (e *server) serveAudit(w http.ResponseWriter, r *http.Request) {
 		row := auditRow{
 			Time: rec.Time.UTC().Format(time.RFC3339), When: rec.Time.UTC().Format("2 Jan 2006 15:04:05"),
 			Account: rec.Account, Tool: rec.Tool, Inputs: rec.InputsSHA256,
+			Agent: rec.Agent, Via: strings.TrimSpace(rec.Channel + " " + rec.Client),
 		}
 		switch rec.Outcome {
 		case audit.Succeeded:

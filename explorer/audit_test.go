@@ -41,6 +41,7 @@ func TestAuditPage(t *testing.T) {
 		if err := trail.Add(context.Background(), &audit.Record{
 			Time: time.Date(2026, 11, 30, 9, 15, 0, 0, time.UTC), Account: "bob", Tool: "demo.wipe", Operation: "write",
 			Outcome: audit.Succeeded, InputsSHA256: strings.Repeat("ab", 32), Duration: 12 * time.Millisecond,
+			Channel: "mcp", Client: "claude-code/2.1", Agent: "research-bot",
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -64,6 +65,10 @@ func TestAuditPage(t *testing.T) {
 		}
 		if r := bob.get("/audit?tool=demo.secret"); !strings.Contains(r.body, "demo.secret") || strings.Contains(r.body, "<code>demo.wipe</code>") {
 			t.Errorf("GET /audit?tool=demo.secret:\n%s", r.body)
+		}
+		if r := bob.get("/audit?agent=research-bot"); !strings.Contains(r.body, "<code>demo.wipe</code>") || strings.Contains(r.body, "<code>demo.secret</code>") ||
+			!strings.Contains(r.body, "mcp claude-code/2.1") || !strings.Contains(r.body, `value="research-bot"`) {
+			t.Errorf("GET /audit?agent=research-bot shows another agent's run, or not the agent's:\n%s", r.body)
 		}
 		if r := bob.get("/audit?account=nobody"); !strings.Contains(r.body, "No record matches.") {
 			t.Errorf("GET /audit?account=nobody:\n%s", r.body)

@@ -327,7 +327,7 @@ func (e *server) startRun(w http.ResponseWriter, r *http.Request, v *visit, t *t
 func (e *server) run(r *http.Request, v *visit, t *tool.Tool, args map[string]any) *outcome {
 	ctx, cancel := context.WithTimeout(r.Context(), e.maxRun())
 	defer cancel()
-	ctx = tool.WithAccount(ctx, v.acct)
+	ctx = tool.WithCaller(tool.WithAccount(ctx, v.acct), tool.Caller{Channel: tool.ChannelExplorer})
 	if t.Confirm {
 		// The person ticked the box: that is the confirmation.
 		ctx = tool.WithConfirmer(ctx, tool.Confirmed)

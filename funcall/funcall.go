@@ -440,7 +440,7 @@ func (s *Toolset) Dispatch(ctx context.Context, name string, arguments []byte) *
 
 // dispatch runs t, which a call named name, with arguments.
 func (s *Toolset) dispatch(ctx context.Context, t *tool.Tool, name string, arguments []byte) *Response {
-	res, err := s.reg.RunJSON(s.runContext(ctx), t.ID, arguments)
+	res, err := s.reg.RunJSON(tool.WithCaller(s.runContext(ctx), tool.Caller{Channel: tool.ChannelFuncall}), t.ID, arguments)
 	if errors.Is(err, tool.ErrNotFound) || res == nil {
 		return notFound(name) // removed from the registry since
 	}

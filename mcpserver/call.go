@@ -59,6 +59,7 @@ func (s *Server) callHandler(e *entry) mcp.ToolHandler {
 			c.stop = cancel
 		}
 		ctx = tool.WithAccount(ctx, acct)
+		ctx = withCaller(ctx, req)
 		ctx = tool.WithReporter(ctx, c)
 		ctx = tool.WithClient(ctx, c)
 		if c.canElicit() {

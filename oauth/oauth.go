@@ -310,19 +310,23 @@ func (rs *ResourceServer) Authenticate(r *http.Request) (tool.Account, error) {
 		}
 		return acct, nil
 	}
-	u := &tool.User{ID: t.Subject, Permissions: t.Permissions}
+	acct := WithAgent(&tool.User{ID: t.Subject, Permissions: t.Permissions}, t)
 	if n := mcpserver.ScopeNarrowing(t.Scopes); n != nil {
-		return &narrowedUser{User: u, n: n}, nil
+		return &narrowedUser{Account: acct, n: n, agent: AgentOf(t)}, nil
 	}
-	return u, nil
+	return acct, nil
 }
 
 // A narrowedUser is the account of a token whose scopes narrow it to some
 // toolsets or to reading only (see [mcpserver.ScopeNarrowing]).
 type narrowedUser struct {
-	*tool.User
-	n *tool.Narrowing
+	tool.Account
+	n     *tool.Narrowing
+	agent string
 }
+
+// Agent implements [tool.Agented]: the agent the token names, if any.
+func (u *narrowedUser) Agent() string { return u.agent }
 
 // Narrowing implements [mcpserver.NarrowedAccount].
 func (u *narrowedUser) Narrowing() *tool.Narrowing { return u.n }

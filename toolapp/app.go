@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolapi/toolapi/audit"
 	"github.com/toolapi/toolapi/explorer"
 	"github.com/toolapi/toolapi/mcpserver"
 	"github.com/toolapi/toolapi/oauth"
@@ -100,6 +101,9 @@ type App struct {
 	// Tasks); its Account, when nil, is filled in from Accounts. Nil means
 	// the defaults of [task.Options].
 	TaskOptions *task.Options
+	// Audit is the application's audit trail, which "audit verify"
+	// checks (see [VerifyAudit]). Nil means none: the command fails.
+	Audit *audit.SQLStore
 	// Close releases what the App holds once the command ends. Nil means
 	// nothing to release.
 	Close func() error
@@ -262,6 +266,7 @@ func Main(open Opener, opts *Options) {
 //	mcp [--user NAME] [--groups G,...] [--read-only]  MCP over standard input and output, for one account
 //	serve [--addr A] [--stateless] [--grace D]  MCP at /mcp, the explorer at /, GET /healthz and /readyz (see [Serve])
 //	tokens [NAME...]                      issue API tokens (with a [TokenIssuer] store)
+//	audit verify                          check the audit trail's hash chain (see [VerifyAudit])
 //	help                                  the usage
 //
 // plus [Options.Commands]. open is called once per command, but not for
@@ -332,6 +337,8 @@ func (r *runner) run(args []string) int {
 		err = r.serve(args)
 	case name == "tokens":
 		err = r.tokens(args)
+	case name == "audit":
+		err = r.audit(args)
 	default:
 		fmt.Fprintf(o.Stderr, "%s: unknown command %q\n", o.Name, name)
 		r.usage(o.Stderr)
@@ -387,6 +394,7 @@ func (r *runner) usage(w io.Writer) {
 	line("serve [--addr "+r.addr()+"] [--stateless] [--grace D] [--print-tokens]", "serve MCP at /mcp and the tool explorer at /\n(--stateless: MCP without sessions, for several processes behind one address,\nthe sturdiest for anonymous access; --grace: how long a shutdown waits)")
 	line("tool list|search|info|run|export|task ...", "list, describe and run the tools, and follow their tasks ("+o.Name+" tool help)")
 	line("mcp [--user NAME] [--groups G,...] [--read-only]", "serve MCP over standard input and output for one account")
+	line("audit verify", "check the audit trail's hash chain and name its first broken link")
 	line("tokens [NAME...]", "issue new API tokens (for every account when none is named)\nand print them; each replaces the account's earlier token")
 	for _, c := range o.Commands {
 		write(strings.TrimSpace(c.Name+" "+c.Usage), c.Summary)

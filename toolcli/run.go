@@ -51,6 +51,7 @@ func (c *command) run(args []string) int {
 	user := fs.String("user", "", "run for the account with this `name`")
 	yes := fs.Bool("yes", false, "confirm a tool that asks for confirmation")
 	detach := fs.Bool("detach", false, "start the tool as a background task and print the task's ID (for a tool that may run as a task)")
+	key := idempotencyFlag(fs)
 	words, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		flagUsage(c.stdout, fs)
@@ -89,8 +90,11 @@ func (c *command) run(args []string) int {
 		merge(base, runArgs)
 		runArgs = base
 	}
+	if err := withIdempotencyKey(runArgs, t, *key); err != nil {
+		return c.report(fs, *asJSON, failure(errInvalidOption, err.Error()))
+	}
 
-	ctx := tool.WithAccount(c.ctx, acct)
+	ctx := tool.WithCaller(tool.WithAccount(c.ctx, acct), tool.Caller{Channel: tool.ChannelCLI})
 	ctx = tool.WithReporter(ctx, &reporter{w: c.stderr})
 	confirmed := *yes
 	if !confirmed && t.IsDestructive() {

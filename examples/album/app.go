@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolapi/toolapi/audit"
 	"github.com/toolapi/toolapi/entity"
+	"github.com/toolapi/toolapi/idempotency"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -56,7 +57,7 @@ func NewApp(store *Store, exportDir string, logger *slog.Logger) (*App, error) {
 	}
 	a := &App{
 		Store:    store,
-		Registry: tool.NewRegistry(&tool.Options{Logger: logger}),
+		Registry: tool.NewRegistry(&tool.Options{Logger: logger, Adjust: idempotency.AddInput}),
 		Logger:   logger,
 		manager:  &Manager{store: store},
 		lister:   &Lister{store: store},

@@ -90,9 +90,11 @@ func (l *auditLimit) Set(v string) error {
 }
 
 // auditCommand returns `album audit`, which lists the audit trail of the
-// store the opener opened, newest first:
+// store the opener opened, newest first, or with the word verify checks
+// its hash chain and names the first broken link (exit status 1):
 //
-//	album audit [--account ID] [--tool ID] [--limit N] [--format table|json]
+//	album audit [--account ID] [--tool ID] [--agent NAME] [--limit N] [--format table|json]
+//	album audit verify
 func (f *flags) auditCommand() *toolapp.Command {
 	var (
 		filter audit.Filter
@@ -101,22 +103,26 @@ func (f *flags) auditCommand() *toolapp.Command {
 	)
 	return &toolapp.Command{
 		Name:    "audit",
-		Usage:   "[--account ID] [--tool ID] [--limit N] [--format table|json]",
-		Summary: "list the audit trail, newest first: the runs of write tools and\nthe refused runs (outcome, failure category, a hash of the inputs)",
+		Usage:   "[--account ID] [--tool ID] [--agent NAME] [--limit N] [--format table|json] | verify",
+		Summary: "list the audit trail, newest first: the runs of write tools and\nthe refused runs (who, how, outcome, failure category, a hash of the\ninputs); \"verify\" checks its hash chain and names the first broken link",
 		Flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&filter.Account, "account", "", "only the runs of this account `ID`")
 			fs.StringVar(&filter.Tool, "tool", "", "only the runs of this tool `ID`")
+			fs.StringVar(&filter.Agent, "agent", "", "only the runs of this agent `NAME` (an OAuth client or actor)")
 			fs.Var(&limit, "limit", fmt.Sprintf("at most `N` runs (1 to %d)", audit.MaxLimit))
 			fs.Var(&format, "format", "output `format`: table or json")
 		},
 		Run: func(ctx context.Context, _ *toolapp.App, args []string, stdout io.Writer) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unexpected argument %q", args[0])
+			if len(args) > 1 || len(args) == 1 && args[0] != "verify" {
+				return fmt.Errorf("unexpected argument %q", args[len(args)-1])
 			}
 			filter.Limit = int(limit)
 			trail, err := f.store.AuditTrail(ctx)
 			if err != nil {
 				return err
+			}
+			if len(args) == 1 {
+				return toolapp.VerifyAudit(ctx, trail, stdout)
 			}
 			records, err := trail.List(ctx, &filter)
 			if err != nil {
@@ -142,13 +148,19 @@ type auditRow struct {
 	InputsSHA256 string  `json:"inputs_sha256,omitempty"`
 	Seconds      float64 `json:"duration_seconds"`
 	Runs         int     `json:"runs"`
+	Channel      string  `json:"channel,omitempty"`
+	Client       string  `json:"client,omitempty"`
+	Agent        string  `json:"agent,omitempty"`
+	TraceID      string  `json:"trace_id,omitempty"`
+	CallID       string  `json:"call_id,omitempty"`
 }
 
 func writeAuditJSON(w io.Writer, records []audit.Record) error {
 	rows := make([]auditRow, 0, len(records))
 	for _, r := range records {
 		rows = append(rows, auditRow{r.ID, r.Time.Format(time.RFC3339Nano), r.Account, r.Tool, r.Operation,
-			string(r.Outcome), string(r.Failure), r.InputsSHA256, r.Duration.Seconds(), max(r.Runs, 1)})
+			string(r.Outcome), string(r.Failure), r.InputsSHA256, r.Duration.Seconds(), max(r.Runs, 1),
+			r.Channel, r.Client, r.Agent, r.TraceID, r.CallID})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -157,14 +169,21 @@ func writeAuditJSON(w io.Writer, records []audit.Record) error {
 
 func writeAuditTable(w io.Writer, records []audit.Record) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tACCOUNT\tTOOL\tOUTCOME\tFAILURE\tRUNS\tINPUTS\tDURATION")
+	fmt.Fprintln(tw, "TIME\tACCOUNT\tAGENT\tCHANNEL\tTOOL\tOUTCOME\tFAILURE\tRUNS\tINPUTS\tDURATION")
 	for _, r := range records {
 		inputs := r.InputsSHA256
 		if len(inputs) > 12 {
 			inputs = inputs[:12]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Time.Format(time.RFC3339), r.Account, r.Tool,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Time.Format(time.RFC3339), r.Account, dash(r.Agent), dash(r.Channel), r.Tool,
 			r.Outcome, r.Failure, max(r.Runs, 1), inputs, r.Duration.Round(time.Microsecond))
 	}
 	return tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -65,7 +65,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // open returns the opener of the application: it opens the store --db
 // names and builds the application on it, logging to stderr, with the
-// audit trail (see [App.UseAuditTrail]) installed.
+// audit trail (see [App.UseAuditTrail]) and the idempotency keys (see
+// [App.UseIdempotencyKeys]) installed.
 func (f *flags) open(stderr io.Writer) toolapp.Opener {
 	return func(ctx context.Context) (*toolapp.App, error) {
 		store, err := OpenStore(ctx, f.db)
@@ -84,6 +85,9 @@ func (f *flags) open(stderr io.Writer) toolapp.Opener {
 			}
 			app.TaskStaleAfter = f.taskStale
 			err = app.UseAuditTrail(ctx)
+		}
+		if err == nil {
+			err = app.UseIdempotencyKeys(ctx)
 		}
 		if err != nil {
 			store.Close()

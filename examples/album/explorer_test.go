@@ -96,7 +96,7 @@ func TestExplorerAuditTrail(t *testing.T) {
 	}
 	admin.signIn(base, "admin", token)
 	status, body := admin.get(base + "/audit")
-	if status != http.StatusOK || !regexp.MustCompile(`<td data-label="Account">editor</td>\s*<td data-label="Tool"><code>album.add_track</code></td>\s*<td data-label="Outcome">✓ succeeded</td>`).MatchString(body) {
+	if status != http.StatusOK || !regexp.MustCompile(`<td data-label="Account">editor</td>\s*<td data-label="Agent"><span class="muted">none</span></td>\s*<td data-label="Via">explorer</td>\s*<td data-label="Tool"><code>album.add_track</code></td>\s*<td data-label="Outcome">✓ succeeded</td>`).MatchString(body) {
 		t.Errorf("GET /audit as admin: %d, no successful album.add_track by editor:\n%s", status, body)
 	}
 }

@@ -28,7 +28,8 @@ func (a *App) Service() *toolapp.App {
 		// serve sizes its pool and /readyz pings it.
 		// The used request states of MCP calls are shared through the
 		// database, so that a confirmed call runs once across processes.
-		DB: a.Store.DB(),
+		DB:    a.Store.DB(),
+		Audit: a.Trail,
 		// Processes behind one load balancer must read each other's
 		// request state: they share the key through the database.
 		StateKey: a.Store.StateKey,
