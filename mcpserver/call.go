@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -41,10 +40,17 @@ func (s *Server) callHandler(e *entry) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		acct := accountOf(ctx, req.Extra)
 		c := &call{req: req, tool: e.tool, rounds: req.ProtocolVersion() >= newProtocol}
+		if res, err := c.missingFeature(); res != nil || err != nil {
+			return res, err
+		}
 		if c.rounds {
 			if c.answers, err = s.answers(ctx, id, acct.AccountID(), req.Params, c.argsDigest); err != nil {
 				s.logger.Warn("answers of a call refused", "tool", id, "account", acct.AccountID(), "reason", err.Error())
-				return errorResult(refusal(e.tool, err)), nil
+				if errors.Is(err, ErrTooManyStates) || errors.Is(err, errStateUnchecked) {
+					// Not the caller's parameters: the call may succeed later.
+					return errorResult(refusal(e.tool, err)), nil
+				}
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: refusal(e.tool, err)}
 			}
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithCancel(ctx)
@@ -71,8 +77,8 @@ func (s *Server) callHandler(e *entry) mcp.ToolHandler {
 			}
 			return nil, err
 		}
-		if pending := c.asked(); pending != nil {
-			state, err := s.signState(id, c.argsDigest(), acct.AccountID(), c.answers, pending)
+		if pending, used := c.asked(); pending != nil {
+			state, err := s.signState(id, c.argsDigest(), acct.AccountID(), used, pending)
 			if err != nil {
 				s.logger.Error("request state does not marshal to JSON", "tool", id, "error", err.Error())
 				return errorResult(e.tool.Label + " failed."), nil
@@ -296,15 +302,17 @@ func resourceContents(v any) *mcp.ResourceContents {
 //
 // Clients on protocol versions before 2026-07-28 are asked through requests
 // of the session while the tool runs. Later clients answer through multi
-// round-trip requests (SEP-2322): the first question of a run ends it (the
-// tool sees its context cancelled) and the call answers with the question;
-// the client asks its model or person and calls again with the answer and
-// the request state, which carries the answers so far, and the tool runs
-// again from the start, its earlier questions answered from them. A tool
-// that asks should therefore ask, one question at a time, before it
-// changes anything. The Server signs the request state and binds it to the
-// tool, the arguments, the account and an expiry, and takes only answers
-// to the question the state says was asked (see [Options.StateKey]).
+// round-trip requests (SEP-2322): the first question of a run that has no
+// answer yet ends it (the tool sees its context cancelled; a [tool.Ask]
+// asks all of its questions together) and the call answers with the
+// question; the client asks its model or person and calls again with the
+// answer and the request state, which carries the answers so far, and the
+// tool runs again from the start, its earlier questions answered from
+// them. A tool that asks should therefore ask before it changes anything.
+// The Server signs the request state and binds it to the tool, the
+// arguments, the account and an expiry, and takes only answers to the
+// questions the state says were asked (see [Options.StateKey] and
+// mrtr.go).
 type call struct {
 	req    *mcp.CallToolRequest
 	tool   *tool.Tool
@@ -314,8 +322,9 @@ type call struct {
 
 	mu      sync.Mutex
 	answers mcp.InputResponseMap // by question, so far, as the Server accepted them
-	asks    int                  // questions asked in this run
-	pending mcp.InputRequestMap  // the question that ended this run
+	asks    int                  // questions asked without a key in this run
+	keys    map[string]bool      // the keys of the questions asked in this run
+	pending mcp.InputRequestMap  // the questions that ended this run
 	stop    context.CancelFunc
 }
 
@@ -327,34 +336,6 @@ func (c *call) argsDigest() []byte {
 		c.digest = argsDigest(c.req.Params.Arguments)
 	}
 	return c.digest
-}
-
-// errAsking ends a run that waits for the client's answer. It is a
-// cancellation, which the run path reports without logging a failure.
-var errAsking = fmt.Errorf("%w: the client is asked first", context.Canceled)
-
-// ask returns the answer to the next question of the run, or ends the run
-// with the question.
-func (c *call) ask(q mcp.InputRequest) (mcp.InputResponse, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.asks++
-	id := fmt.Sprintf("q%d", c.asks)
-	if a, ok := c.answers[id]; ok {
-		return a, nil
-	}
-	if c.pending == nil {
-		c.pending = mcp.InputRequestMap{id: q}
-		c.stop()
-	}
-	return nil, errAsking
-}
-
-// asked returns the question that ended the run, or nil.
-func (c *call) asked() mcp.InputRequestMap {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.pending
 }
 
 // Progress sends a progress notification when the request asked for them
@@ -387,100 +368,4 @@ func logLevel(level string) mcp.LoggingLevel {
 		return "warning"
 	}
 	return "info"
-}
-
-// newProtocol is the first protocol version in which a server asks the
-// client only through multi round-trip requests.
-const newProtocol = "2026-07-28"
-
-func (c *call) canSample() bool {
-	caps := c.req.ClientCapabilities()
-	return caps != nil && caps.Sampling != nil
-}
-
-func (c *call) canElicit() bool {
-	caps := c.req.ClientCapabilities()
-	return caps != nil && caps.Elicitation != nil &&
-		(caps.Elicitation.Form != nil || caps.Elicitation.URL == nil)
-}
-
-// Sample asks the client's language model.
-func (c *call) Sample(ctx context.Context, prompt string, maxTokens int) (string, error) {
-	if !c.canSample() {
-		return "", fmt.Errorf("%w: the MCP client does not offer sampling", tool.ErrUnsupported)
-	}
-	params := &mcp.CreateMessageParams{
-		Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: prompt}}},
-		MaxTokens: int64(maxTokens),
-	}
-	var content mcp.Content
-	if c.rounds {
-		a, err := c.ask(params)
-		if err != nil {
-			return "", err
-		}
-		switch a := a.(type) {
-		case *mcp.CreateMessageWithToolsResult:
-			if len(a.Content) == 1 {
-				content = a.Content[0]
-			}
-		case *mcp.CreateMessageResult:
-			content = a.Content
-		}
-	} else {
-		res, err := c.req.Session.CreateMessage(ctx, params)
-		if err != nil {
-			return "", fmt.Errorf("sampling: %w", err)
-		}
-		content = res.Content
-	}
-	text, ok := content.(*mcp.TextContent)
-	if !ok {
-		return "", fmt.Errorf("sampling: the answer is not one text")
-	}
-	return text.Text, nil
-}
-
-// Elicit asks the client's person.
-func (c *call) Elicit(ctx context.Context, message string, requested *jsonschema.Schema) (*tool.Elicitation, error) {
-	if !c.canElicit() {
-		return nil, fmt.Errorf("%w: the MCP client does not offer elicitation", tool.ErrUnsupported)
-	}
-	params := &mcp.ElicitParams{Message: message}
-	if requested != nil {
-		params.RequestedSchema = requested
-	} else {
-		params.RequestedSchema = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
-	}
-	var res *mcp.ElicitResult
-	if c.rounds {
-		a, err := c.ask(params)
-		if err != nil {
-			return nil, err
-		}
-		var ok bool
-		if res, ok = a.(*mcp.ElicitResult); !ok {
-			return nil, fmt.Errorf("elicitation: the answer is %T", a)
-		}
-	} else {
-		var err error
-		if res, err = c.req.Session.Elicit(ctx, params); err != nil {
-			return nil, fmt.Errorf("elicitation: %w", err)
-		}
-	}
-	return &tool.Elicitation{Action: res.Action, Content: res.Content}, nil
-}
-
-// Confirm asks the client's person the registry's question: whether t may
-// run with the inputs the agent set, sensitive ones left out; only an
-// accepted answer confirms.
-func (c *call) Confirm(ctx context.Context, t *tool.Tool, question string) (bool, error) {
-	ans, err := c.Elicit(ctx, question, nil)
-	if errors.Is(err, errAsking) {
-		return false, nil // the run ends; the client is asked
-	}
-	if err != nil {
-		return false, err
-	}
-	return ans.Action == "accept", nil
 }

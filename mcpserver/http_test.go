@@ -281,6 +281,7 @@ func TestHTTPStateless(t *testing.T) {
 	key := []byte("the key that both servers share.")
 	for i := range 2 {
 		f := newFixture(t)
+		addAskModel(t, f)
 		h := mcpserver.New(f.reg, &mcpserver.Options{Stateless: true, StateKey: key, Authenticate: mcpserver.Bearer(lookupToken)}).Handler()
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			hits[i].Add(1)
@@ -324,13 +325,20 @@ func TestHTTPStateless(t *testing.T) {
 			// Without sessions, a server can ask the client only through multi
 			// round-trip requests, which carry the answers from one server to
 			// the other.
+			// Sampling reaches only a tool that declares it needs it.
 			res := callTool(t, cs, "test.ask", map[string]any{"prompt": "?"})
-			want := `{"action":"accept","answer":"42","name":"Ada"}`
+			want := `{"action":"accept","answer":"","name":"Ada"}`
 			if version == legacy {
 				want = `{"answer":""}`
 			}
 			if got := string(mustJSON(t, res.StructuredContent)); got != want {
 				t.Errorf("test.ask: %s, want %s", mustJSON(t, res), want)
+			}
+			if version == latest {
+				res = callTool(t, cs, "test.askmodel", map[string]any{"prompt": "?"})
+				if got := string(mustJSON(t, res.StructuredContent)); got != `{"answer":"42"}` {
+					t.Errorf("test.askmodel: %s", mustJSON(t, res))
+				}
 			}
 		})
 	}

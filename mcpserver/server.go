@@ -46,11 +46,16 @@
 //
 // While it runs, a tool reaches the client through its context:
 // [tool.Progress] and [tool.Log] become progress and log notifications,
-// [tool.Sample] and [tool.Elicit] become sampling and elicitation requests,
-// and a tool marked Confirm asks the person through elicitation before it
-// runs. Clients on protocol versions from 2026-07-28 on are asked through
-// multi round-trip requests, whose request state the Server signs (see
-// [Options.StateKey]).
+// [tool.Elicit], [tool.Ask] and [tool.Sample] become elicitation, roots
+// and sampling requests, and a tool marked Confirm asks the person through
+// elicitation before it runs. Clients on protocol versions from 2026-07-28
+// on are asked through multi round-trip requests: the call answers with
+// the questions, each under its key, and a request state the Server signs
+// (see [Options.StateKey]), and the tool runs again from the start when
+// the client calls back with the answers. Such a client is offered
+// sampling only by a tool that declares it needs it ([tool.NeedsSampling]),
+// and a tool that needs what a client does not offer ([tool.Tool.Needs])
+// is refused before it runs.
 package mcpserver
 
 import (

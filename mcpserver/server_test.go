@@ -615,6 +615,7 @@ func TestClientRequests(t *testing.T) {
 	for _, version := range []string{legacy, latest} {
 		t.Run(version, func(t *testing.T) {
 			f := newFixture(t)
+			addAskModel(t, f)
 			srv := mcpserver.New(f.reg, nil)
 			var samples, elicitations int
 			asking := connectVersion(t, srv, editor, &mcp.ClientOptions{
@@ -628,12 +629,27 @@ func TestClientRequests(t *testing.T) {
 					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
 				},
 			}, version)
+			// From 2026-07-28 on, sampling is deprecated: a tool that does not
+			// declare it needs it is not offered it.
 			res := callTool(t, asking, "test.ask", map[string]any{"prompt": "hi"})
-			if got := string(mustJSON(t, res.StructuredContent)); got != `{"action":"accept","answer":"echo: hi","name":"Ada"}` {
-				t.Errorf("with a capable client: %s", mustJSON(t, res))
+			want, wantSamples := `{"action":"accept","answer":"echo: hi","name":"Ada"}`, 1
+			if version == latest {
+				want, wantSamples = `{"action":"accept","answer":"","name":"Ada"}`, 0
 			}
-			if samples != 1 || elicitations != 1 {
-				t.Errorf("the client was asked %d times to sample and %d to elicit, want once each", samples, elicitations)
+			if got := string(mustJSON(t, res.StructuredContent)); got != want {
+				t.Errorf("with a capable client: %s, want %s", mustJSON(t, res), want)
+			}
+			if samples != wantSamples || elicitations != 1 {
+				t.Errorf("the client was asked %d times to sample and %d to elicit, want %d and 1", samples, elicitations, wantSamples)
+			}
+			f.mu.Lock()
+			if version == latest && !errors.Is(f.asked[0], tool.ErrUnsupported) {
+				t.Errorf("tool.Sample of a tool that does not declare it: %v, want ErrUnsupported", f.asked[0])
+			}
+			f.mu.Unlock()
+			res = callTool(t, asking, "test.askmodel", map[string]any{"prompt": "hi"})
+			if got := string(mustJSON(t, res.StructuredContent)); got != `{"answer":"echo: hi"}` {
+				t.Errorf("a tool that declares it needs sampling: %s", mustJSON(t, res))
 			}
 			mute := connectVersion(t, srv, editor, nil, version)
 			res = callTool(t, mute, "test.ask", map[string]any{"prompt": "hi"})

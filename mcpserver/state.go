@@ -83,7 +83,8 @@ func (s *Server) signState(toolID string, digest []byte, accountID string, answe
 // arguments and account, that has not expired and that no call used
 // before (see [Options.UsedStates]), and its input responses, which must
 // answer questions the state holds as pending. A call without a state
-// starts afresh and may answer nothing.
+// starts afresh: its input responses are kept by key for the questions the
+// run asks, except a confirmation, which is never taken without its state.
 func (s *Server) answers(ctx context.Context, toolID, accountID string, p *mcp.CallToolParamsRaw, digest func() []byte) (mcp.InputResponseMap, error) {
 	answers := mcp.InputResponseMap{}
 	var pending []string
@@ -118,10 +119,17 @@ func (s *Server) answers(ctx context.Context, toolID, accountID string, p *mcp.C
 		pending = st.Pending
 	}
 	for id, a := range p.InputResponses {
-		if !slices.Contains(pending, id) {
+		switch {
+		case slices.Contains(pending, id):
+			answers[id] = a
+		case p.RequestState != "":
 			return nil, fmt.Errorf("%w: %q", errNotAsked, id)
+		case id != confirmKey:
+			// Without a state, an answer is taken for the question of its
+			// key if the run asks it, and ignored otherwise; a
+			// confirmation only ever comes with the state of its question.
+			answers[id] = a
 		}
-		answers[id] = a
 	}
 	return answers, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL, for the stores' tests
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "modernc.org/sqlite"
 
@@ -25,7 +26,7 @@ import (
 // TestRequestState checks that a multi round-trip call takes an answer
 // only with the request state of the question, signed by the server's key
 // for the same tool, arguments and account, before it expires; any other
-// answer or state fails the call without running the tool.
+// answer or state is refused as invalid params without running the tool.
 func TestRequestState(t *testing.T) {
 	f := newFixture(t)
 	preview := &tool.Tool{
@@ -101,7 +102,6 @@ func TestRequestState(t *testing.T) {
 		later   time.Duration
 		want    string
 	}{
-		{"answer without a state", adminSession, "site.publish", spring, accept, "", 0, "not asked"},
 		{"unsigned answers as state", adminSession, "site.publish", spring, nil,
 			base64.RawURLEncoding.EncodeToString(mustJSON(t, accept)), 0, "request state"},
 		{"answers added to the state", adminSession, "site.publish", spring, nil, answered, 0, "request state"},
@@ -123,12 +123,7 @@ func TestRequestState(t *testing.T) {
 			res, err := tc.cs.CallTool(context.Background(), &mcp.CallToolParams{
 				Name: tc.tool, Arguments: tc.args, InputResponses: tc.answers, RequestState: tc.state,
 			})
-			if err != nil {
-				t.Fatalf("protocol error %v, want a failed call", err)
-			}
-			if !res.IsError || len(res.Content) != 1 || !strings.Contains(texts(res)[0], "did not run") || !strings.Contains(texts(res)[0], tc.want) {
-				t.Errorf("result %s, want a failure saying %q", mustJSON(t, res), tc.want)
-			}
+			wantInvalidParams(t, res, err, tc.want)
 			f.mu.Lock()
 			defer f.mu.Unlock()
 			if f.published != 0 {
@@ -136,6 +131,25 @@ func TestRequestState(t *testing.T) {
 			}
 		})
 	}
+
+	// A confirmation is taken only with the state of its question: sent
+	// without one, it is asked again and the tool does not run.
+	t.Run("confirmation without a state", func(t *testing.T) {
+		res, err := adminSession.CallTool(context.Background(), &mcp.CallToolParams{
+			Name: "site.publish", Arguments: spring, InputResponses: accept,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.NeedsInput() || res.InputRequests["confirm"] == nil || res.RequestState == "" {
+			t.Errorf("result %s, want the confirmation asked again", mustJSON(t, res))
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.published != 0 {
+			t.Fatalf("the tool ran")
+		}
+	})
 
 	// askFresh returns a new request state of site.publish with spring,
 	// and the answer accepting its question.
@@ -205,12 +219,7 @@ func TestRequestState(t *testing.T) {
 			res, err := adminSession.CallTool(context.Background(), &mcp.CallToolParams{
 				Name: "site.publish", Arguments: spring, InputResponses: accept, RequestState: state,
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !res.IsError || !strings.Contains(texts(res)[0], "used by an earlier call") {
-				t.Errorf("replayed call: %s, want a failure saying the state was used", mustJSON(t, res))
-			}
+			wantInvalidParams(t, res, err, "used by an earlier call")
 		}
 		if got := ran(); got != before {
 			t.Errorf("replaying the call ran the tool %d more times", got-before)
@@ -245,7 +254,7 @@ func TestRequestStateSharedStore(t *testing.T) {
 			Name: "site.publish", Arguments: args, InputResponses: accept, RequestState: first.RequestState,
 		})
 		if err != nil {
-			t.Fatal(err)
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
 		}
 		return res
 	}
@@ -253,9 +262,10 @@ func TestRequestStateSharedStore(t *testing.T) {
 	if res := answer(one, first); res.IsError {
 		t.Fatalf("answered on the first server: %s, want success", mustJSON(t, res))
 	}
-	if res := answer(two, first); !res.IsError || !strings.Contains(texts(res)[0], "used by an earlier call") {
-		t.Errorf("replayed on the second server: %s, want a failure saying the state was used", mustJSON(t, res))
-	}
+	res, err := two.CallTool(context.Background(), &mcp.CallToolParams{
+		Name: "site.publish", Arguments: args, InputResponses: mcp.InputResponseMap{"confirm": &mcp.ElicitResult{Action: "accept"}}, RequestState: first.RequestState,
+	})
+	wantInvalidParams(t, res, err, "used by an earlier call")
 	second := callTool(t, two, "site.publish", args)
 	if res := answer(two, second); res.IsError {
 		t.Fatalf("a second state: %s, want success", mustJSON(t, res))
@@ -442,5 +452,18 @@ func TestMemoryStateStoreShares(t *testing.T) {
 		if fresh != tc.fresh || !errors.Is(err, tc.err) || (tc.err == nil && err != nil) {
 			t.Errorf("use %d of %q by %s: fresh %v, %v; want %v, %v", i, tc.nonce, tc.account, fresh, err, tc.fresh, tc.err)
 		}
+	}
+}
+
+// wantInvalidParams checks that a call was refused with a JSON-RPC invalid
+// params error saying the tool did not run, and why.
+func wantInvalidParams(t *testing.T, res *mcp.CallToolResult, err error, why string) {
+	t.Helper()
+	var jerr *jsonrpc.Error
+	if !errors.As(err, &jerr) {
+		t.Fatalf("result %s, error %v; want a JSON-RPC error saying %q", mustJSON(t, res), err, why)
+	}
+	if jerr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(jerr.Message, "did not run") || !strings.Contains(jerr.Message, why) {
+		t.Errorf("error %d %q, want invalid params (%d) saying %q", jerr.Code, jerr.Message, jsonrpc.CodeInvalidParams, why)
 	}
 }

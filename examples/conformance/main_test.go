@@ -61,7 +61,7 @@ func TestTools(t *testing.T) {
 			}
 		}
 	}
-	want := "json_schema_2020_12_tool test_audio_content test_elicitation test_elicitation_sep1034_defaults test_elicitation_sep1330_enums test_embedded_resource test_error_handling test_image_content test_multiple_content_types test_reconnection test_sampling test_simple_text test_tool_with_logging test_tool_with_progress"
+	want := "json_schema_2020_12_tool test_audio_content test_elicitation test_elicitation_sep1034_defaults test_elicitation_sep1330_enums test_embedded_resource test_error_handling test_image_content test_input_required_result_capabilities test_input_required_result_elicitation test_input_required_result_list_roots test_input_required_result_multi_round test_input_required_result_multiple_inputs test_input_required_result_request_state test_input_required_result_sampling test_input_required_result_tampered_state test_multiple_content_types test_reconnection test_sampling test_simple_text test_tool_with_logging test_tool_with_progress"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("tools/list:\n got %s\nwant %s", got, want)
 	}
@@ -70,8 +70,8 @@ func TestTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(prompts.Prompts) != 4 {
-		t.Errorf("prompts/list: %d prompts, want 4", len(prompts.Prompts))
+	if len(prompts.Prompts) != 5 {
+		t.Errorf("prompts/list: %d prompts, want 5", len(prompts.Prompts))
 	}
 	for uri, want := range map[string]string{
 		"test://static-text":     "This is the content of the static text resource.",
