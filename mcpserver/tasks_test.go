@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -27,6 +28,10 @@ import (
 // taskFixture serves task tools over HTTP, with a task manager on SQLite.
 type taskFixture struct {
 	url  string
+	// sessions makes rpc open a session per token and call at the
+	// protocol version 2025-11-25, declaring capabilities in initialize.
+	sessions bool
+	opened   map[string]string // session IDs by token and extension use
 	runs atomic.Int64 // runs of job.greet that reached their end
 	mgr  *task.Manager
 }
@@ -101,6 +106,8 @@ func newTaskFixture(t *testing.T, stateless bool) *taskFixture {
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
 	f.url = ts.URL
+	f.sessions = !stateless
+	f.opened = map[string]string{}
 	return f
 }
 
@@ -122,10 +129,20 @@ func (f *taskFixture) rpc(t *testing.T, token, method string, params map[string]
 	if params == nil {
 		params = map[string]any{}
 	}
-	params["_meta"] = map[string]any{
-		mcp.MetaKeyProtocolVersion:    latest,
-		mcp.MetaKeyClientInfo:         map[string]any{"name": "raw", "version": "1"},
-		mcp.MetaKeyClientCapabilities: caps,
+	version, session := latest, ""
+	if f.sessions {
+		version = "2025-11-25"
+		key := token + fmt.Sprint(tasks)
+		if session = f.opened[key]; session == "" {
+			session = f.open(t, token, caps)
+			f.opened[key] = session
+		}
+	} else {
+		params["_meta"] = map[string]any{
+			mcp.MetaKeyProtocolVersion:    latest,
+			mcp.MetaKeyClientInfo:         map[string]any{"name": "raw", "version": "1"},
+			mcp.MetaKeyClientCapabilities: caps,
+		}
 	}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	req, err := http.NewRequest(http.MethodPost, f.url, bytes.NewReader(body))
@@ -135,10 +152,14 @@ func (f *taskFixture) rpc(t *testing.T, token, method string, params map[string]
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Mcp-Protocol-Version", latest)
-	req.Header.Set("Mcp-Method", method)
-	if name, ok := params["name"].(string); ok {
-		req.Header.Set("Mcp-Name", name)
+	req.Header.Set("Mcp-Protocol-Version", version)
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	} else {
+		req.Header.Set("Mcp-Method", method)
+		if name, ok := params["name"].(string); ok {
+			req.Header.Set("Mcp-Name", name)
+		}
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -165,6 +186,38 @@ func (f *taskFixture) rpc(t *testing.T, token, method string, params map[string]
 	}
 	r.Raw = raw
 	return r
+}
+
+// open opens a session for token declaring caps and returns its ID.
+func (f *taskFixture) open(t *testing.T, token string, caps map[string]any) string {
+	t.Helper()
+	send := func(body any, session string) *http.Response {
+		b, _ := json.Marshal(body)
+		req, _ := http.NewRequest(http.MethodPost, f.url, bytes.NewReader(b))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b2 bytes.Buffer
+		b2.ReadFrom(resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	resp := send(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": map[string]any{
+		"protocolVersion": "2025-11-25", "capabilities": caps, "clientInfo": map[string]any{"name": "raw", "version": "1"}}}, "")
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Fatalf("initialize: status %d, session %q", resp.StatusCode, id)
+	}
+	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"}, id)
+	return id
 }
 
 // poll gets the task id until its status is want or it has ended.
@@ -284,10 +337,13 @@ func TestTasksOverMCP(t *testing.T) {
 			if err != nil || len(page.Tasks) != 1 {
 				t.Errorf("ada's tasks: %v %v, want only the greeting", page, err)
 			}
-			// An optional task tool runs in the request of such a client.
-			r = f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.greet", "arguments": map[string]any{}}, false)
-			if r.Error != nil || r.Result["resultType"] == "task" {
-				t.Errorf("job.greet without the tasks extension: %s, want a run in the request", r.Raw)
+			// An optional task tool runs in the request of such a client
+			// (without a session, it asks its question in the result).
+			if stateless {
+				r = f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.greet", "arguments": map[string]any{}}, false)
+				if r.Error != nil || r.Result["resultType"] != "input_required" {
+					t.Errorf("job.greet without the tasks extension: %s, want a run in the request", r.Raw)
+				}
 			}
 		})
 	}
