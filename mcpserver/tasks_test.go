@@ -27,13 +27,13 @@ import (
 
 // taskFixture serves task tools over HTTP, with a task manager on SQLite.
 type taskFixture struct {
-	url  string
+	url string
 	// sessions makes rpc open a session per token and call at the
 	// protocol version 2025-11-25, declaring capabilities in initialize.
 	sessions bool
 	opened   map[string]string // session IDs by token and extension use
-	runs atomic.Int64 // runs of job.greet that reached their end
-	mgr  *task.Manager
+	runs     atomic.Int64      // runs of job.greet that reached their end
+	mgr      *task.Manager
 }
 
 var taskTokens = map[string]tool.Account{
