@@ -257,8 +257,9 @@ func (s *Server) updateTask(ctx context.Context, p *taskParams) (mcp.Result, err
 	}
 	resp, ok := p.InputResponses[key]
 	if !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
-			Message: fmt.Sprintf("tasks/update: inputResponses: must answer the question of task %q under the key %q", p.TaskID, key)}
+		// Responses to what was not asked are ignored: the task still
+		// waits, and tasks/get still asks.
+		return &ackResult{ResultType: "complete"}, nil
 	}
 	ans, ok, err := answerOf(tool.AskPerson, resp)
 	if err != nil || !ok {

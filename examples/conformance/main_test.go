@@ -14,10 +14,11 @@ import (
 // TestTools calls each tool the way the conformance suite does, over
 // in-memory transports; scripts/conformance.sh runs the suite itself.
 func TestTools(t *testing.T) {
-	srv, err := newServer(false)
+	srv, stopTasks, err := newServer(context.Background(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(stopTasks)
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st, tester)
