@@ -125,6 +125,13 @@ func (s *Server) tasks(next mcp.MethodHandler) mcp.MethodHandler {
 		default:
 			return next(ctx, method, req)
 		}
+		if r, ok := req.(*mcp.ServerRequest[*taskParams]); !ok || !canPoll(r.ClientCapabilities()) {
+			data, _ := json.Marshal(mcp.MissingRequiredClientCapabilityData{
+				RequiredCapabilities: &mcp.ClientCapabilities{Extensions: map[string]any{TasksExtension: map[string]any{}}},
+			})
+			return nil, &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Data: data,
+				Message: method + ": the client does not declare the " + TasksExtension + " extension"}
+		}
 		p, _ := req.GetParams().(*taskParams)
 		if p == nil || p.TaskID == "" {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: method + ": taskId: required"}

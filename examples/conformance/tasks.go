@@ -16,9 +16,9 @@ import (
 )
 
 // The tools of the suite's tasks scenarios (the tasks extension of MCP):
-// greet runs in the request; slow_compute, failing_job,
-// protocol_error_job and confirm_delete may run as tasks, and
-// test_tool_with_task runs only as one. Their tasks are kept by a task
+// greet runs in the request; slow_compute, protocol_error_job and
+// confirm_delete may run as tasks, and failing_job and test_tool_with_task
+// run only as tasks. Their tasks are kept by a task
 // manager on SQLite in a temporary directory, removed when the server
 // stops.
 
@@ -49,8 +49,8 @@ func taskTools() []*tool.Tool {
 			return tool.Succeeded(fmt.Sprintf("computed %s after %d seconds", in.String("label"), in.Int("seconds")), nil), nil
 		},
 	}, {
-		ID: "failing_job", Label: "Failing job", Description: "Fails after about a second; may run as a task.",
-		Operation: tool.OpRead, Permission: perm, Task: tool.TaskOptional,
+		ID: "failing_job", Label: "Failing job", Description: "Fails after about a second; runs only as a task.",
+		Operation: tool.OpRead, Permission: perm, Task: tool.TaskRequired,
 		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 			time.Sleep(time.Second)
 			return tool.Failed("the job failed, as it always does", nil), nil
