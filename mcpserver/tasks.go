@@ -35,8 +35,10 @@ const taskQuestionKey = "q"
 // tasks/cancel.
 type taskParams struct {
 	mcp.ParamsBase
-	TaskID         string               `json:"taskId"`
-	InputResponses mcp.InputResponseMap `json:"inputResponses,omitempty"`
+	TaskID string `json:"taskId"`
+	// InputResponses are decoded only under the key asked: a response
+	// under any other key is ignored, whatever its shape.
+	InputResponses map[string]json.RawMessage `json:"inputResponses,omitempty"`
 }
 
 // taskFields are what every answer about a task holds.
@@ -268,15 +270,33 @@ func (s *Server) updateTask(ctx context.Context, p *taskParams) (mcp.Result, err
 		// waits, and tasks/get still asks.
 		return &ackResult{ResultType: "complete"}, nil
 	}
-	ans, ok, err := answerOf(tool.AskPerson, resp)
-	if err != nil || !ok {
+	ans, ok := elicitationOf(key, resp)
+	if !ok {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 			Message: fmt.Sprintf("tasks/update: inputResponses: %q must be an elicitation result whose action is accept, decline or cancel", key)}
 	}
-	if err := s.opts.Tasks.Answer(ctx, p.TaskID, ans.Elicitation); err != nil {
+	if err := s.opts.Tasks.Answer(ctx, p.TaskID, ans); err != nil {
 		return nil, s.taskErr(methodTasksUpdate, p.TaskID, err)
 	}
 	return &ackResult{ResultType: "complete"}, nil
+}
+
+// elicitationOf decodes raw, the response under key, as the answer of a
+// person; ok is false for anything else.
+func elicitationOf(key string, raw json.RawMessage) (*tool.Elicitation, bool) {
+	b, err := json.Marshal(map[string]json.RawMessage{key: raw})
+	if err != nil {
+		return nil, false
+	}
+	var m mcp.InputResponseMap
+	if err := json.Unmarshal(b, &m); err != nil || m[key] == nil {
+		return nil, false
+	}
+	ans, ok, err := answerOf(tool.AskPerson, m[key])
+	if err != nil || !ok {
+		return nil, false
+	}
+	return ans.Elicitation, true
 }
 
 // cancelTask answers tasks/cancel. Cancelling a task that has ended is

@@ -290,11 +290,14 @@ func TestTasksOverMCP(t *testing.T) {
 			}
 
 			// An answer under another key is ignored; one of the wrong shape is refused.
-			if r := f.rpc(t, "ada-token", "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"other": map[string]any{"action": "accept"}}}, true); r.Error != nil || r.Result["resultType"] != "complete" {
+			if r := f.rpc(t, "ada-token", "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"other": map[string]any{"ignored": true}}}, true); r.Error != nil || r.Result["resultType"] != "complete" {
 				t.Errorf("tasks/update under another key: %s, want it ignored", r.Raw)
 			}
 			if still := f.poll(t, "ada-token", id, "input_required"); still["status"] != "input_required" {
 				t.Errorf("after an answer under another key: %v, want still input_required", still)
+			}
+			if r := f.rpc(t, "ada-token", "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"q": 12}}, true); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "elicitation result") {
+				t.Errorf("tasks/update with a number under q: %s, want invalid params", r.Raw)
 			}
 			if r := f.rpc(t, "ada-token", "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"q": map[string]any{"action": "accept", "content": map[string]any{"name": 3}}}}, true); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "inputResponses") {
 				t.Errorf("tasks/update with content the schema refuses: %s", r.Raw)
