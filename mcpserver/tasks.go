@@ -138,6 +138,12 @@ func (s *Server) tasks(next mcp.MethodHandler) mcp.MethodHandler {
 		if p == nil || p.TaskID == "" {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: method + ": taskId: required"}
 		}
+		if extra := req.GetExtra(); extra != nil && extra.Header != nil {
+			// Mcp-Name, when sent, names the task of the body.
+			if names := extra.Header.Values("Mcp-Name"); len(names) > 0 && (len(names) > 1 || names[0] != p.TaskID) {
+				return nil, &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: method + ": the Mcp-Name header must be the taskId of the body"}
+			}
+		}
 		ctx = tool.WithAccount(ctx, accountOf(ctx, req.GetExtra()))
 		switch method {
 		case methodTasksGet:

@@ -160,6 +160,12 @@ func (f *taskFixture) rpc(t *testing.T, token, method string, params map[string]
 		if name, ok := params["name"].(string); ok {
 			req.Header.Set("Mcp-Name", name)
 		}
+		if id, ok := params["taskId"].(string); ok {
+			req.Header.Set("Mcp-Name", id)
+			if id == "MISMATCH" {
+				req.Header.Set("Mcp-Name", "another")
+			}
+		}
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -283,6 +289,11 @@ func TestTasksOverMCP(t *testing.T) {
 			}
 			if unknown.Error == nil || unknown.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(unknown.Error.Message, "taskId") {
 				t.Errorf("tasks/get of an unknown ID: %s", unknown.Raw)
+			}
+			if stateless { // requests of older protocol versions carry no Mcp-Name
+				if r := f.rpc(t, "ada-token", "tasks/get", map[string]any{"taskId": "MISMATCH"}, true); r.Error == nil || r.Error.Code != mcp.CodeHeaderMismatch {
+					t.Errorf("tasks/get whose Mcp-Name is not its taskId: %s, want %d", r.Raw, mcp.CodeHeaderMismatch)
+				}
 			}
 			// A viewer sees it.
 			if r := f.rpc(t, "ops-token", "tasks/get", map[string]any{"taskId": id}, true); r.Error != nil || r.Result["taskId"] != id {
