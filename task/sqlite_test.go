@@ -121,6 +121,13 @@ func TestSQLiteFitness(t *testing.T) {
 					break
 				}
 				if time.Now().After(deadline) {
+					rows, _ := db.Query(`SELECT id, tool, status, started, question IS NOT NULL, answer IS NOT NULL, args FROM toolapi_tasks WHERE status IN ('working', 'input_required')`)
+					for rows != nil && rows.Next() {
+						var id, tl, st, args string
+						var started, q, a bool
+						rows.Scan(&id, &tl, &st, &started, &q, &a, &args)
+						t.Logf("open: %s %s %s started=%v question=%v answer=%v %s", id, tl, st, started, q, a, args)
+					}
 					t.Fatalf("%d tasks have not ended; logged:\n%s", open, logs.String())
 				}
 				time.Sleep(20 * time.Millisecond)

@@ -111,8 +111,6 @@ var (
 	// ErrNoKey: the tool has sensitive inputs, which are stored only
 	// encrypted, and the Manager has no key.
 	ErrNoKey = errors.New("task: the tool has sensitive inputs and the task manager has no key to encrypt them")
-	// ErrStopped: the Manager was stopped.
-	ErrStopped = errors.New("task: the task manager is stopped")
 )
 
 // A RefusedError is a task refused before it was created: the failed

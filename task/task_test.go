@@ -94,7 +94,10 @@ func newRegistry(t testing.TB, g *gate) *tool.Registry {
 			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 				tool.Progress(ctx, 1, 3, "first")
 				if in.Bool("hold") {
-					g.started <- struct{}{}
+					select {
+					case g.started <- struct{}{}:
+					default: // no test is counting the starts
+					}
 					select {
 					case <-g.release:
 					case <-ctx.Done():
