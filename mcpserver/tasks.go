@@ -218,8 +218,6 @@ func (s *Server) taskErr(method, id string, err error) error {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: task %q is not waiting for an answer", method, id)}
 	case errors.Is(err, task.ErrBadAnswer):
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: inputResponses: the answer does not answer the question of task %q: %v", method, id, err)}
-	case errors.Is(err, task.ErrStopped):
-		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: method + ": the server is shutting down"}
 	}
 	s.logger.Error("a tasks method failed", "method", method, "task", id, "error", err.Error())
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: method + ": the task could not be read or changed; try again later"}
