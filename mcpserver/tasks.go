@@ -19,6 +19,11 @@ import (
 // extensions, and a client declares that it can poll tasks.
 const TasksExtension = "io.modelcontextprotocol/tasks"
 
+// maxTaskID is the longest taskId a tasks method accepts: a task's ID is 26
+// letters and digits; a longer one is refused before it is looked up or
+// repeated in an error.
+const maxTaskID = 64
+
 // The methods of the tasks extension.
 const (
 	methodTasksGet    = "tasks/get"
@@ -135,8 +140,11 @@ func (s *Server) tasks(next mcp.MethodHandler) mcp.MethodHandler {
 				Message: method + ": the client does not declare the " + TasksExtension + " extension"}
 		}
 		p, _ := req.GetParams().(*taskParams)
-		if p == nil || p.TaskID == "" {
+		switch {
+		case p == nil || p.TaskID == "":
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: method + ": taskId: required"}
+		case len(p.TaskID) > maxTaskID:
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: taskId: must be at most %d bytes, got %d", method, maxTaskID, len(p.TaskID))}
 		}
 		if extra := req.GetExtra(); extra != nil && extra.Header != nil {
 			// Mcp-Name, when sent, names the task of the body.

@@ -295,6 +295,10 @@ func TestTasksOverMCP(t *testing.T) {
 					t.Errorf("tasks/get whose Mcp-Name is not its taskId: %s, want %d", r.Raw, mcp.CodeHeaderMismatch)
 				}
 			}
+			long := strings.Repeat("A", 65)
+			if r := f.rpc(t, "ada-token", "tasks/get", map[string]any{"taskId": long}, true); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || strings.Contains(r.Error.Message, long) || !strings.Contains(r.Error.Message, "at most 64") {
+				t.Errorf("tasks/get of a 65-byte taskId: %s, want invalid params naming the limit", r.Raw)
+			}
 			// A viewer sees it.
 			if r := f.rpc(t, "ops-token", "tasks/get", map[string]any{"taskId": id}, true); r.Error != nil || r.Result["taskId"] != id {
 				t.Errorf("tasks/get by a viewer: %s", r.Raw)
