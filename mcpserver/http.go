@@ -35,14 +35,16 @@ import (
 // refused 401.
 func (s *Server) Handler() http.Handler {
 	s.httpOnce.Do(func() {
-		sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
-			Stateless:                  s.opts.Stateless,
-			JSONResponse:               s.opts.JSONResponse,
-			SessionTimeout:             s.opts.SessionTimeout,
-			EventStore:                 s.opts.EventStore,
-			DisableLocalhostProtection: true, // the handler checks the Host itself (see Options.AllowedHosts)
-			Logger:                     s.quiet,
-		})
+		handler := func(stateless bool) http.Handler {
+			return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+				Stateless:                  stateless,
+				JSONResponse:               s.opts.JSONResponse,
+				SessionTimeout:             s.opts.SessionTimeout,
+				EventStore:                 s.opts.EventStore,
+				DisableLocalhostProtection: true, // the handler checks the Host itself (see Options.AllowedHosts)
+				Logger:                     s.quiet,
+			})
+		}
 		origins := http.NewCrossOriginProtection()
 		for _, o := range s.opts.TrustedOrigins {
 			if err := origins.AddTrustedOrigin(o); err != nil {
@@ -60,7 +62,13 @@ func (s *Server) Handler() http.Handler {
 			}
 			return info, nil
 		}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
-		s.http = &httpHandler{s: s, sdk: sdk, origins: origins, authenticated: withAccount(sdk)}
+		h := &httpHandler{s: s, origins: origins, stateless: withAccount(handler(true))}
+		if !s.opts.Stateless {
+			// Clients of protocol versions from 2026-07-28 on are served
+			// without sessions, the others with (see servesStateless).
+			h.sessions = withAccount(handler(false))
+		}
+		s.http = h
 	})
 	return s.http
 }
@@ -68,10 +76,10 @@ func (s *Server) Handler() http.Handler {
 type tokenInfoKey struct{}
 
 type httpHandler struct {
-	s             *Server
-	sdk           http.Handler
-	origins       *http.CrossOriginProtection
-	authenticated http.Handler // sdk behind the handover of the account
+	s         *Server
+	origins   *http.CrossOriginProtection
+	stateless http.Handler // the SDK's handler without sessions, behind the handover of the account
+	sessions  http.Handler // the SDK's handler with sessions, likewise; nil for a stateless Server
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -121,7 +129,8 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := context.WithValue(r.Context(), tokenInfoKey{}, info)
-	if id := r.Header.Get(sessionIDHeader); r.Method == http.MethodGet && id != "" && !h.s.opts.Stateless {
+	stateless := h.sessions == nil || servesStateless(r)
+	if id := r.Header.Get(sessionIDHeader); r.Method == http.MethodGet && id != "" && !stateless {
 		// An event stream holds its connection as long as it lasts: it
 		// is counted within the limits, ends with its session, and its
 		// HTTP/1 connection is closed when it ends rather than kept alive.
@@ -151,6 +160,10 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// bearer-token middleware.
 		r.Header.Set("Authorization", "Bearer authenticated")
 	}
+	if stateless {
+		h.stateless.ServeHTTP(w, r)
+		return
+	}
 	h.atNegotiatedVersion(r)
 	if id := r.Header.Get(sessionIDHeader); id != "" && r.Method == http.MethodPost {
 		// The session is busy until the response is written: a shutdown
@@ -158,7 +171,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.s.sessions.begin(id)
 		defer h.s.sessions.end(id)
 	}
-	h.authenticated.ServeHTTP(w, r)
+	h.sessions.ServeHTTP(w, r)
 }
 
 // A closingWriter is the ResponseWriter of an event stream: whatever

@@ -78,6 +78,7 @@ import (
 
 	"github.com/toolapi/toolapi/internal/dialect"
 	"github.com/toolapi/toolapi/ratelimit"
+	"github.com/toolapi/toolapi/task"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -314,6 +315,16 @@ type Options struct {
 	// Advertise points at another resource (the application's own app)
 	// gets none. Nil generates no apps.
 	Apps AppBuilder
+	// Tasks, when set, serves the tasks extension of MCP
+	// ([TasksExtension]): a call of a tool whose Task mode is optional or
+	// required, by a client that declares the extension, creates a task of
+	// Tasks and answers its ID at once; the client then polls it
+	// (tasks/get), answers its questions (tasks/update) and cancels it
+	// (tasks/cancel). A client that does not declare the extension runs an
+	// optional task tool in its request, and gets the missing capability
+	// error (-32021) for a required one. Nil serves no tasks: task tools
+	// run in the caller's request.
+	Tasks *task.Manager
 }
 
 // A Server serves the tools of a registry over MCP. Create one with [New];
@@ -396,12 +407,20 @@ func New(reg *tool.Registry, opts *Options) *Server {
 		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true}
 		caps.AddExtension(UIExtension, map[string]any{"mimeTypes": []string{AppMIMEType}})
 	}
+	if s.opts.Tasks != nil {
+		caps.AddExtension(TasksExtension, map[string]any{})
+	}
 	sdk.Capabilities = caps
 	sdk.CompletionHandler = s.completionHandler(sdk.CompletionHandler)
 	s.mcp = mcp.NewServer(&mcp.Implementation{
 		Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version,
 	}, &sdk)
-	s.mcp.AddReceivingMiddleware(s.filterList, s.filterApps, s.resolveName, s.sessions.middleware, s.validateOnly)
+	receiving := []mcp.Middleware{s.filterList, s.filterApps, s.resolveName, s.sessions.middleware, s.validateOnly}
+	if s.opts.Tasks != nil {
+		s.addTaskMethods()
+		receiving = append(receiving, s.tasks)
+	}
+	s.mcp.AddReceivingMiddleware(receiving...)
 	s.mcp.AddSendingMiddleware(s.questions)
 	reg.OnChange(s.sync)
 	s.sync()

@@ -14,10 +14,11 @@ import (
 // answers their questions from its handlers round by round, against the
 // server without sessions; scripts/conformance.sh runs the suite itself.
 func TestInputRequiredTools(t *testing.T) {
-	srv, err := newServer(true)
+	srv, stopTasks, err := newServer(context.Background(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(stopTasks)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", srv.Handler())
 	ts := httptest.NewServer(mux)

@@ -41,10 +41,11 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv, err := newServer(*stateless)
+	srv, stopTasks, err := newServer(ctx, *stateless)
 	if err != nil {
 		log.Fatal(err)
 	}
+	defer stopTasks()
 	if *httpAddr == "" {
 		if err := srv.RunStdio(ctx, tester); err != nil && ctx.Err() == nil {
 			log.Fatal(err)
@@ -64,14 +65,22 @@ func main() {
 	}
 }
 
-// newServer returns the MCP server of the Service's tools.
-func newServer(stateless bool) (*mcpserver.Server, error) {
+// newServer returns the MCP server of the Service's tools, and the
+// function that stops its task manager.
+func newServer(ctx context.Context, stateless bool) (*mcpserver.Server, func(), error) {
 	reg := tool.NewRegistry(nil)
 	if err := RegisterTools(reg, &Service{}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := reg.Add(inputRequiredTools()...); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if err := reg.Add(taskTools()...); err != nil {
+		return nil, nil, err
+	}
+	tasks, stopTasks, err := newTasks(ctx, reg)
+	if err != nil {
+		return nil, nil, err
 	}
 	srv := mcpserver.New(reg, &mcpserver.Options{
 		Name:         "toolapi-conformance",
@@ -81,10 +90,11 @@ func newServer(stateless bool) (*mcpserver.Server, error) {
 		Advertise:    advertise,
 		SDK:          sdkOptions,
 		EventStore:   mcp.NewMemoryEventStore(nil),
+		Tasks:        tasks,
 	})
 	addExtras(srv.MCPServer())
 	addInputRequiredPrompt(srv.MCPServer())
-	return srv, nil
+	return srv, stopTasks, nil
 }
 
 // advertise lists the address of json_schema_2020_12_tool as a shared

@@ -14,10 +14,11 @@ import (
 // TestTools calls each tool the way the conformance suite does, over
 // in-memory transports; scripts/conformance.sh runs the suite itself.
 func TestTools(t *testing.T) {
-	srv, err := newServer(false)
+	srv, stopTasks, err := newServer(context.Background(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(stopTasks)
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st, tester)
@@ -61,7 +62,7 @@ func TestTools(t *testing.T) {
 			}
 		}
 	}
-	want := "json_schema_2020_12_tool test_audio_content test_elicitation test_elicitation_sep1034_defaults test_elicitation_sep1330_enums test_embedded_resource test_error_handling test_image_content test_input_required_result_capabilities test_input_required_result_elicitation test_input_required_result_list_roots test_input_required_result_multi_round test_input_required_result_multiple_inputs test_input_required_result_request_state test_input_required_result_sampling test_input_required_result_tampered_state test_multiple_content_types test_reconnection test_sampling test_simple_text test_tool_with_logging test_tool_with_progress"
+	want := "confirm_delete failing_job greet json_schema_2020_12_tool protocol_error_job slow_compute test_audio_content test_elicitation test_elicitation_sep1034_defaults test_elicitation_sep1330_enums test_embedded_resource test_error_handling test_image_content test_input_required_result_capabilities test_input_required_result_elicitation test_input_required_result_list_roots test_input_required_result_multi_round test_input_required_result_multiple_inputs test_input_required_result_request_state test_input_required_result_sampling test_input_required_result_tampered_state test_multiple_content_types test_reconnection test_sampling test_simple_text test_tool_with_logging test_tool_with_progress test_tool_with_task"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("tools/list:\n got %s\nwant %s", got, want)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,10 +18,11 @@ import (
 // or if they name none; one that negotiated an older version gets its
 // answer on the first stream, without event IDs.
 func TestReconnection(t *testing.T) {
-	srv, err := newServer(false)
+	srv, stopTasks, err := newServer(context.Background(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(stopTasks)
 	hs := httptest.NewServer(srv.Handler())
 	defer hs.Close()
 	for _, tc := range []struct {

@@ -1,0 +1,398 @@
+package mcpserver_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	_ "modernc.org/sqlite"
+
+	"github.com/toolapi/toolapi/mcpserver"
+	"github.com/toolapi/toolapi/task"
+	"github.com/toolapi/toolapi/tool"
+)
+
+// taskFixture serves task tools over HTTP, with a task manager on SQLite.
+type taskFixture struct {
+	url string
+	// sessions makes rpc open a session per token and call at the
+	// protocol version 2025-11-25, declaring capabilities in initialize.
+	sessions bool
+	opened   map[string]string // session IDs by token and extension use
+	runs     atomic.Int64      // runs of job.greet that reached their end
+	mgr      *task.Manager
+}
+
+var taskTokens = map[string]tool.Account{
+	"ada-token": &tool.User{ID: "ada", Permissions: []string{"jobs"}},
+	"bob-token": &tool.User{ID: "bob", Permissions: []string{"jobs"}},
+	"ops-token": &tool.User{ID: "ops", Permissions: []string{"jobs", "tasks.view"}},
+}
+
+func newTaskFixture(t *testing.T, stateless bool) *taskFixture {
+	t.Helper()
+	f := &taskFixture{}
+	reg := tool.NewRegistry(nil)
+	reg.Add(&tool.Tool{
+		ID: "job.greet", Label: "Greet", Description: "Asks a name, then greets.", Permission: "jobs",
+		Task:    tool.TaskOptional,
+		Outputs: []*tool.Definition{{Name: "greeting", Type: "string", Required: true}},
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			a, err := tool.Elicit(ctx, "Your name?", &jsonschema.Schema{Type: "object",
+				Properties: map[string]*jsonschema.Schema{"name": {Type: "string"}}, Required: []string{"name"}})
+			if err != nil {
+				return nil, err
+			}
+			if a.Action != "accept" {
+				return tool.Failed("No name, no greeting.", nil), nil
+			}
+			f.runs.Add(1)
+			return tool.Succeeded("", map[string]any{"greeting": "Hello, " + a.Content["name"].(string) + "!"}), nil
+		},
+	})
+	reg.Add(&tool.Tool{
+		ID: "job.quick", Label: "Quick", Description: "Runs only as a task.", Permission: "jobs",
+		Task:    tool.TaskRequired,
+		Outputs: []*tool.Definition{{Name: "n", Type: "integer", Required: true}},
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			return tool.Succeeded("", map[string]any{"n": 7}), nil
+		},
+	})
+	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "tasks.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ctx := context.Background()
+	if err := task.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]tool.Account{}
+	for _, a := range taskTokens {
+		byID[a.AccountID()] = a
+	}
+	f.mgr, err = task.New(reg, db, &task.Options{
+		Account:      func(ctx context.Context, id string) (tool.Account, error) { return byID[id], nil },
+		Viewers:      "tasks.view",
+		PollInterval: 50 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.mgr.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.mgr.Stop(context.Background()) })
+	srv := mcpserver.New(reg, &mcpserver.Options{
+		Stateless: stateless,
+		Tasks:     f.mgr,
+		Authenticate: mcpserver.Bearer(func(_ context.Context, token string) (tool.Account, error) {
+			return taskTokens[token], nil
+		}),
+	})
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	f.url = ts.URL
+	f.sessions = !stateless
+	f.opened = map[string]string{}
+	return f
+}
+
+// rpcReply is a JSON-RPC answer.
+type rpcReply struct {
+	Result map[string]any  `json:"result"`
+	Error  *jsonrpc.Error  `json:"error"`
+	Raw    json.RawMessage `json:"-"`
+}
+
+// rpc sends one 2026-07-28 request (no session) to f's server as the
+// account of token, declaring the tasks extension if tasks is true.
+func (f *taskFixture) rpc(t *testing.T, token, method string, params map[string]any, tasks bool) rpcReply {
+	t.Helper()
+	caps := map[string]any{"elicitation": map[string]any{}}
+	if tasks {
+		caps["extensions"] = map[string]any{mcpserver.TasksExtension: map[string]any{}}
+	}
+	if params == nil {
+		params = map[string]any{}
+	}
+	version, session := latest, ""
+	if f.sessions {
+		version = "2025-11-25"
+		key := token + fmt.Sprint(tasks)
+		if session = f.opened[key]; session == "" {
+			session = f.open(t, token, caps)
+			f.opened[key] = session
+		}
+	} else {
+		params["_meta"] = map[string]any{
+			mcp.MetaKeyProtocolVersion:    latest,
+			mcp.MetaKeyClientInfo:         map[string]any{"name": "raw", "version": "1"},
+			mcp.MetaKeyClientCapabilities: caps,
+		}
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	req, err := http.NewRequest(http.MethodPost, f.url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Mcp-Protocol-Version", version)
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	} else {
+		req.Header.Set("Mcp-Method", method)
+		if name, ok := params["name"].(string); ok {
+			req.Header.Set("Mcp-Name", name)
+		}
+		if id, ok := params["taskId"].(string); ok {
+			req.Header.Set("Mcp-Name", id)
+			if id == "MISMATCH" {
+				req.Header.Set("Mcp-Name", "another")
+			}
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var raw []byte
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok && strings.Contains(d, `"id"`) {
+				raw = []byte(d)
+			}
+		}
+	} else {
+		var b bytes.Buffer
+		b.ReadFrom(resp.Body)
+		raw = b.Bytes()
+	}
+	var r rpcReply
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("%s: status %d, answer %q: %v", method, resp.StatusCode, raw, err)
+	}
+	r.Raw = raw
+	return r
+}
+
+// open opens a session for token declaring caps and returns its ID.
+func (f *taskFixture) open(t *testing.T, token string, caps map[string]any) string {
+	t.Helper()
+	send := func(body any, session string) *http.Response {
+		b, _ := json.Marshal(body)
+		req, _ := http.NewRequest(http.MethodPost, f.url, bytes.NewReader(b))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b2 bytes.Buffer
+		b2.ReadFrom(resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	resp := send(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": map[string]any{
+		"protocolVersion": "2025-11-25", "capabilities": caps, "clientInfo": map[string]any{"name": "raw", "version": "1"}}}, "")
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Fatalf("initialize: status %d, session %q", resp.StatusCode, id)
+	}
+	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"}, id)
+	return id
+}
+
+// poll gets the task id until its status is want or it has ended.
+func (f *taskFixture) poll(t *testing.T, token, id, want string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r := f.rpc(t, token, "tasks/get", map[string]any{"taskId": id}, true)
+		if r.Error != nil {
+			t.Fatalf("tasks/get %s: %v", id, r.Error)
+		}
+		st, _ := r.Result["status"].(string)
+		if st == want || st == "completed" || st == "failed" || st == "cancelled" {
+			return r.Result
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %s still %s, want %s", id, st, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestTasksOverMCP starts a task, polls it to its question, answers it
+// through tasks/update and collects the result with tasks/get; the task is
+// invisible to another account, visible to a viewer, and bad requests get
+// their specific errors without running anything twice.
+func TestTasksOverMCP(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		name := "sessions"
+		if stateless {
+			name = "stateless"
+		}
+		t.Run(name, func(t *testing.T) {
+			f := newTaskFixture(t, stateless)
+			created := f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.greet", "arguments": map[string]any{}}, true)
+			if created.Error != nil {
+				t.Fatalf("tools/call: %v", created.Error)
+			}
+			res := created.Result
+			id, _ := res["taskId"].(string)
+			if res["resultType"] != "task" || id == "" || res["status"] != "working" || res["ttlMs"] == nil || res["pollIntervalMs"] != float64(50) {
+				t.Fatalf("tools/call of a task tool: %s, want a CreateTaskResult", created.Raw)
+			}
+			if _, ok := res["content"]; ok {
+				t.Errorf("CreateTaskResult carries content: %s", created.Raw)
+			}
+
+			waiting := f.poll(t, "ada-token", id, "input_required")
+			reqs, _ := waiting["inputRequests"].(map[string]any)
+			q, _ := reqs["q"].(map[string]any)
+			if waiting["status"] != "input_required" || q["method"] != "elicitation/create" {
+				t.Fatalf("waiting task: %v, want input_required asking elicitation/create under q", waiting)
+			}
+
+			// Another account sees no task, as for an ID that never existed;
+			// it cannot answer nor cancel it either.
+			unknown := f.rpc(t, "ada-token", "tasks/get", map[string]any{"taskId": "NOSUCHTASK"}, true)
+			for _, m := range []string{"tasks/get", "tasks/cancel", "tasks/update"} {
+				r := f.rpc(t, "bob-token", m, map[string]any{"taskId": id, "inputResponses": map[string]any{"q": map[string]any{"action": "accept", "content": map[string]any{"name": "Bob"}}}}, true)
+				if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || r.Error.Message != strings.Replace(unknown.Error.Message, "NOSUCHTASK", id, 1) && m == "tasks/get" {
+					t.Errorf("%s of ada's task by bob: %s, want the unknown task error (%v)", m, r.Raw, unknown.Error)
+				}
+			}
+			if unknown.Error == nil || unknown.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(unknown.Error.Message, "taskId") {
+				t.Errorf("tasks/get of an unknown ID: %s", unknown.Raw)
+			}
+			if stateless { // requests of older protocol versions carry no Mcp-Name
+				if r := f.rpc(t, "ada-token", "tasks/get", map[string]any{"taskId": "MISMATCH"}, true); r.Error == nil || r.Error.Code != mcp.CodeHeaderMismatch {
+					t.Errorf("tasks/get whose Mcp-Name is not its taskId: %s, want %d", r.Raw, mcp.CodeHeaderMismatch)
+				}
+			}
+			long := strings.Repeat("A", 65)
+			if r := f.rpc(t, "ada-token", "tasks/get", map[string]any{"taskId": long}, true); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || strings.Contains(r.Error.Message, long) || !strings.Contains(r.Error.Message, "at most 64") {
+				t.Errorf("tasks/get of a 65-byte taskId: %s, want invalid params naming the limit", r.Raw)
+			}
+			// A viewer sees it.
+			if r := f.rpc(t, "ops-token", "tasks/get", map[string]any{"taskId": id}, true); r.Error != nil || r.Result["taskId"] != id {
+				t.Errorf("tasks/get by a viewer: %s", r.Raw)
+			}
+
+			// An answer under another key is ignored; one of the wrong shape is refused.
+			if r := f.rpc(t, "ada-token", "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"other": map[string]any{"ignored": true}}}, true); r.Error != nil || r.Result["resultType"] != "complete" {
+				t.Errorf("tasks/update under another key: %s, want it ignored", r.Raw)
+			}
+			if still := f.poll(t, "ada-token", id, "input_required"); still["status"] != "input_required" {
+				t.Errorf("after an answer under another key: %v, want still input_required", still)
+			}
+			if r := f.rpc(t, "ada-token", "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"q": 12}}, true); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "elicitation result") {
+				t.Errorf("tasks/update with a number under q: %s, want invalid params", r.Raw)
+			}
+			if r := f.rpc(t, "ada-token", "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"q": map[string]any{"action": "accept", "content": map[string]any{"name": 3}}}}, true); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "inputResponses") {
+				t.Errorf("tasks/update with content the schema refuses: %s", r.Raw)
+			}
+
+			ack := f.rpc(t, "ada-token", "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"q": map[string]any{"action": "accept", "content": map[string]any{"name": "Ada"}}}}, true)
+			delete(ack.Result, "_meta") // the server's info
+			if ack.Error != nil || ack.Result["resultType"] != "complete" || len(ack.Result) != 1 {
+				t.Fatalf("tasks/update: %s, want an empty complete ack", ack.Raw)
+			}
+			// A second answer finds the task no longer waiting.
+			if r := f.rpc(t, "ada-token", "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"q": map[string]any{"action": "accept", "content": map[string]any{"name": "Eve"}}}}, true); r.Error == nil || !strings.Contains(r.Error.Message, "not waiting") {
+				t.Errorf("a second tasks/update: %s, want not waiting", r.Raw)
+			}
+
+			done := f.poll(t, "ada-token", id, "completed")
+			result, _ := done["result"].(map[string]any)
+			sc, _ := result["structuredContent"].(map[string]any)
+			if done["status"] != "completed" || sc["greeting"] != "Hello, Ada!" {
+				t.Fatalf("finished task: %v, want completed with the greeting", done)
+			}
+			if _, ok := done["inputRequests"]; ok {
+				t.Errorf("finished task still asks: %v", done)
+			}
+			// Cancelling a finished task is acknowledged and changes nothing.
+			if r := f.rpc(t, "ada-token", "tasks/cancel", map[string]any{"taskId": id}, true); r.Error != nil || r.Result["resultType"] != "complete" {
+				t.Errorf("tasks/cancel of a finished task: %s", r.Raw)
+			}
+			if again := f.poll(t, "ada-token", id, "completed"); again["status"] != "completed" {
+				t.Errorf("after cancel: %v", again)
+			}
+			if n := f.runs.Load(); n != 1 {
+				t.Errorf("job.greet ran to its end %d times, want 1", n)
+			}
+
+			// A required-task tool called by a client that cannot poll: -32021,
+			// and no task is created.
+			r := f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.quick", "arguments": map[string]any{}}, false)
+			if r.Error == nil || r.Error.Code != mcp.CodeMissingRequiredClientCapabilities || !strings.Contains(string(r.Error.Data), mcpserver.TasksExtension) {
+				t.Errorf("job.quick without the tasks extension: %s, want error %d naming the extension", r.Raw, mcp.CodeMissingRequiredClientCapabilities)
+			}
+			page, err := f.mgr.List(tool.WithAccount(context.Background(), taskTokens["ada-token"]), nil)
+			if err != nil || len(page.Tasks) != 1 {
+				t.Errorf("ada's tasks: %v %v, want only the greeting", page, err)
+			}
+			// An optional task tool runs in the request of such a client
+			// (without a session, it asks its question in the result).
+			if stateless {
+				r = f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.greet", "arguments": map[string]any{}}, false)
+				if r.Error != nil || r.Result["resultType"] != "input_required" {
+					t.Errorf("job.greet without the tasks extension: %s, want a run in the request", r.Raw)
+				}
+			}
+		})
+	}
+}
+
+// TestTasksCancel cancels a task that waits for an answer.
+func TestTasksCancel(t *testing.T) {
+	f := newTaskFixture(t, true)
+	created := f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.greet", "arguments": map[string]any{}}, true)
+	id, _ := created.Result["taskId"].(string)
+	if id == "" {
+		t.Fatalf("tools/call: %s", created.Raw)
+	}
+	f.poll(t, "ada-token", id, "input_required")
+	if r := f.rpc(t, "bob-token", "tasks/cancel", map[string]any{"taskId": id}, true); r.Error == nil {
+		t.Errorf("bob cancelled ada's task: %s", r.Raw)
+	}
+	if r := f.rpc(t, "ada-token", "tasks/cancel", map[string]any{"taskId": id}, true); r.Error != nil || r.Result["resultType"] != "complete" {
+		t.Fatalf("tasks/cancel: %s", r.Raw)
+	}
+	got := f.poll(t, "ada-token", id, "cancelled")
+	if got["status"] != "cancelled" {
+		t.Errorf("cancelled task: %v", got)
+	}
+	if r := f.rpc(t, "ada-token", "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"q": map[string]any{"action": "accept", "content": map[string]any{"name": "Ada"}}}}, true); r.Error == nil || !strings.Contains(r.Error.Message, "not waiting") {
+		t.Errorf("answer to a cancelled task: %s", r.Raw)
+	}
+	if f.runs.Load() != 0 {
+		t.Errorf("the cancelled task ran to its end")
+	}
+}
