@@ -555,6 +555,9 @@ func mcpOptions(app *App, o *Options, http bool) *mcpserver.Options {
 	if m.UsedStates == nil && app.DB != nil {
 		m.UsedStates = newUsedStates(app.DB, m.Logger, app.Registry)
 	}
+	if m.Tasks == nil {
+		m.Tasks = app.Tasks
+	}
 	if !http {
 		return &m
 	}

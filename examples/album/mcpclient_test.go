@@ -223,6 +223,7 @@ const (
 	wantFailure = "failure" // isError without the input schema: access denied or the run failed
 	wantUnknown = "unknown" // the JSON-RPC error of a tool that does not exist: none is there, or none this client may see
 	wantRefused = "refused" // either isError or a JSON-RPC error
+	wantTasks   = "tasks"   // a tool every call of which is a task, called by a client without the tasks extension: -32021, before anything is checked
 	wantConfirm = "confirm" // a confirm tool's valid call refused, as this client cannot answer an elicitation
 )
 
@@ -324,8 +325,11 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 		{"album.delete", obj(), wantInvalid},
 		{"album.delete", obj("album", 1), wantInvalid},
 		{"album.delete", obj("album", "999"), wantInput},
+		{"album.archive", obj("albums", []any{"1"}), wantTasks},
 	}
 	adminCases := []tsCase{
+		{"site.reindex", obj(), wantSuccess}, // a task only for a client that asks for one
+		{"site.reindex", obj("full", true), wantInvalid},
 		{"album.summarize", obj("album", "4"), wantSuccess},
 		{"album.add_track", obj("album", "4", "title", "Frost"), wantSuccess},
 		{"site.update_info", obj("values", obj("slogan", "Pictures and tracks")), wantSuccess},
@@ -468,6 +472,12 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 					if want := "MCP error -32602: unknown tool \"" + tool.NameOf(c.tool) + "\""; call.Error == nil || call.Error.Code != -32602 || call.Error.Message != want {
 						t.Errorf("%s: %s, want the JSON-RPC error -32602 %q", where, outcome, want)
 					}
+				case wantTasks:
+					if call.Error == nil || call.Error.Code != -32021 {
+						t.Errorf("%s: %s, want the JSON-RPC error -32021 (the tasks extension is required)", where, outcome)
+						continue
+					}
+					succeeded[c.tool], rejected[c.tool] = true, true // nothing of it can run for this client
 				case wantRefused:
 					if outcome == "success" || outcome == "none" {
 						t.Errorf("%s: %s, want a refusal", where, outcome)
