@@ -184,7 +184,7 @@ func TestServeShutdownPendingQuestion(t *testing.T) {
 	})
 	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{
 		Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1,
-	}, nil)
+	}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // a session, where the server itself holds the question (from 2026-07-28 on, the call returns it instead)
 	if err != nil {
 		t.Fatal(err)
 	}
