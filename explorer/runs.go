@@ -277,7 +277,7 @@ func (e *server) startRun(w http.ResponseWriter, r *http.Request, v *visit, t *t
 		fm.resolveLabels()
 		args = fm.args()
 	}
-	_, vs, err := e.reg.Validate(tool.WithAccount(r.Context(), v.acct), t.ID, args)
+	canonical, vs, err := e.reg.Validate(tool.WithAccount(r.Context(), v.acct), t.ID, args)
 	if err != nil && !errors.Is(err, tool.ErrNotFound) {
 		// The run reports a tool that is gone; anything else is kept
 		// from the person.
@@ -290,6 +290,9 @@ func (e *server) startRun(w http.ResponseWriter, r *http.Request, v *visit, t *t
 	}
 	if len(vs) > 0 || fv.ConfirmProblem != "" {
 		return false, vs
+	}
+	if e.runsAsTask(t) {
+		return e.startTask(w, r, v, t, fv, canonical)
 	}
 	inputs, err := json.Marshal(fm.typedState())
 	if err != nil {
