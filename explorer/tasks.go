@@ -291,7 +291,7 @@ func (e *server) serveTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tv := e.taskView(v, tk)
-	e.renderStatus(w, r, http.StatusOK, "task", &page{Title: tv.ToolLabel + " · task", Task: tv}, v)
+	e.renderStatus(w, r, http.StatusOK, "task", &page{Title: taskTitle(tv), Task: tv}, v)
 }
 
 // serveTaskStatus serves how a task stands as JSON, for the page's
@@ -346,14 +346,14 @@ func (e *server) postTask(w http.ResponseWriter, r *http.Request) {
 			a.Content, problems = answerOf(tv.Question, r.PostForm)
 			if len(problems) > 0 {
 				tv.Problem = "The answer needs fixing: " + joinProblems(problems) + "."
-				e.renderStatus(w, r, http.StatusUnprocessableEntity, "task", &page{Title: tv.ToolLabel + " · task", Task: tv}, v)
+				e.renderStatus(w, r, http.StatusUnprocessableEntity, "task", &page{Title: taskTitle(tv), Task: tv}, v)
 				return
 			}
 		}
 		err = e.opts.Tasks.Answer(ctx, tk.ID, a)
 	default:
 		tv.Problem = "The form asked for something this page does not do."
-		e.renderStatus(w, r, http.StatusBadRequest, "task", &page{Title: tv.ToolLabel + " · task", Task: tv}, v)
+		e.renderStatus(w, r, http.StatusBadRequest, "task", &page{Title: taskTitle(tv), Task: tv}, v)
 		return
 	}
 	switch {
@@ -379,7 +379,7 @@ func (e *server) postTask(w http.ResponseWriter, r *http.Request) {
 		tv = e.taskView(v, now)
 		tv.Problem = problem
 	}
-	e.renderStatus(w, r, http.StatusConflict, "task", &page{Title: tv.ToolLabel + " · task", Task: tv}, v)
+	e.renderStatus(w, r, http.StatusConflict, "task", &page{Title: taskTitle(tv), Task: tv}, v)
 }
 
 func joinProblems(ps []string) string {
@@ -425,4 +425,10 @@ func (e *server) serveTasks(w http.ResponseWriter, r *http.Request) {
 		tv.Next = e.path("/tasks") + "?" + url.Values{"after": {p.Next}}.Encode()
 	}
 	e.renderStatus(w, r, http.StatusOK, "tasks", &page{Title: "Your tasks", Tasks: tv}, v)
+}
+
+// taskTitle is the title of a task's page: where the task stands first,
+// as the title of a run's page does.
+func taskTitle(tv *taskView) string {
+	return tv.StatusText + ": " + tv.ToolLabel + " (task)"
 }
