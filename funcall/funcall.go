@@ -51,7 +51,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/toolapi/toolapi/internal/dialect"
-	"github.com/toolapi/toolapi/task"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -65,7 +64,7 @@ type Toolset struct {
 	held  map[string]bool // the IDs of tools
 
 	confirmer tool.Confirmer // see WithConfirmer
-	tasks     *task.Manager  // see WithTasks
+	tasks     Tasks          // see WithTasks
 }
 
 // New returns the Toolset of the tools of reg that acct may call.

@@ -9,13 +9,84 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/toolapi/toolapi/internal/dialect"
-	"github.com/toolapi/toolapi/task"
 	"github.com/toolapi/toolapi/tool"
 )
+
+// Tasks runs the calls of tools as background tasks, for the account in
+// each call's context. Package funcall/functask makes one of a task
+// Manager (package task); funcall itself depends on no task engine, so an
+// application without tasks pulls in none.
+type Tasks interface {
+	// Create checks the call of the tool toolID with args and starts its
+	// task. A refusal (bad inputs, no permission, not confirmed) is a
+	// [*TaskRefusedError]; an unknown tool wraps [tool.ErrNotFound].
+	Create(ctx context.Context, toolID string, args json.RawMessage) (*Task, error)
+	// Get returns the task id; one the account may not see wraps
+	// [ErrTaskNotFound], as one that never was.
+	Get(ctx context.Context, id string) (*Task, error)
+	// Cancel cancels the task id and returns it cancelled; one that has
+	// ended wraps [ErrTaskFinished], one the account may not see
+	// [ErrTaskNotFound].
+	Cancel(ctx context.Context, id string) (*Task, error)
+}
+
+// A Task is a task as [Tasks] tells it.
+type Task struct {
+	ID   string
+	Tool string
+	// Status is working, input_required, completed, failed or cancelled.
+	Status       string
+	PollInterval time.Duration
+	// Progress is the last progress the tool reported; nil if none.
+	Progress *TaskProgress
+	// Question is what a task whose status is input_required asks.
+	Question string
+	// Result is the outcome of an ended task; nil until then.
+	Result *tool.Result
+}
+
+// TaskProgress is how far a running task has come: Done of Total units
+// (Total 0 when unknown), and what it is doing.
+type TaskProgress struct {
+	Done    float64 `json:"done"`
+	Total   float64 `json:"total,omitempty"`
+	Message string  `json:"message,omitempty"`
+}
+
+// The statuses of a [Task].
+const (
+	TaskWorking       = "working"
+	TaskInputRequired = "input_required"
+	TaskCompleted     = "completed"
+	TaskFailed        = "failed"
+	TaskCancelled     = "cancelled"
+)
+
+// finished reports whether a task of status s has ended.
+func finished(s string) bool {
+	return s == TaskCompleted || s == TaskFailed || s == TaskCancelled
+}
+
+// Errors a [Tasks] wraps.
+var (
+	// ErrTaskNotFound: no task has this ID for the account.
+	ErrTaskNotFound = errors.New("funcall: no such task")
+	// ErrTaskFinished: the task has already ended.
+	ErrTaskFinished = errors.New("funcall: the task has already ended")
+)
+
+// A TaskRefusedError is a task refused before it was created: the failed
+// Result a run of the tool with the same arguments would have given.
+type TaskRefusedError struct {
+	Result *tool.Result
+}
+
+func (e *TaskRefusedError) Error() string { return "task refused: " + e.Result.Message }
 
 // The names of the two functions a Toolset with tasks declares beside its
 // tools (see [Toolset.WithTasks]). A tool's name never holds a single "_"
@@ -46,11 +117,11 @@ type TaskHandle struct {
 	ID string `json:"task_id"`
 	// Status is where the task stands: working, input_required,
 	// completed, failed or cancelled.
-	Status task.Status `json:"status"`
+	Status string `json:"status"`
 	// PollIntervalSeconds is how long to wait before asking again.
 	PollIntervalSeconds float64 `json:"poll_interval_seconds"`
 	// Progress is the last progress the tool reported; nil if none.
-	Progress *task.Progress `json:"progress,omitempty"`
+	Progress *TaskProgress `json:"progress,omitempty"`
 	// Question is what a task whose status is input_required asks a
 	// person; it is answered in the Tool Explorer or by an MCP client,
 	// not through function calling.
@@ -58,12 +129,13 @@ type TaskHandle struct {
 }
 
 // WithTasks returns a Toolset like s whose tools that may run as tasks
-// ([tool.Tool.Task] optional or required) run as tasks of m: a call of
+// ([tool.Tool.Task] optional or required) run as tasks of m (for a task
+// Manager, functask.New(manager)): a call of
 // one returns at once, with a [TaskHandle] in place of outputs, and the
 // model follows the task with the functions [TasksGet] and [TasksCancel],
 // which the Toolset then declares in every format and dispatches, for its
 // own account only. A nil m runs every call in the request, as New does.
-func (s *Toolset) WithTasks(m *task.Manager) *Toolset {
+func (s *Toolset) WithTasks(m Tasks) *Toolset {
 	out := *s
 	out.tasks = m
 	if m != nil {
@@ -184,7 +256,7 @@ func (s *Toolset) withTaskDeclarations(f Format, decls any) any {
 // returns its handle, or the failure a run would have given.
 func (s *Toolset) startTask(ctx context.Context, t *tool.Tool, name string, arguments []byte) *Response {
 	tk, err := s.tasks.Create(s.runContext(ctx), t.ID, arguments)
-	var re *task.RefusedError
+	var re *TaskRefusedError
 	switch {
 	case errors.As(err, &re):
 		return s.response(t, re.Result)
@@ -212,11 +284,11 @@ func label(t *tool.Tool) string {
 }
 
 // handle returns the handle of tk.
-func handle(tk *task.Task) *TaskHandle {
+func handle(tk *Task) *TaskHandle {
 	h := &TaskHandle{ID: tk.ID, Status: tk.Status, Progress: tk.Progress,
 		PollIntervalSeconds: math.Max(tk.PollInterval.Seconds(), 0.001)}
-	if tk.Question != nil && tk.Status == task.InputRequired {
-		h.Question = tk.Question.Message
+	if tk.Status == TaskInputRequired {
+		h.Question = tk.Question
 	}
 	return h
 }
@@ -228,7 +300,7 @@ func (s *Toolset) taskCall(ctx context.Context, name string, arguments []byte) *
 		return bad
 	}
 	ctx = s.runContext(ctx)
-	var tk *task.Task
+	var tk *Task
 	var err error
 	if name == TasksCancel {
 		tk, err = s.tasks.Cancel(ctx, id)
@@ -236,9 +308,9 @@ func (s *Toolset) taskCall(ctx context.Context, name string, arguments []byte) *
 		tk, err = s.tasks.Get(ctx, id)
 	}
 	switch {
-	case errors.Is(err, task.ErrNotFound):
+	case errors.Is(err, ErrTaskNotFound):
 		return &Response{Message: fmt.Sprintf("There is no task %q.", id), ErrorType: TaskNotFound}
-	case errors.Is(err, task.ErrFinished):
+	case errors.Is(err, ErrTaskFinished):
 		return &Response{Message: fmt.Sprintf("Task %q has already ended, so it cannot be cancelled; call %s to get its outcome.", id, TasksGet),
 			ErrorType: TaskFinished}
 	case err != nil:
@@ -246,7 +318,7 @@ func (s *Toolset) taskCall(ctx context.Context, name string, arguments []byte) *
 		return &Response{Message: fmt.Sprintf("Task %q could not be reached; try again later.", id), ErrorType: ExecutionFailed}
 	}
 	h := handle(tk)
-	if tk.Status.Finished() && tk.Result != nil {
+	if finished(tk.Status) && tk.Result != nil {
 		t, _ := s.reg.Tool(tk.Tool)
 		if t == nil {
 			t = &tool.Tool{ID: tk.Tool}
@@ -257,7 +329,7 @@ func (s *Toolset) taskCall(ctx context.Context, name string, arguments []byte) *
 	}
 	r := &Response{Success: true, Task: h}
 	switch {
-	case tk.Status == task.InputRequired:
+	case tk.Status == TaskInputRequired:
 		r.Message = fmt.Sprintf("Task %s waits for a person to answer: %s", tk.ID, h.Question)
 	case tk.Progress != nil && tk.Progress.Message != "":
 		r.Message = fmt.Sprintf("Task %s is working: %s", tk.ID, tk.Progress.Message)

@@ -1,4 +1,4 @@
-package funcall_test
+package functask_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/toolapi/toolapi/funcall"
+	"github.com/toolapi/toolapi/funcall/functask"
 	"github.com/toolapi/toolapi/task"
 	"github.com/toolapi/toolapi/tool"
 )
@@ -158,7 +159,7 @@ func asModel(t *testing.T, r *funcall.Response) map[string]any {
 // the outcome once the task has ended.
 func TestTaskHandleEveryFormat(t *testing.T) {
 	f := newTaskFixture(t)
-	set := funcall.New(f.reg, ada).WithTasks(f.m)
+	set := funcall.New(f.reg, ada).WithTasks(functask.New(f.m))
 	ctx := context.Background()
 	for _, format := range funcall.Formats() {
 		t.Run(string(format), func(t *testing.T) {
@@ -232,7 +233,7 @@ func TestTaskToolsWithoutTasks(t *testing.T) {
 	if r := plain.Dispatch(ctx, funcall.TasksGet, []byte(`{"task_id":"x"}`)); r.ErrorType != funcall.ToolNotFound {
 		t.Errorf("tasks_get without tasks: %+v", r)
 	}
-	r = funcall.New(f.reg, ada).WithTasks(f.m).Dispatch(ctx, "report__count", nil)
+	r = funcall.New(f.reg, ada).WithTasks(functask.New(f.m)).Dispatch(ctx, "report__count", nil)
 	if !r.Success || r.Task != nil || r.Outputs["n"] == nil {
 		t.Errorf("a tool that never runs as a task, with tasks: %+v", r)
 	}
@@ -244,7 +245,7 @@ func TestTaskToolsWithoutTasks(t *testing.T) {
 func TestTaskFunctionsErrors(t *testing.T) {
 	f := newTaskFixture(t)
 	ctx := context.Background()
-	set := funcall.New(f.reg, ada).WithTasks(f.m)
+	set := funcall.New(f.reg, ada).WithTasks(functask.New(f.m))
 
 	r := set.Dispatch(ctx, "report__build", []byte(`{"pages":1000}`))
 	if r.Success || r.ErrorType != funcall.InvalidInput || r.Task != nil || len(r.Violations) != 1 || r.Violations[0].Path != "pages" ||
@@ -264,7 +265,7 @@ func TestTaskFunctionsErrors(t *testing.T) {
 
 	// Another account's task is not found, with the same answer as an
 	// unknown ID, for get and cancel alike.
-	other := funcall.New(f.reg, bob).WithTasks(f.m)
+	other := funcall.New(f.reg, bob).WithTasks(functask.New(f.m))
 	for _, name := range []string{funcall.TasksGet, funcall.TasksCancel} {
 		for _, tt := range []struct {
 			set *funcall.Toolset
@@ -303,11 +304,11 @@ func TestTaskFunctionsErrors(t *testing.T) {
 	// A running task tells its progress; cancelling it ends it; cancelling
 	// it again is a clear error.
 	r = set.Dispatch(ctx, funcall.TasksGet, []byte(`{"task_id":"`+id+`"}`))
-	if !r.Success || r.Task == nil || r.Task.Status != task.Working || r.Outputs != nil {
+	if !r.Success || r.Task == nil || r.Task.Status != funcall.TaskWorking || r.Outputs != nil {
 		t.Errorf("tasks_get of a running task: %+v", r)
 	}
 	r = set.Dispatch(ctx, funcall.TasksCancel, []byte(`{"task_id":"`+id+`"}`))
-	if r.Success || r.Task == nil || r.Task.Status != task.Cancelled || r.Message != "Build report was cancelled." {
+	if r.Success || r.Task == nil || r.Task.Status != funcall.TaskCancelled || r.Message != "Build report was cancelled." {
 		t.Errorf("tasks_cancel: %+v", r)
 	}
 	r = set.Dispatch(ctx, funcall.TasksCancel, []byte(`{"task_id":"`+id+`"}`))
@@ -323,11 +324,48 @@ func TestTaskFunctionsErrors(t *testing.T) {
 	}
 	f.wait(t, ada, asking.Task.ID)
 	r = set.Dispatch(ctx, funcall.TasksGet, []byte(`{"task_id":"`+asking.Task.ID+`"}`))
-	if !r.Success || r.Task.Status != task.InputRequired || r.Task.Question != "Which name?" ||
+	if !r.Success || r.Task.Status != funcall.TaskInputRequired || r.Task.Question != "Which name?" ||
 		r.Message != "Task "+asking.Task.ID+" waits for a person to answer: Which name?" {
 		t.Errorf("tasks_get of a waiting task: %+v", r)
 	}
-	if r := set.Dispatch(ctx, funcall.TasksCancel, []byte(`{"task_id":"`+asking.Task.ID+`"}`)); r.Task == nil || r.Task.Status != task.Cancelled {
+	if r := set.Dispatch(ctx, funcall.TasksCancel, []byte(`{"task_id":"`+asking.Task.ID+`"}`)); r.Task == nil || r.Task.Status != funcall.TaskCancelled {
 		t.Errorf("tasks_cancel of a waiting task: %+v", r)
 	}
+}
+
+// A declaration as every format has it: a name, whether it is strict, and
+// its schema as JSON.
+type decl struct {
+	name   string
+	strict bool
+	schema map[string]any // nil when the format declares none
+}
+
+func decls(t *testing.T, set *funcall.Toolset, f funcall.Format) []decl {
+	t.Helper()
+	d, err := set.Declarations(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw []map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	var out []decl
+	for _, r := range raw {
+		if fn, ok := r["function"].(map[string]any); ok {
+			r = fn
+		}
+		sch, _ := r["parameters"].(map[string]any)
+		if sch == nil {
+			sch, _ = r["input_schema"].(map[string]any)
+		}
+		strict, _ := r["strict"].(bool)
+		out = append(out, decl{name: r["name"].(string), strict: strict, schema: sch})
+	}
+	return out
 }
