@@ -402,22 +402,33 @@ func validateAnswer(s *jsonschema.Schema, content map[string]any) error {
 // ends, and returns it as it then stands.
 func (m *Manager) Wait(ctx context.Context, id string) (*Task, error) {
 	for {
-		ch := m.changes(id)
-		t, err := m.get(ctx, id)
-		if err != nil {
-			return nil, err
+		t, done, err := m.waitOnce(ctx, id)
+		if done || err != nil {
+			return t, err
 		}
-		if t.Status.Finished() || t.Status == InputRequired {
-			return t, nil
-		}
-		timer := time.NewTimer(m.opts.PollInterval)
-		select {
-		case <-ch:
-		case <-timer.C:
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, ctx.Err()
-		}
-		timer.Stop()
 	}
+}
+
+// waitOnce reads the task id and, unless it has ended or waits for input,
+// waits for its next change here or the poll interval; it reports whether
+// the wait is over.
+func (m *Manager) waitOnce(ctx context.Context, id string) (*Task, bool, error) {
+	ch, release := m.changes(id)
+	defer release()
+	t, err := m.get(ctx, id)
+	if err != nil {
+		return nil, true, err
+	}
+	if t.Status.Finished() || t.Status == InputRequired {
+		return t, true, nil
+	}
+	timer := time.NewTimer(m.opts.PollInterval)
+	defer timer.Stop()
+	select {
+	case <-ch:
+	case <-timer.C:
+	case <-ctx.Done():
+		return nil, true, ctx.Err()
+	}
+	return nil, false, nil
 }

@@ -140,7 +140,7 @@ func BenchmarkThroughput(b *testing.B) {
 			}
 			n := b.N
 			riverRate := float64(n) / benchRiver(b, db, pool, n, nil).Seconds()
-			taskRate := float64(n) / benchTasks(b, db, pool, n, nil).Seconds()
+			taskRate := float64(n) / benchTasks(b, db, pool, n, nil, nil).Seconds()
 			b.ReportMetric(riverRate, "river-jobs/s")
 			b.ReportMetric(taskRate, "tasks/s")
 			b.ReportMetric(taskRate/riverRate, "tasks/river")
@@ -197,7 +197,7 @@ func benchRiver(b *testing.B, db *sql.DB, pool *pgxpool.Pool, n int, started fun
 
 // benchTasks runs n trivial tasks on a Manager of 16 workers and returns
 // how long they took; started, when set, is called as each starts.
-func benchTasks(b *testing.B, db *sql.DB, pool *pgxpool.Pool, n int, started func(int)) time.Duration {
+func benchTasks(b *testing.B, db *sql.DB, pool *pgxpool.Pool, n int, started func(int), held func()) time.Duration {
 	var finished atomic.Int64
 	all := make(chan struct{})
 	reg := benchRegistry(b, func(i int) {
@@ -220,10 +220,14 @@ func benchTasks(b *testing.B, db *sql.DB, pool *pgxpool.Pool, n int, started fun
 	}
 	defer m.Stop(ctx)
 	actx := as(&tool.User{ID: "ada", Permissions: []string{"export"}})
-	return drain(b, n, func(i int) error {
+	d := drain(b, n, func(i int) error {
 		_, err := m.Create(actx, "bench.noop", json.RawMessage(fmt.Sprintf(`{"n":%d}`, i)))
 		return err
 	}, &finished, all)
+	if held != nil {
+		held()
+	}
+	return d
 }
 
 // BenchmarkStartLatency creates trivial jobs and tasks one at a time on
@@ -357,9 +361,9 @@ func BenchmarkTaskVsRun(b *testing.B) {
 				}
 			}
 			task := time.Since(start) / time.Duration(b.N)
-			b.ReportMetric(float64(run.Microseconds())/1000, "run-ms")
-			b.ReportMetric(float64(task.Microseconds())/1000, "task-ms")
-			b.ReportMetric(float64((task-run).Microseconds())/1000, "added-ms")
+			b.ReportMetric(float64(run)/1e6, "run-ms")
+			b.ReportMetric(float64(task)/1e6, "task-ms")
+			b.ReportMetric(float64(task-run)/1e6, "added-ms")
 		})
 	}
 }
@@ -379,12 +383,13 @@ func BenchmarkHeldTasks(b *testing.B) {
 				runtime.GC()
 				var before runtime.MemStats
 				runtime.ReadMemStats(&before)
-				// The Manager's own footprint is measured with it: started
-				// before, stopped after.
-				benchTasks(b, db, nil, n, nil)
-				runtime.GC()
+				// Measured while the Manager that ran them still runs: its
+				// own footprint counts too.
 				var after runtime.MemStats
-				runtime.ReadMemStats(&after)
+				benchTasks(b, db, nil, n, nil, func() {
+					runtime.GC()
+					runtime.ReadMemStats(&after)
+				})
 				var kept int
 				if err := db.QueryRow(`SELECT count(*) FROM toolapi_tasks WHERE status = 'completed'`).Scan(&kept); err != nil {
 					b.Fatal(err)

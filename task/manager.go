@@ -127,7 +127,7 @@ type Manager struct {
 
 	mu        sync.Mutex
 	running   map[string]context.CancelFunc // tasks running here, by ID
-	changed   map[string]chan struct{}      // closed when the task changes here
+	changed   map[string]*waiters           // who waits for a change of a task here
 	stopping  bool
 	stopSweep context.CancelFunc
 	sweepDone chan struct{}
@@ -140,7 +140,7 @@ type Manager struct {
 // process; a Manager that is not started still creates, lists, answers
 // and cancels them, and another process runs them.
 func New(reg *tool.Registry, db *sql.DB, opts *Options) (*Manager, error) {
-	m := &Manager{reg: reg, db: db, running: map[string]context.CancelFunc{}, changed: map[string]chan struct{}{}}
+	m := &Manager{reg: reg, db: db, running: map[string]context.CancelFunc{}, changed: map[string]*waiters{}}
 	if opts != nil {
 		m.opts = *opts
 	}
@@ -345,24 +345,40 @@ func (m *Manager) ttl(t *tool.Tool) time.Duration {
 // signal wakes whoever waits for a change of the task id in this process.
 func (m *Manager) signal(id string) {
 	m.mu.Lock()
-	if ch, ok := m.changed[id]; ok {
-		close(ch)
+	if w, ok := m.changed[id]; ok {
+		close(w.ch)
 		delete(m.changed, id)
 	}
 	m.mu.Unlock()
 }
 
+// waiters are the goroutines of this process waiting for a change of one
+// task.
+type waiters struct {
+	ch chan struct{} // closed at the change
+	n  int
+}
+
 // changes returns a channel closed at the next change of the task id in
-// this process.
-func (m *Manager) changes(id string) <-chan struct{} {
+// this process, and the function to call once done waiting on it (the
+// last one done forgets the task: waiting on IDs of other processes'
+// tasks, or on none, leaves nothing behind).
+func (m *Manager) changes(id string) (<-chan struct{}, func()) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	ch, ok := m.changed[id]
+	w, ok := m.changed[id]
 	if !ok {
-		ch = make(chan struct{})
-		m.changed[id] = ch
+		w = &waiters{ch: make(chan struct{})}
+		m.changed[id] = w
 	}
-	return ch
+	w.n++
+	return w.ch, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if w.n--; w.n == 0 && m.changed[id] == w {
+			delete(m.changed, id)
+		}
+	}
 }
 
 // jsonOf returns v as JSON, or nil for nil.

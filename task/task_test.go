@@ -111,6 +111,7 @@ func newRegistry(t testing.TB, g *gate) *tool.Registry {
 		},
 		&tool.Tool{
 			ID: "album.rename", Label: "Rename", Description: "Asks for a new name.", Permission: "export", Task: tool.TaskRequired,
+			TaskTTL: 2 * time.Hour,
 			Outputs: []*tool.Definition{{Name: "name", Type: "string", Required: true}},
 			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 				e, err := tool.Elicit(ctx, "New name?", &jsonschema.Schema{Type: "object",
@@ -359,6 +360,9 @@ func TestQuestionAndAnswer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if got := tk.Expires.Sub(tk.Created); got != 2*time.Hour {
+			t.Errorf("expires after %v, want the tool's TaskTTL, 2h", got)
+		}
 		tk = wait(t, f.m, ctx, tk.ID)
 		if tk.Status != InputRequired || tk.Question == nil || tk.Question.Message != "New name?" || tk.Question.Schema == nil {
 			t.Fatalf("task %+v question %+v, want it to ask for a name", tk, tk.Question)
@@ -594,6 +598,60 @@ func TestList(t *testing.T) {
 		}
 		if _, err := f.m.List(ctx, &ListOptions{Limit: MaxListLimit + 1}); err == nil {
 			t.Errorf("List over the limit succeeded")
+		}
+	})
+}
+
+// TestWaitLeavesNothing: waiting on tasks that do not exist, or that end
+// in another process, leaves no trace in the Manager's memory.
+func TestWaitLeavesNothing(t *testing.T) {
+	db := openSQLite(t)
+	if err := Migrate(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, db, nil)
+	runner := newFixture(t, db, nil)
+	runner.start(t)
+	ctx := as(ada())
+	for range 100 {
+		if _, err := f.m.Wait(ctx, newID()); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("Wait of an unknown ID = %v", err)
+		}
+	}
+	tk, err := f.m.Create(ctx, "album.export", json.RawMessage(`{"album":"a"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk = wait(t, f.m, ctx, tk.ID); tk.Status != Completed {
+		t.Fatalf("task %+v", tk)
+	}
+	f.m.mu.Lock()
+	n := len(f.m.changed)
+	f.m.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d tasks remembered after the waits, want none", n)
+	}
+}
+
+// TestProgressThrottled: progress is written at most once per
+// ProgressEvery while the task runs, and the last one when it ends.
+func TestProgressThrottled(t *testing.T) {
+	each(t, func(t *testing.T, db *sql.DB) {
+		f := newFixture(t, db, &Options{Key: testKey, PollInterval: 20 * time.Millisecond, ProgressEvery: time.Hour})
+		f.start(t)
+		ctx := as(ada())
+		tk, err := f.m.Create(ctx, "album.export", json.RawMessage(`{"album":"a","hold":true}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-f.gate.started
+		if tk, _ = f.m.Get(ctx, tk.ID); tk.Progress == nil || tk.Progress.Done != 1 || tk.Progress.Message != "first" {
+			t.Fatalf("progress while running %+v, want the first report", tk.Progress)
+		}
+		f.gate.open()
+		tk = wait(t, f.m, ctx, tk.ID)
+		if tk.Status != Completed || tk.Progress == nil || tk.Progress.Done != 3 || tk.Progress.Message != "done" {
+			t.Fatalf("progress at the end %+v, want the last report", tk.Progress)
 		}
 	})
 }

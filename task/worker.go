@@ -331,45 +331,57 @@ func (a *asker) ask(ctx context.Context, q *Question) (*tool.Elicitation, error)
 	m.signal(a.id)
 	m.record(context.WithoutCancel(ctx), a.t, a.account, nil, audit.TaskAsked, "")
 	for {
-		ch := m.changes(a.id)
-		var status Status
-		var answer sql.NullString
-		err := m.db.QueryRowContext(ctx, `SELECT status, answer FROM toolapi_tasks WHERE id = $1`, a.id).Scan(&status, &answer)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			return nil, errTaskEnded
-		case err != nil && ctx.Err() != nil:
-			return nil, ctx.Err()
-		case err != nil:
-			return nil, fmt.Errorf("reading the answer: %w", err)
-		case status != InputRequired:
-			return nil, errTaskEnded
-		case answer.Valid:
-			var sa storedAnswer
-			if err := json.Unmarshal([]byte(answer.String), &sa); err != nil {
-				return nil, fmt.Errorf("reading the answer: %w", err)
-			}
-			r, err := m.db.ExecContext(ctx, `UPDATE toolapi_tasks SET status = 'working', question = NULL, answer = NULL, updated_ns = $2
-				WHERE id = $1 AND status = 'input_required'`, a.id, time.Now().UnixNano())
-			if err != nil {
-				return nil, fmt.Errorf("resuming: %w", err)
-			}
-			if n, err := r.RowsAffected(); err != nil || n == 0 {
-				return nil, errTaskEnded
-			}
-			m.signal(a.id)
-			return &tool.Elicitation{Action: sa.Action, Content: sa.Content}, nil
+		ans, done, err := a.answer(ctx)
+		if done || err != nil {
+			return ans, err
 		}
-		timer := time.NewTimer(m.opts.PollInterval)
-		select {
-		case <-ch:
-		case <-timer.C:
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, ctx.Err()
-		}
-		timer.Stop()
 	}
+}
+
+// answer reads the task's answer and, when there is none yet, waits for
+// its next change here or the poll interval; it reports whether the wait
+// is over.
+func (a *asker) answer(ctx context.Context) (*tool.Elicitation, bool, error) {
+	m := a.m
+	ch, release := m.changes(a.id)
+	defer release()
+	var status Status
+	var answer sql.NullString
+	err := m.db.QueryRowContext(ctx, `SELECT status, answer FROM toolapi_tasks WHERE id = $1`, a.id).Scan(&status, &answer)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, true, errTaskEnded
+	case err != nil && ctx.Err() != nil:
+		return nil, true, ctx.Err()
+	case err != nil:
+		return nil, true, fmt.Errorf("reading the answer: %w", err)
+	case status != InputRequired:
+		return nil, true, errTaskEnded
+	case answer.Valid:
+		var sa storedAnswer
+		if err := json.Unmarshal([]byte(answer.String), &sa); err != nil {
+			return nil, true, fmt.Errorf("reading the answer: %w", err)
+		}
+		r, err := m.db.ExecContext(ctx, `UPDATE toolapi_tasks SET status = 'working', question = NULL, answer = NULL, updated_ns = $2
+				WHERE id = $1 AND status = 'input_required'`, a.id, time.Now().UnixNano())
+		if err != nil {
+			return nil, true, fmt.Errorf("resuming: %w", err)
+		}
+		if n, err := r.RowsAffected(); err != nil || n == 0 {
+			return nil, true, errTaskEnded
+		}
+		m.signal(a.id)
+		return &tool.Elicitation{Action: sa.Action, Content: sa.Content}, true, nil
+	}
+	timer := time.NewTimer(m.opts.PollInterval)
+	defer timer.Stop()
+	select {
+	case <-ch:
+	case <-timer.C:
+	case <-ctx.Done():
+		return nil, true, ctx.Err()
+	}
+	return nil, false, nil
 }
 
 // record writes a step of a task to the audit trail, if there is one.
