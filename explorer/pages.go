@@ -279,6 +279,10 @@ func (e *server) serveTool(w http.ResponseWriter, r *http.Request) {
 			fv.Notice = "This run is still under way; reload the page to see its result."
 			break
 		}
+		if oc.Task != "" {
+			http.Redirect(w, r, e.taskURL(oc.Task), http.StatusSeeOther)
+			return
+		}
 		fm.refine()
 		fv.Problems = append(fv.Problems, oc.Problems...)
 		var vs []tool.Violation

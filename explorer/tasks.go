@@ -88,13 +88,11 @@ func taskOwner(v *visit) bool {
 func (e *server) taskURL(id string) string { return e.path("/tasks/" + url.PathEscape(id)) }
 
 // startTask starts a task of t with args (the canonical JSON of the
-// checked inputs) for the form submission r and redirects to its page. It reports false, starting nothing, with the
-// problems of the inputs (or of the start) in fv when the task is refused.
-func (e *server) startTask(w http.ResponseWriter, r *http.Request, v *visit, t *tool.Tool, fv *formView, args json.RawMessage) (bool, []tool.Violation) {
-	if !taskOwner(v) {
-		fv.Problems = append(fv.Problems, "This tool runs as a task, which is kept for an account: sign in with your own account to run it.")
-		return false, nil
-	}
+// checked inputs) for the form submission r, and returns the outcome its
+// run record keeps: the task's ID, or the failure a run would have shown
+// when the task is refused. The run record makes a second submission of
+// the same form open the same task instead of starting another.
+func (e *server) startTask(r *http.Request, v *visit, t *tool.Tool, args json.RawMessage) *outcome {
 	ctx := tool.WithAccount(r.Context(), v.acct)
 	if t.Confirm {
 		// The person ticked the box: that is the confirmation.
@@ -104,18 +102,21 @@ func (e *server) startTask(w http.ResponseWriter, r *http.Request, v *visit, t *
 	var re *task.RefusedError
 	switch {
 	case errors.As(err, &re):
-		if re.Result.Failure == tool.FailureInput {
-			return false, re.Result.Violations
+		oc := &outcome{Result: re.Result, Status: http.StatusInternalServerError}
+		switch re.Result.Failure {
+		case tool.FailureInput:
+			oc.Status = http.StatusUnprocessableEntity
+		case tool.FailureAccess:
+			oc.Status = http.StatusForbidden
 		}
-		fv.Problems = append(fv.Problems, re.Result.Message)
-		return false, nil
+		return oc
+	case errors.Is(err, tool.ErrNotFound):
+		return &outcome{Status: http.StatusNotFound, Problems: []string{"The tool is gone."}}
 	case err != nil:
 		e.logger.Error("explorer: starting a task", "tool", t.ID, "error", err.Error())
-		fv.Problems = append(fv.Problems, "The task could not be started; try again.")
-		return false, nil
+		return &outcome{Status: http.StatusServiceUnavailable, Problems: []string{"The task could not be started; try again."}}
 	}
-	http.Redirect(w, r, e.taskURL(tk.ID), http.StatusSeeOther)
-	return true, nil
+	return &outcome{Status: http.StatusSeeOther, Task: tk.ID}
 }
 
 // taskView returns the view of tk for the visitor.

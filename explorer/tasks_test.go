@@ -328,3 +328,37 @@ func TestTaskBadInput(t *testing.T) {
 		t.Errorf("bad cursor = %d:\n%s", r.status, r.body)
 	}
 }
+
+// TestTaskFormOnce: the same form submitted twice starts one task, and
+// both submissions open its page; the history links the run to it.
+func TestTaskFormOnce(t *testing.T) {
+	env := newTaskEnv(t)
+	b := env.browser(t)
+	b.signIn("alice")
+	form := formValues(b.get("/tools/report.build").body)
+	if form.Get("once") == "" {
+		t.Fatal("the form has no one-time token")
+	}
+	form.Set("in:pages", "2")
+	form.Set("in:hold", "true")
+	form.Set("action", "run")
+	var ids []string
+	for range 2 {
+		r := b.post("/tools/report.build", form)
+		m := taskLink.FindStringSubmatch(r.body)
+		if r.status != http.StatusOK || m == nil {
+			t.Fatalf("submission = %d, no task page:\n%s", r.status, r.body)
+		}
+		ids = append(ids, m[1])
+	}
+	if ids[0] != ids[1] {
+		t.Errorf("two submissions of one form opened tasks %s and %s", ids[0], ids[1])
+	}
+	page, err := env.m.List(tool.WithAccount(context.Background(), testUsers["alice"]), nil)
+	if err != nil || len(page.Tasks) != 1 {
+		t.Errorf("alice has %d tasks after one form sent twice (%v), want 1", len(page.Tasks), err)
+	}
+	if r := b.get("/tools/report.build"); !strings.Contains(r.body, "started a task") {
+		t.Errorf("the history does not show the run that started a task:\n%s", r.body)
+	}
+}
