@@ -307,7 +307,7 @@ func (m *Manager) Cancel(ctx context.Context, id string) (*Task, error) {
 	}
 	m.signal(id)
 	if tl != nil {
-		m.record(ctx, tl, t.Account, nil, audit.TaskCancelled, "")
+		m.record(ctx, tl, tool.AccountFrom(ctx).AccountID(), nil, audit.TaskCancelled, "")
 	}
 	return m.get(ctx, id)
 }

@@ -66,8 +66,7 @@ type Options struct {
 	Workers int
 	// Account returns the account with the given ID, to run a task for
 	// its account as it stands when the task starts (permissions may have
-	// changed since it was created). Nil means a [tool.User] with that ID
-	// and no permission.
+	// changed since it was created). Required.
 	Account func(ctx context.Context, id string) (tool.Account, error)
 	// Key encrypts the sensitive inputs of tasks (AES-256-GCM, 32 bytes);
 	// they are never stored in clear. Nil refuses tasks of tools with
@@ -150,6 +149,9 @@ func New(reg *tool.Registry, db *sql.DB, opts *Options) (*Manager, error) {
 		return nil, err
 	}
 	m.dialect = d
+	if o.Account == nil {
+		return nil, errors.New("task: Account: required: the function that finds a task's account when it starts")
+	}
 	if o.Workers < 0 {
 		return nil, fmt.Errorf("task: Workers: must not be negative, got %d", o.Workers)
 	}

@@ -655,3 +655,28 @@ func TestProgressThrottled(t *testing.T) {
 		}
 	})
 }
+
+// TestNewRefusesBadOptions: each bad option is named in New's error.
+func TestNewRefusesBadOptions(t *testing.T) {
+	db := openSQLite(t)
+	reg := newRegistry(t, newGate())
+	find := func(context.Context, string) (tool.Account, error) { return nil, nil }
+	for _, c := range []struct {
+		name string
+		opts *Options
+		want string
+	}{
+		{"no account", nil, "task: Account: required"},
+		{"short key", &Options{Account: find, Key: []byte("short")}, "task: Key: must be 32 bytes (AES-256), got 5"},
+		{"negative workers", &Options{Account: find, Workers: -1}, "task: Workers: must not be negative, got -1"},
+		{"negative TTL", &Options{Account: find, TTL: -time.Second}, "task: TTL: must not be negative, got -1s"},
+		{"dialect", &Options{Account: find, Dialect: "mysql"}, `task: Dialect: must be "sqlite" or "postgres", got "mysql"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := New(reg, db, c.opts)
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+				t.Errorf("New = %v, want %q", err, c.want)
+			}
+		})
+	}
+}

@@ -92,16 +92,14 @@ func (m *Manager) run(ctx context.Context, id string) {
 			return
 		}
 	}
-	var acct tool.Account = &tool.User{ID: accountID}
-	if m.opts.Account != nil {
-		if acct, err = m.opts.Account(ctx, accountID); err != nil || acct == nil {
-			if err != nil {
-				m.logger.Error("finding a task's account failed", "task", id, "account", accountID, "error", err.Error())
-			}
-			m.finish(bg, id, &tool.Result{Message: "The account " + accountID + " could not be found, so " + label(t) + " did not run.", Failure: tool.FailureAccess}, Failed, "", nil)
-			span.SetStatus(codes.Error, "account")
-			return
+	acct, err := m.opts.Account(ctx, accountID)
+	if err != nil || acct == nil {
+		if err != nil {
+			m.logger.Error("finding a task's account failed", "task", id, "account", accountID, "error", err.Error())
 		}
+		m.finish(bg, id, &tool.Result{Message: "The account " + accountID + " could not be found, so " + label(t) + " did not run.", Failure: tool.FailureAccess}, Failed, "", nil)
+		span.SetStatus(codes.Error, "account")
+		return
 	}
 	m.record(bg, t, accountID, []byte(args), audit.TaskStarted, "")
 
