@@ -107,6 +107,7 @@ import (
 
 	"github.com/toolapi/toolapi/audit"
 	"github.com/toolapi/toolapi/ratelimit"
+	"github.com/toolapi/toolapi/task"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -227,6 +228,15 @@ type Options struct {
 	// AuditPermission is the permission an account needs to see the audit
 	// trail. Empty means "view the audit trail".
 	AuditPermission string
+
+	// Tasks, when set, runs the tools that may run as tasks
+	// ([tool.Tool.Task] optional or required) as its tasks: submitting
+	// such a tool's form starts a task and opens its page, which shows
+	// its status and progress, asks its questions, cancels it and shows
+	// its outputs when it ends; /tasks lists the account's own tasks.
+	// Only a signed-in account (not a guest) runs and sees tasks, and
+	// only its own. Nil runs every tool in the request.
+	Tasks *task.Manager
 }
 
 // server is the explorer's HTTP handler.
@@ -327,6 +337,10 @@ func New(reg *tool.Registry, opts *Options) http.Handler {
 	mux.HandleFunc("POST /signout", e.postSignOut)
 	mux.HandleFunc("GET /entities/{type}", e.serveEntities)
 	mux.HandleFunc("GET /audit", e.serveAudit)
+	mux.HandleFunc("GET /tasks", e.serveTasks)
+	mux.HandleFunc("GET /tasks/{id}", e.serveTask)
+	mux.HandleFunc("POST /tasks/{id}", e.postTask)
+	mux.HandleFunc("GET /tasks/{id}/status", e.serveTaskStatus)
 	mux.HandleFunc("GET /assets/{file}", serveAsset)
 	mux.HandleFunc("/", e.serveNotFound)
 	e.mux = mux

@@ -81,6 +81,9 @@ func mcpURL(r *http.Request) string {
 type historyView struct {
 	When, URL, Summary         string
 	Success, Done, Interrupted bool
+	// Task is set for a run that started a task: its link opens the
+	// task's page.
+	Task bool
 }
 
 // maxHistory bounds the runs a tool page lists.
@@ -100,6 +103,7 @@ func (e *server) history(ctx context.Context, v *visit, t *tool.Tool) []historyV
 			h.Done = true
 			h.Success = oc.Result != nil && oc.Result.Success
 			h.Interrupted = oc.Interrupted
+			h.Task = oc.Task != ""
 		}
 		out = append(out, h)
 	}

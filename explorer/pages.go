@@ -36,7 +36,7 @@ var (
 )
 
 func init() {
-	for _, name := range []string{"list", "tool", "signin", "message", "audit"} {
+	for _, name := range []string{"list", "tool", "signin", "message", "audit", "task", "tasks"} {
 		pages[name] = template.Must(template.New(name).Funcs(template.FuncMap{
 			"inc": func(i int) int { return i + 1 },
 		}).ParseFS(templateFS,
@@ -71,6 +71,8 @@ type page struct {
 	Tool   *toolView
 	Form   *formView
 	Result *resultView
+	Task   *taskView
+	Tasks  *tasksView
 
 	SignInToken   string
 	Problem       string
@@ -90,6 +92,7 @@ type listView struct {
 	Tools      []listRow
 	Total      int
 	AuditURL   string // the audit trail's page, for an account that may see it
+	TasksURL   string // the list of the account's tasks, when it keeps tasks
 }
 
 // A listRow is one tool of the list.
@@ -129,6 +132,9 @@ type formView struct {
 	// Once is the form's one-time token: a second submission of the same
 	// form shows the run of the first instead of running again.
 	Once string
+
+	// AsTask is set when a run starts a task, followed on its own page.
+	AsTask bool
 
 	PresetsEnabled bool
 	Presets        []presetView
@@ -212,6 +218,9 @@ func (e *server) serveList(w http.ResponseWriter, r *http.Request) {
 	if e.mayAudit(v) {
 		lv.AuditURL = e.path("/audit")
 	}
+	if e.opts.Tasks != nil && taskOwner(v) {
+		lv.TasksURL = e.path("/tasks")
+	}
 	e.renderStatus(w, r, http.StatusOK, "list", &page{Title: "Tools", List: lv}, v)
 }
 
@@ -270,6 +279,10 @@ func (e *server) serveTool(w http.ResponseWriter, r *http.Request) {
 			fm.refine()
 			fv.Notice = "This run is still under way; reload the page to see its result."
 			break
+		}
+		if oc.Task != "" {
+			http.Redirect(w, r, e.taskURL(oc.Task), http.StatusSeeOther)
+			return
 		}
 		fm.refine()
 		fv.Problems = append(fv.Problems, oc.Problems...)
@@ -337,6 +350,7 @@ func (e *server) newFormView(fm *form, r *http.Request) *formView {
 		SignInURL:      e.path("/signin") + "?" + url.Values{"next": {r.URL.RequestURI()}}.Encode(),
 		Once:           randomID()[:22],
 		PresetsEnabled: e.opts.Presets != nil && fm.v.signedIn() && !fm.v.sess.guest,
+		AsTask:         e.runsAsTask(t),
 	}
 }
 

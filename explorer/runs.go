@@ -242,6 +242,9 @@ type outcome struct {
 	Problems []string     `json:"problems,omitempty"`
 	// Interrupted marks a run that its process abandoned.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Task is the ID of the task the run started, for a tool that runs
+	// as a task; its page shows how the task stands.
+	Task string `json:"task,omitempty"`
 }
 
 // owner returns the key a visitor's runs are kept under.
@@ -277,7 +280,7 @@ func (e *server) startRun(w http.ResponseWriter, r *http.Request, v *visit, t *t
 		fm.resolveLabels()
 		args = fm.args()
 	}
-	_, vs, err := e.reg.Validate(tool.WithAccount(r.Context(), v.acct), t.ID, args)
+	canonical, vs, err := e.reg.Validate(tool.WithAccount(r.Context(), v.acct), t.ID, args)
 	if err != nil && !errors.Is(err, tool.ErrNotFound) {
 		// The run reports a tool that is gone; anything else is kept
 		// from the person.
@@ -290,6 +293,10 @@ func (e *server) startRun(w http.ResponseWriter, r *http.Request, v *visit, t *t
 	}
 	if len(vs) > 0 || fv.ConfirmProblem != "" {
 		return false, vs
+	}
+	if e.runsAsTask(t) && !taskOwner(v) {
+		fv.Problems = append(fv.Problems, "This tool runs as a task, which is kept for an account: sign in with your own account to run it.")
+		return false, nil
 	}
 	inputs, err := json.Marshal(fm.typedState())
 	if err != nil {
@@ -306,7 +313,12 @@ func (e *server) startRun(w http.ResponseWriter, r *http.Request, v *visit, t *t
 		fv.Problems = append(fv.Problems, "The run could not be started; try again.")
 		return false, nil
 	}
-	oc := e.run(r, v, t, args)
+	var oc *outcome
+	if e.runsAsTask(t) {
+		oc = e.startTask(r, v, t, canonical)
+	} else {
+		oc = e.run(r, v, t, args)
+	}
 	run.Outcome, err = json.Marshal(oc)
 	if err == nil {
 		// The run is over whatever happens to the request: its outcome is
@@ -317,6 +329,10 @@ func (e *server) startRun(w http.ResponseWriter, r *http.Request, v *visit, t *t
 		e.logger.Error("explorer: recording a run", "tool", t.ID, "error", err.Error())
 		fv.Problems = append(fv.Problems, "The tool ran, but its result could not be kept to show it.")
 		return false, nil
+	}
+	if oc.Task != "" {
+		http.Redirect(w, r, e.taskURL(oc.Task), http.StatusSeeOther)
+		return true, nil
 	}
 	http.Redirect(w, r, e.runURL(t, run.ID), http.StatusSeeOther)
 	return true, nil

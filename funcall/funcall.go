@@ -67,6 +67,7 @@ type Toolset struct {
 
 	confirmer  tool.Confirmer   // see WithConfirmer
 	narrowings []tool.Narrowing // see Narrowed
+	tasks      Tasks            // see WithTasks
 }
 
 // New returns the Toolset of the tools of reg that acct may call.
@@ -120,7 +121,7 @@ func (s *Toolset) ID(name string) string {
 // Toolset holds it and the account may still call it; nil otherwise.
 func (s *Toolset) lookUp(name string) *tool.Tool {
 	t, ok := s.reg.ToolByName(name)
-	if !ok || !s.held[t.ID] || !t.Allowed(s.acct) {
+	if !ok || !s.held[t.ID] || !t.Allowed(s.acct) || s.isTaskFunction(t.ID) {
 		return nil
 	}
 	return t
@@ -241,19 +242,19 @@ type GeminiFunction struct {
 func (s *Toolset) Declarations(f Format) (any, error) {
 	switch f {
 	case OpenAI:
-		return s.openAI(), nil
+		return s.withTaskDeclarations(f, s.openAI()), nil
 	case OpenAIStrict:
-		return s.openAIStrict(), nil
+		return s.withTaskDeclarations(f, s.openAIStrict()), nil
 	case OpenAIResponses:
-		return s.openAIResponses(false), nil
+		return s.withTaskDeclarations(f, s.openAIResponses(false)), nil
 	case OpenAIResponsesStrict:
-		return s.openAIResponses(true), nil
+		return s.withTaskDeclarations(f, s.openAIResponses(true)), nil
 	case Anthropic:
-		return s.anthropic(), nil
+		return s.withTaskDeclarations(f, s.anthropic()), nil
 	case AnthropicStrict:
-		return s.anthropicStrict(), nil
+		return s.withTaskDeclarations(f, s.anthropicStrict()), nil
 	case Gemini:
-		return s.gemini(), nil
+		return s.withTaskDeclarations(f, s.gemini()), nil
 	}
 	return nil, fmt.Errorf("unknown format %q: want one of %s", f, formatList())
 }
@@ -413,6 +414,10 @@ type Response struct {
 	Violations []tool.Violation `json:"violations,omitempty"`
 	// InputSchema is the tool's input schema, on an invalid_input failure.
 	InputSchema *jsonschema.Schema `json:"input_schema,omitempty"`
+	// Task is the task a call of a tool that runs as a task started, or
+	// the task tasks_get or tasks_cancel was asked about (see
+	// [Toolset.WithTasks]); nil otherwise.
+	Task *TaskHandle `json:"task,omitempty"`
 }
 
 // The error types of a failed [Response].
@@ -431,6 +436,9 @@ const (
 // A panic in the run (the registry recovers and logs it) is an
 // execution_failed response whose message does not carry it.
 func (s *Toolset) Dispatch(ctx context.Context, name string, arguments []byte) *Response {
+	if s.isTaskFunction(name) {
+		return s.taskCall(ctx, name, arguments)
+	}
 	t := s.lookUp(name)
 	if t == nil {
 		return notFound(name)
@@ -438,12 +446,21 @@ func (s *Toolset) Dispatch(ctx context.Context, name string, arguments []byte) *
 	return s.dispatch(ctx, t, name, arguments)
 }
 
-// dispatch runs t, which a call named name, with arguments.
+// dispatch runs t, which a call named name, with arguments; as a task
+// when the Toolset has tasks and t may run as one.
 func (s *Toolset) dispatch(ctx context.Context, t *tool.Tool, name string, arguments []byte) *Response {
+	if s.tasks != nil && t.Task != tool.TaskNever {
+		return s.startTask(ctx, t, name, arguments)
+	}
 	res, err := s.reg.RunJSON(tool.WithCaller(s.runContext(ctx), tool.Caller{Channel: tool.ChannelFuncall}), t.ID, arguments)
 	if errors.Is(err, tool.ErrNotFound) || res == nil {
 		return notFound(name) // removed from the registry since
 	}
+	return s.response(t, res)
+}
+
+// response is the response of res, a Result of t.
+func (s *Toolset) response(t *tool.Tool, res *tool.Result) *Response {
 	r := &Response{Success: res.Success, Message: res.Message, Outputs: res.Outputs}
 	if res.Success {
 		if r.Outputs == nil {
@@ -471,6 +488,9 @@ func (s *Toolset) dispatch(ctx context.Context, t *tool.Tool, name string, argum
 // properties or of a value of any type is decoded. Arguments that are not
 // a JSON object are passed on as they are, for the run path to refuse.
 func (s *Toolset) DispatchFormat(ctx context.Context, f Format, name string, arguments []byte) *Response {
+	if s.isTaskFunction(name) {
+		return s.taskCall(ctx, name, arguments)
+	}
 	t := s.lookUp(name)
 	if t == nil {
 		return notFound(name)

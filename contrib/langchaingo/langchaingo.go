@@ -26,12 +26,21 @@
 // langchaingo has no way to ask a person to approve a call: a tool marked
 // Confirm runs only when [Options.Confirmer] confirms it, and is refused
 // with a message saying so when there is none.
+//
+// langchaingo has no way to pause a run either, so with [Options.Tasks] a
+// tool that runs as a task is waited for: its call starts the task and
+// returns the task's outcome when it ends, asking how it stands every poll
+// interval. When the call's context ends first, or the task waits for a
+// person's answer, the call returns the task's handle instead, and the
+// model follows the task with the tools tasks_get and tasks_cancel, which
+// are then offered too.
 package toollangchaingo
 
 import (
 	"context"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
@@ -46,6 +55,11 @@ type Options struct {
 	// would. Nil means such runs are refused as access failures whose
 	// message says that a person must confirm them.
 	Confirmer tool.Confirmer
+	// Tasks runs the tools that may run as tasks as background tasks
+	// (see funcall.Toolset.WithTasks; functask.New makes one of a task
+	// Manager), which a call waits for. Nil runs every call in the
+	// request.
+	Tasks funcall.Tasks
 }
 
 // Tools are the tools of a registry that one account may run, in
@@ -60,7 +74,7 @@ type Tools struct {
 func New(reg *tool.Registry, acct tool.Account, opts *Options) *Tools {
 	t := &Tools{set: funcall.New(reg, acct)}
 	if opts != nil {
-		t.set = t.set.WithConfirmer(opts.Confirmer)
+		t.set = t.set.WithConfirmer(opts.Confirmer).WithTasks(opts.Tasks)
 	}
 	decls, _ := t.set.Declarations(funcall.Anthropic) // a known format: no error
 	t.decls = decls.([]funcall.AnthropicTool)         // name, description and input schema of each
@@ -103,13 +117,43 @@ func (t *Tools) Definitions() []llms.Tool {
 }
 
 // Call runs the tool a model called by name with its arguments as a JSON
-// object and returns the JSON of its [funcall.Response].
+// object and returns the JSON of its [funcall.Response]. A call that
+// starts a task waits for the task's outcome (see [Options.Tasks]).
 func (t *Tools) Call(ctx context.Context, name, arguments string) string {
-	b, err := json.Marshal(t.set.Dispatch(ctx, name, []byte(arguments)))
+	r := t.set.Dispatch(ctx, name, []byte(arguments))
+	if name != funcall.TasksGet && name != funcall.TasksCancel {
+		r = t.wait(ctx, r)
+	}
+	b, err := json.Marshal(r)
 	if err != nil {
 		return `{"success":false,"message":"The result could not be encoded.","error_type":"execution_failed"}`
 	}
 	return string(b)
+}
+
+// wait follows the task r started, if any, until it ends or waits for an
+// answer, and returns its last response; when ctx ends first, the last
+// response, whose handle tells the model how to follow the task.
+func (t *Tools) wait(ctx context.Context, r *funcall.Response) *funcall.Response {
+	for r.Task != nil && r.Task.Status == funcall.TaskWorking {
+		timer := time.NewTimer(time.Duration(r.Task.PollIntervalSeconds * float64(time.Second)))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return r
+		case <-timer.C:
+		}
+		args, err := json.Marshal(map[string]string{"task_id": r.Task.ID})
+		if err != nil {
+			return r
+		}
+		next := t.set.Dispatch(ctx, funcall.TasksGet, args)
+		if next.Task == nil {
+			return r // the task cannot be read now: the model can ask again
+		}
+		r = next
+	}
+	return r
 }
 
 // A Tool is one tool of a [Tools] as a langchaingo tools.Tool.

@@ -13,6 +13,26 @@
 			}
 		});
 	});
+	// A task's page asks how the task stands every poll interval and
+	// reloads when it has changed, until the task ends. Without the
+	// script, the page reloads itself or offers a Refresh link.
+	var watched = document.querySelector("[data-task-poll]");
+	if (watched && !watched.hasAttribute("data-task-finished") && window.fetch) {
+		var every = Math.max(parseInt(watched.getAttribute("data-task-interval"), 10) || 1000, 100);
+		var poll = function () {
+			fetch(watched.getAttribute("data-task-poll"), { credentials: "same-origin", headers: { "Accept": "application/json" } })
+				.then(function (resp) { return resp.ok ? resp.json() : null; })
+				.then(function (st) {
+					if (st && st.version && st.version !== watched.getAttribute("data-task-version")) {
+						window.location.reload();
+						return;
+					}
+					setTimeout(poll, every);
+				}, function () { setTimeout(poll, every * 4); });
+		};
+		setTimeout(poll, every);
+	}
+
 	var form = document.getElementById("run-form");
 	if (!form) {
 		return;
