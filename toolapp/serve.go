@@ -628,6 +628,9 @@ func explorerOptions(app *App, o *Options) *explorer.Options {
 	if e.Process == "" {
 		e.Process = o.process
 	}
+	if e.Tasks == nil {
+		e.Tasks = app.Tasks
+	}
 	if app.Accounts == nil {
 		return &e
 	}
