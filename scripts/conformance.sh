@@ -6,9 +6,10 @@
 # passes only when its checks ran and passed without a warning: one that
 # runs no check, or warns, fails, unless it is known to be untestable in
 # the mode run (the SSE stream scenarios of --stateless, which need a
-# session), when it is counted as skipped with its reason. Scenarios that
-# another part of the project delivers (is_todo below) are run and
-# reported apart, never counted as passed.
+# session), when it is counted as skipped with its reason. The scenarios
+# toolapi does not pass yet are listed in KNOWN_FAILURES below, each with
+# why: they are run and reported apart as known failures, and one that
+# starts to pass is reported so that it leaves the list.
 #
 #   scripts/conformance.sh                 # our server, suite 0.2.0-alpha.12
 #   scripts/conformance.sh --suite 0.1.16  # the suite of 2025-11-25 clients
@@ -54,12 +55,13 @@ cd "$root"
 
 target=ours
 server_flags=()
+stateless=0
 only=()
 requirements=
 while (($# > 0)); do
 	case $1 in
 	--everything) target=everything ;;
-	--stateless) server_flags+=(-stateless) ;;
+	--stateless) server_flags+=(-stateless) stateless=1 ;;
 	--suite)
 		SUITE_VERSION=${2:?--suite needs a version, such as 0.1.16}
 		shift
@@ -107,15 +109,18 @@ else
 	mapfile -t SCENARIOS < <((cd "$cache" && node "$suite" list --server) | sed -n 's/^  - \([^ ]*\).*/\1/p')
 fi
 
-# Scenarios that are delivered by another part of the work and are
-# reported apart: tasks (an extension) and multi round-trip requests
-# (input-required results). They never count as passed or failed.
-is_todo() {
-	case $1 in
-	tasks-* | input-required-result-*) return 0 ;;
-	esac
-	return 1
-}
+# The scenarios of suite 0.2.0-alpha.12 that toolapi does not pass yet,
+# each with why (docs/serving.md, "Conformance", says the same). They are
+# run and reported apart: a known failure does not fail the script, and
+# one that passes is named so that it leaves this list.
+declare -A KNOWN_FAILURES=()
+if [[ $SUITE_VERSION != 0.1.16 ]]; then
+	KNOWN_FAILURES[server-stateless]="the diagnostic tools the scenario calls (test_missing_capability, test_streaming_elicitation, test_logging_tool) are not in examples/conformance yet, so four of its checks cannot run"
+	KNOWN_FAILURES[http-custom-header-server-validation]="inputs are not yet emitted with x-mcp-header, so Mcp-Param-* headers are not checked against the body"
+	KNOWN_FAILURES[tasks-lifecycle]="a task whose tool panicked is reported completed with isError, not failed: the task engine records a panic as the tool's own failure"
+	KNOWN_FAILURES[tasks-mrtr-input]="a task asks one question at a time; two questions pending at once (partial answers) are not served"
+	KNOWN_FAILURES[tasks-mrtr-composition]="a task's confirmation is asked inside the task, not as input-required rounds of the tools/call before the task is created"
+fi
 
 # Build the server.
 work=$(mktemp -d)
@@ -161,16 +166,25 @@ echo "server: $target at $url"
 # were skipped or only warned ("0/0 checks passed, 2 warnings"), which must
 # not count as a pass. A scenario listed in UNTESTABLE (scenario=reason)
 # is counted apart, with its reason, when it runs no check.
+if ((stateless)); then
+	older="the scenario's client speaks an older protocol version, and a server without sessions cannot send such a client a request in the middle of a call (clients of 2026-07-28 are asked through input-required results instead, which the input-required-result-* scenarios check)"
+	KNOWN_FAILURES[tools-call-sampling]=$older
+	KNOWN_FAILURES[tools-call-elicitation]=$older
+	KNOWN_FAILURES[elicitation-sep1034-defaults]=$older
+	KNOWN_FAILURES[elicitation-sep1330-enums]=$older
+	KNOWN_FAILURES[server-sse-polling]="a server without sessions keeps no stream to resume, so it sends no event ID, which the scenario warns about"
+fi
 declare -A UNTESTABLE=()
-if [[ ${server_flags[*]-} == *-stateless* ]]; then
+UNTESTABLE[tasks-status-notifications]="the suite skips it itself: task status notifications travel on the subscriptions/listen stream, and its harness is pending a rewrite for that channel"
+if ((stateless)); then
 	UNTESTABLE[server-sse-polling]="resuming a stream needs a session, which a stateless server has none of"
 	UNTESTABLE[server-sse-multiple-streams]="concurrent streams of one session need a session, which a stateless server has none of"
 	UNTESTABLE[server-session-lifecycle]="the session lifecycle needs a session, which a stateless server has none of"
 fi
 
-passed=0 failed=0 untestable=0 todo=0
+passed=0 failed=0 untestable=0 known=0
 notes=()
-todos=()
+newly=()
 for scenario in "${SCENARIOS[@]}"; do
 	log=$work/$scenario.log
 	ok=1
@@ -191,11 +205,17 @@ for scenario in "${SCENARIOS[@]}"; do
 		status=PASS why=
 	fi
 	printf '%-10s %-30s %s checks passed, %s warnings%s\n' "$status" "$scenario" "${good:-?}/${total:-?}" "${warnings:-?}" "${why:+ ($why)}"
-	if is_todo "$scenario"; then
-		todo=$((todo + 1))
-		todos+=("$scenario: $status")
-		printf '%-10s %-30s (delivered elsewhere: not counted)\n' "($status)" "$scenario"
-		continue
+	if [[ -n ${KNOWN_FAILURES[$scenario]-} ]]; then
+		if [[ $status == PASS ]]; then
+			newly+=("$scenario")
+		else
+			known=$((known + 1))
+			printf '%-10s %-30s (a known failure: %s)\n' KNOWN "$scenario" "${KNOWN_FAILURES[$scenario]}"
+			if [[ -n ${CONFORMANCE_VERBOSE:-} ]]; then
+				sed 's/\x1b\[[0-9;]*m//g' "$log" | sed 's/^/    /' | tail -200
+			fi
+			continue
+		fi
 	fi
 	case $status in
 	PASS) passed=$((passed + 1)) ;;
@@ -219,22 +239,29 @@ summary="$passed passed, $failed failed"
 if ((untestable > 0)); then
 	summary+=", $untestable skipped"
 fi
-if ((todo > 0)); then
-	summary+=", $todo not counted (tasks, input-required results)"
+if ((known > 0)); then
+	summary+=", $known known failures"
 fi
 echo "$summary"
+for scenario in "${newly[@]}"; do
+	echo "passes now, remove it from KNOWN_FAILURES: $scenario"
+done
 
-# The suite's own scored run of a revision's requirements. The scenarios of
-# multi round-trip requests (input-required results) are listed as
-# expected failures until they are delivered; the suite fails if one of
-# them passes unexpectedly, so the list cannot go stale silently.
+# The suite's own scored run of a revision's requirements, with the known
+# failures (those of the revision's scenarios) as expected failures; the
+# suite fails if one of them passes unexpectedly, so the list cannot go
+# stale silently.
 required_ok=1
 if [[ -n $requirements ]]; then
 	expected=$work/expected-failures.yaml
+	listed=$( (cd "$cache" && node "$suite" list --requirements "$requirements") | sed -n 's/^  - \([^ ]*\).*/\1/p')
 	{
 		echo "server:"
-		(cd "$cache" && node "$suite" list --requirements "$requirements") |
-			sed -n '/^Server scenarios/,/^$/s/^  - \(input-required-result-[^ ]*\)$/  - \1/p'
+		for scenario in $listed; do
+			if [[ -n ${KNOWN_FAILURES[$scenario]-} ]]; then
+				echo "  - $scenario"
+			fi
+		done
 	} >"$expected"
 	echo "suite run of the $requirements requirements (expected failures: $(grep -c '^  -' "$expected" || true))"
 	if ! (cd "$work" && node "$suite" server --url "$url" --requirements "$requirements" --expected-failures "$expected") >"$work/requirements.log" 2>&1; then
