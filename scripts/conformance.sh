@@ -41,13 +41,6 @@ SCENARIOS_0_1_16=(
 	resources-subscribe resources-unsubscribe
 	prompts-list prompts-get-simple prompts-get-with-args prompts-get-embedded-resource
 	prompts-get-with-image
-	input-required-result-basic-elicitation input-required-result-basic-sampling
-	input-required-result-basic-list-roots input-required-result-request-state
-	input-required-result-multiple-input-requests input-required-result-multi-round
-	input-required-result-missing-input-response input-required-result-non-tool-request
-	input-required-result-result-type input-required-result-unsupported-methods
-	input-required-result-tampered-state input-required-result-capability-check
-	input-required-result-ignore-extra-params input-required-result-validate-input
 )
 
 root=$(cd "$(dirname "$0")/.." && pwd)
