@@ -19,7 +19,7 @@ import (
 // once for two runs with one key, printing the first run's result again,
 // and that the flag on a tool without the key is an option error.
 func TestIdempotencyKeyFlag(t *testing.T) {
-	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "keys.db"))
+	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "keys.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
 	if err != nil {
 		t.Fatal(err)
 	}
