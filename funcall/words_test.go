@@ -1,62 +1,15 @@
 package funcall_test
 
 import (
-	"encoding/json"
-	"regexp"
-	"strconv"
 	"testing"
 
-	"github.com/toolapi/toolapi/funcall"
+	"github.com/toolapi/toolapi/internal/exportcheck"
 )
-
-// badDescription matches what a description written for a model must not
-// hold: a bound that bounds nothing ("At least 0 characters."), a raw
-// fragment of a schema ("not: {...}"), or the rule against NUL.
-var badDescription = regexp.MustCompile(`\bAt least 0 (character|item|entr)|\b[A-Za-z$]+: [{\[]|\{"|"\}|\\x00`)
-
-func descriptionsIn(v any, path string, out map[string]string) {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, x := range v {
-			if s, ok := x.(string); ok && k == "description" {
-				out[path] = s
-				continue
-			}
-			descriptionsIn(x, path+"/"+k, out)
-		}
-	case []any:
-		for i, x := range v {
-			descriptionsIn(x, path+"/"+strconv.Itoa(i), out)
-		}
-	}
-}
 
 // TestDescriptionsInWords checks every description of every format's
 // declarations of the kitchen sink, which has a tool for each kind of
 // input and rule: they are words, not schema fragments.
 func TestDescriptionsInWords(t *testing.T) {
 	_, set := kitchen(t)
-	n := 0
-	for _, f := range funcall.Formats() {
-		d, err := set.Declarations(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := json.Marshal(d)
-		var v any
-		if err := json.Unmarshal(b, &v); err != nil {
-			t.Fatal(err)
-		}
-		descs := map[string]string{}
-		descriptionsIn(v, string(f), descs)
-		for path, desc := range descs {
-			n++
-			if m := badDescription.FindString(desc); m != "" {
-				t.Errorf("%s: description holds %q: %s", path, m, desc)
-			}
-		}
-	}
-	if n < 100 {
-		t.Errorf("only %d descriptions checked", n)
-	}
+	exportcheck.DescriptionsInWords(t, set, 100)
 }
