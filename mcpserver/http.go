@@ -116,6 +116,9 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Unauthorized: the account has no ID", http.StatusUnauthorized)
 		return
 	}
+	if !h.checkHeaders(w, r) {
+		return
+	}
 	called, scope := h.stepUp(r, acct)
 	if scope != "" {
 		h.refuse(w, &AuthError{Status: http.StatusForbidden, Scope: scope, Description: "the token does not grant this tool"})

@@ -538,7 +538,8 @@ const DeprecatedMetaKey = "io.toolapi/deprecated"
 type entry struct {
 	tool        *tool.Tool
 	mt          *mcp.Tool
-	inputSchema string // the JSON of mt.InputSchema, for input failures
+	inputSchema string        // the JSON of mt.InputSchema, for input failures
+	headers     []paramHeader // the inputs mt.InputSchema marks with x-mcp-header
 }
 
 // entry returns the served tool with the given ID, or nil.
@@ -560,6 +561,7 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 	}
 	op := t.EffectiveOperation()
 	destructive := t.IsDestructive()
+	openWorld := op == tool.OpTrigger
 	mt := &mcp.Tool{
 		Name:        name,
 		Title:       t.Label,
@@ -570,7 +572,11 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 			ReadOnlyHint:    op.ReadOnly(),
 			DestructiveHint: &destructive,
 			IdempotentHint:  op.Idempotent(),
+			OpenWorldHint:   &openWorld,
 		},
+	}
+	if t.Icon != "" {
+		mt.Icons = []mcp.Icon{toolIcon(t.Icon)}
 	}
 	if t.Deprecated != "" {
 		mt.Meta = mcp.Meta{DeprecatedMetaKey: t.Deprecated}
@@ -589,6 +595,7 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 			}
 		}
 	}
+	markHeaders(mt.InputSchema.(*jsonschema.Schema), t)
 	s.advertiseApp(t, mt)
 	if s.opts.Advertise != nil {
 		s.opts.Advertise(t, mt)
@@ -599,11 +606,15 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 			return nil, fmt.Errorf("Advertise left no object input schema")
 		}
 	}
+	headers, err := paramHeaders(mt.InputSchema.(*jsonschema.Schema))
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
 	b, err := json.MarshalIndent(mt.InputSchema, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
-	return &entry{tool: t, mt: mt, inputSchema: string(b)}, nil
+	return &entry{tool: t, mt: mt, inputSchema: string(b), headers: headers}, nil
 }
 
 // foldAnnotations returns a copy of sch with its annotations in its

@@ -2,8 +2,9 @@
 // scenarios call (test_simple_text, test_image_content, ...), written as
 // annotated methods of [Service] whose tools toolgen generates
 // (tools_gen.go), through toolapi's MCP server, and beside them the
-// prompts and resources the suite reads (extras.go), and the tools of its
-// input-required-result scenarios (inputrequired.go).
+// prompts and resources the suite reads (extras.go), the tools of its
+// input-required-result scenarios (inputrequired.go) and the tool of its
+// routing-header scenarios (headers.go).
 //
 //	go run ./examples/conformance                       # stdio
 //	go run ./examples/conformance -http 127.0.0.1:3001  # streamable HTTP at /mcp
@@ -76,6 +77,9 @@ func newServer(ctx context.Context, stateless bool) (*mcpserver.Server, func(), 
 		return nil, nil, err
 	}
 	if err := reg.Add(taskTools()...); err != nil {
+		return nil, nil, err
+	}
+	if err := reg.Add(headerTools()...); err != nil {
 		return nil, nil, err
 	}
 	tasks, stopTasks, err := newTasks(ctx, reg)
