@@ -33,6 +33,16 @@ import (
 // counts as [tool.Anonymous], "anonymous"); a request that does not is
 // refused 403. An account that Authenticate returns with an empty ID is
 // refused 401.
+//
+// A tools/call of protocol version 2026-07-28 or later must carry routing
+// headers that agree with its body: Mcp-Method, Mcp-Name, and an
+// Mcp-Param-NAME header for each input its listing marks with x-mcp-header
+// NAME that the call sets (once, holding the same value, the text itself or
+// wrapped in Base64 as =?base64?...?=), and none for a marked input absent
+// or null. One that does not, or whose body repeats a member name, is
+// answered 400 with the JSON-RPC error [mcp.CodeHeaderMismatch], and its
+// tool does not run. The tool is found by its name or its ID, as tools/call
+// finds it, so that both are checked against the same marks.
 func (s *Server) Handler() http.Handler {
 	s.httpOnce.Do(func() {
 		handler := func(stateless bool) http.Handler {

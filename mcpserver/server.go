@@ -20,7 +20,14 @@
 // A tool is listed with its label as title, its description,
 // the input and output schemas of its definitions and the hints its
 // operation implies (readOnlyHint for read and explain, idempotentHint for
-// read, explain and transform, destructiveHint as the tool says). A
+// read, explain and transform, destructiveHint as the tool says,
+// openWorldHint for trigger, which reaches outside the application), and
+// its icon ([tool.Tool.Icon]) as its icons, with the media type its address
+// tells. An input with a [tool.Definition.Header] is marked in the input
+// schema with x-mcp-header, which has clients of protocol versions from
+// 2026-07-28 on mirror its value in an Mcp-Param-* header for gateways; the
+// HTTP handler checks a call's headers against its body (see
+// [Server.Handler]). A
 // deprecated tool's description starts with "Deprecated: " and its note,
 // which _meta also carries under [DeprecatedMetaKey]. A client
 // sees only the tools its account may call, and the list follows the
