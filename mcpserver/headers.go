@@ -169,7 +169,9 @@ func (h *httpHandler) checkHeaders(w http.ResponseWriter, r *http.Request) bool 
 			Arguments map[string]jsontext.Value `json:"arguments"`
 		} `json:"params"`
 	}
-	if err := json.Unmarshal(body, &msg); err != nil {
+	// Invalid UTF-8 is read as the SDK reads it, replaced: a string that
+	// held some matches no header.
+	if err := json.Unmarshal(body, &msg, jsontext.AllowInvalidUTF8(true)); err != nil {
 		if errors.Is(err, jsontext.ErrDuplicateName) {
 			// The SDK and the run path could each take another of the
 			// values: what the headers mirror is not known.
@@ -182,16 +184,16 @@ func (h *httpHandler) checkHeaders(w http.ResponseWriter, r *http.Request) bool 
 		return true // the SDK refuses it
 	}
 	name := *msg.Params.Name
-	got := r.Header.Values(nameHeader)
+	got := headerValues(r.Header, nameHeader)
 	switch {
-	case len(got) == 0 || strings.TrimSpace(got[0]) == "":
+	case len(got) == 0:
 		h.mismatch(w, msg.ID, "missing required Mcp-Name header for method tools/call")
 		return false
 	case len(got) > 1:
 		h.mismatch(w, msg.ID, "the Mcp-Name header is sent more than once")
 		return false
-	case strings.TrimSpace(got[0]) != name:
-		h.mismatch(w, msg.ID, fmt.Sprintf("Mcp-Name header value %q does not match body value %q", strings.TrimSpace(got[0]), name))
+	case got[0] != name:
+		h.mismatch(w, msg.ID, fmt.Sprintf("Mcp-Name header value %q does not match body value %q", got[0], name))
 		return false
 	}
 	t, ok := h.s.reg.ToolByName(name)
@@ -209,18 +211,33 @@ func (h *httpHandler) checkHeaders(w http.ResponseWriter, r *http.Request) bool 
 	return true
 }
 
+// headerValues returns the values of the header field name, without the
+// spaces and tabs around them, leaving out empty ones: an empty value is
+// a header not sent, as the SDK counts it.
+func headerValues(header http.Header, name string) []string {
+	var out []string
+	for _, v := range header.Values(name) {
+		if v = strings.Trim(v, " \t"); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // paramHeadersProblem returns what is wrong with the Mcp-Param-* headers
 // of a call whose arguments are args, for the inputs marked hs, or "":
 // each argument present and not null must come with its header, holding
 // the same value (a string as is or in Base64, an integer compared as a
 // number, a boolean as true or false), once; an argument absent or null
-// must come without it. Headers that no input is marked with are
-// ignored, as HTTP has a receiver ignore the fields it does not know.
+// must come without it. A header with an empty value counts as not sent,
+// so an empty string cannot be mirrored. Headers that no input is marked
+// with are ignored, as HTTP has a receiver ignore the fields it does not
+// know.
 func paramHeadersProblem(header http.Header, hs []paramHeader, args map[string]jsontext.Value) string {
 	for _, ph := range hs {
 		field := paramHeaderPrefix + ph.header
 		where := strings.Join(ph.path, ".")
-		values := header.Values(field)
+		values := headerValues(header, field)
 		raw, present := argument(args, ph.path)
 		if !present {
 			if len(values) > 0 {
@@ -234,7 +251,7 @@ func paramHeadersProblem(header http.Header, hs []paramHeader, args map[string]j
 		if len(values) > 1 {
 			return fmt.Sprintf("the %s header is sent more than once", field)
 		}
-		v := strings.TrimSpace(values[0])
+		v := values[0]
 		if !visibleASCII(v) {
 			return fmt.Sprintf("the %s header holds characters other than visible ASCII, spaces and tabs: send the value in Base64 (%sVALUE%s)", field, base64Prefix, base64Suffix)
 		}

@@ -214,6 +214,7 @@ func TestRoutingHeaders(t *testing.T) {
 		{"Base64 value", `{"region":"Zürich"}`, func(n string) h { return with(call(n), "Mcp-Param-Region", "=?base64?WsO8cmljaA==?=") }, true},
 		{"value without the whole Base64 wrapper is literal", `{"region":"=?base64?WsO8cmljaA=="}`,
 			func(n string) h { return with(call(n), "Mcp-Param-Region", "=?base64?WsO8cmljaA==") }, true},
+		{"empty header for an absent input", `{"query":"q"}`, func(n string) h { return with(call(n), "Mcp-Param-Region", "") }, true},
 		{"header of an input without a mark is ignored", `{"query":"q"}`, func(n string) h { return with(call(n), "Mcp-Param-Query", "other") }, true},
 
 		{"region differs", `{"region":"eu-west"}`, func(n string) h { return with(call(n), "Mcp-Param-Region", "us-east") }, false},
@@ -225,6 +226,9 @@ func TestRoutingHeaders(t *testing.T) {
 		{"region not plain ASCII", `{"region":"Zürich"}`, func(n string) h { return with(call(n), "Mcp-Param-Region", "Zürich") }, false},
 		{"region in invalid Base64", `{"region":"Hello"}`, func(n string) h { return with(call(n), "Mcp-Param-Region", "=?base64?SGVsbG8?=") }, false},
 		{"region is no primitive", `{"region":{"name":"eu"}}`, func(n string) h { return with(call(n), "Mcp-Param-Region", "eu") }, false},
+		{"region differs but for a no-break space", `{"region":"eu"}`, func(n string) h { return with(call(n), "Mcp-Param-Region", "\u00a0eu") }, false},
+		{"empty region cannot be mirrored", `{"region":""}`, func(n string) h { return with(call(n), "Mcp-Param-Region", "") }, false},
+		{"region differs, invalid UTF-8 elsewhere", "{\"region\":\"eu\",\"query\":\"\xff\"}", func(n string) h { return with(call(n), "Mcp-Param-Region", "us") }, false},
 		{"shard differs", `{"shard":42}`, func(n string) h { return with(call(n), "Mcp-Param-Shard", "43") }, false},
 		{"shard header missing", `{"shard":42}`, call, false},
 		{"boolean in capitals", `{"dry_run":true}`, func(n string) h { return with(call(n), "Mcp-Param-Dry-Run", "True") }, false},
