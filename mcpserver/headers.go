@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,7 +82,8 @@ func paramHeaders(sch *jsonschema.Schema) ([]paramHeader, error) {
 	seen := map[string]string{}
 	var walk func(props map[string]*jsonschema.Schema, prefix []string) error
 	walk = func(props map[string]*jsonschema.Schema, prefix []string) error {
-		for name, p := range props {
+		for _, name := range slices.Sorted(maps.Keys(props)) { // the same problem first, every time
+			p := props[name]
 			if p == nil {
 				continue
 			}
