@@ -148,14 +148,18 @@ func benchmarkMCPSearch(b *testing.B, c searchCase, ours, theirs, token string, 
 			return out
 		}
 		oursCS, theirsCS := connect(ours), connect(theirs)
-		params := &mcp.CallToolParams{Name: "album.search", Arguments: map[string]any{"word": c.word}}
+		// A client writes the protocol version into the _meta of the
+		// params it sends: each call gets params of its own.
+		params := func() *mcp.CallToolParams {
+			return &mcp.CallToolParams{Name: "album.search", Arguments: map[string]any{"word": c.word}}
+		}
 
 		// Both answer the same.
-		ro, err := oursCS[0].CallTool(context.Background(), params)
+		ro, err := oursCS[0].CallTool(context.Background(), params())
 		if err != nil || ro.IsError {
 			b.Fatalf("toolapi: %v %v; log:\n%s", err, ro, logs)
 		}
-		rt, err := theirsCS[0].CallTool(context.Background(), params)
+		rt, err := theirsCS[0].CallTool(context.Background(), params())
 		if err != nil || rt.IsError {
 			b.Fatalf("plain: %v %v", err, rt)
 		}
@@ -174,7 +178,7 @@ func benchmarkMCPSearch(b *testing.B, c searchCase, ours, theirs, token string, 
 			var wg sync.WaitGroup
 			for _, cs := range sessions {
 				wg.Go(func() {
-					res, err := cs.CallTool(context.Background(), params)
+					res, err := cs.CallTool(context.Background(), params())
 					if err != nil || res.IsError {
 						b.Errorf("call: %v %v", err, res)
 					}
