@@ -198,8 +198,11 @@ func (s *Server) createTask(ctx context.Context, t *tool.Tool, cr *mcp.CallToolR
 // fieldsOf returns what every answer says of tk.
 func fieldsOf(tk *task.Task) taskFields {
 	status, msg := string(tk.Status), tk.StatusMessage
-	if tk.Status == task.Failed && tk.StatusMessage == "" {
-		// The tool ran and failed: its result says how.
+	if tk.Status == task.Failed && !tk.Internal() {
+		// The tool ran and reported its failure (or its run was refused,
+		// as a direct call would have been): the task completed, and its
+		// result, an error, says how. Failed is kept for what the tool did
+		// not say: a panic, an internal error, an interruption.
 		status = string(task.Completed)
 	}
 	ttl := tk.Expires.Sub(tk.Created)
@@ -246,8 +249,12 @@ func (s *Server) getTask(ctx context.Context, id string) (mcp.Result, error) {
 		}
 		d.InputRequests = mcp.InputRequestMap{key: inputRequest(tool.Question{Kind: tool.AskPerson, Message: tk.Question.Message, Schema: tk.Question.Schema})}
 	case d.Status == string(task.Failed):
+		// The result's message of an internal failure is generic ("LABEL
+		// failed.", "... was interrupted ..."); its cause is only logged.
 		msg := "the task failed"
-		if tk.StatusMessage != "" {
+		if tk.Result != nil && tk.Result.Message != "" {
+			msg = tk.Result.Message
+		} else if tk.StatusMessage != "" {
 			msg += ": " + tk.StatusMessage
 		}
 		d.Error = &taskError{Code: jsonrpc.CodeInternalError, Message: msg}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -69,6 +70,20 @@ func newTaskFixture(t *testing.T, stateless bool) *taskFixture {
 		Outputs: []*tool.Definition{{Name: "n", Type: "integer", Required: true}},
 		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 			return tool.Succeeded("", map[string]any{"n": 7}), nil
+		},
+	})
+	reg.Add(&tool.Tool{
+		ID: "job.refuse", Label: "Refuse", Description: "Reports its own failure.", Permission: "jobs",
+		Task: tool.TaskRequired,
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			return nil, &tool.RunError{Message: "The job refuses to work today.", Err: errors.New("secret cause")}
+		},
+	})
+	reg.Add(&tool.Tool{
+		ID: "job.panic", Label: "Panic", Description: "Panics.", Permission: "jobs",
+		Task: tool.TaskRequired,
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			panic("secret panic text")
 		},
 	})
 	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "tasks.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
@@ -394,5 +409,34 @@ func TestTasksCancel(t *testing.T) {
 	}
 	if f.runs.Load() != 0 {
 		t.Errorf("the cancelled task ran to its end")
+	}
+}
+
+// TestTasksFailureShapes: a task whose tool reported its failure completes
+// with an error result; one whose tool panicked fails with an error object
+// that says only that it failed, and carries no result.
+func TestTasksFailureShapes(t *testing.T) {
+	f := newTaskFixture(t, true)
+	start := func(name string) string {
+		t.Helper()
+		r := f.rpc(t, "ada-token", "tools/call", map[string]any{"name": name, "arguments": map[string]any{}}, true)
+		id, _ := r.Result["taskId"].(string)
+		if id == "" {
+			t.Fatalf("tools/call %s: %s, want a task", name, r.Raw)
+		}
+		return id
+	}
+	refused := f.poll(t, "ada-token", start("job.refuse"), "completed")
+	res, _ := refused["result"].(map[string]any)
+	if refused["status"] != "completed" || res["isError"] != true || refused["error"] != nil {
+		t.Errorf("task of a tool that reported its failure: %v, want completed with an error result", refused)
+	}
+	if b, _ := json.Marshal(res); !strings.Contains(string(b), "The job refuses to work today.") || strings.Contains(string(b), "secret") {
+		t.Errorf("its result %s, want the tool's message and not its cause", b)
+	}
+	panicked := f.poll(t, "ada-token", start("job.panic"), "failed")
+	e, _ := panicked["error"].(map[string]any)
+	if panicked["status"] != "failed" || panicked["result"] != nil || e["code"] != float64(jsonrpc.CodeInternalError) || e["message"] != "Panic failed." {
+		t.Errorf("task of a tool that panicked: %v, want failed with the error \"Panic failed.\" and no result", panicked)
 	}
 }

@@ -97,10 +97,11 @@ type storedResult struct {
 	Outputs    map[string]any   `json:"outputs,omitempty"`
 	Failure    tool.Failure     `json:"failure,omitempty"`
 	Violations []tool.Violation `json:"violations,omitempty"`
+	Internal   bool             `json:"internal,omitempty"`
 }
 
 func encodeResult(r *tool.Result) ([]byte, error) {
-	return json.Marshal(storedResult{r.Success, r.Message, r.Outputs, r.Failure, r.Violations})
+	return json.Marshal(storedResult{r.Success, r.Message, r.Outputs, r.Failure, r.Violations, r.Internal})
 }
 
 func decodeResult(b []byte) (*tool.Result, error) {
@@ -110,7 +111,7 @@ func decodeResult(b []byte) (*tool.Result, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, err
 	}
-	return &tool.Result{Success: s.Success, Message: s.Message, Outputs: s.Outputs, Failure: s.Failure, Violations: s.Violations}, nil
+	return &tool.Result{Success: s.Success, Message: s.Message, Outputs: s.Outputs, Failure: s.Failure, Violations: s.Violations, Internal: s.Internal}, nil
 }
 
 // newID returns an unguessable task ID.

@@ -23,7 +23,8 @@ const (
 	// Completed: the tool ran and succeeded; Result holds its outcome.
 	Completed Status = "completed"
 	// Failed: the tool ran and failed, or the task was interrupted or
-	// expired before it ended; Result says why.
+	// expired before it ended; Result says why. [Task.Internal] tells a
+	// failure the tool reported from one it did not.
 	Failed Status = "failed"
 	// Cancelled: someone cancelled the task before it ended.
 	Cancelled Status = "cancelled"
@@ -68,6 +69,20 @@ type Task struct {
 	// did not run to its end, a runtime failure that says why. Nil until
 	// the task is finished.
 	Result *tool.Result `json:"result,omitempty"`
+}
+
+// Internal reports whether t failed other than by its tool's own word: its
+// tool panicked or met an internal error (its Result says only "LABEL
+// failed.", the cause is logged), or the task was interrupted, expired, or
+// could not start its tool. A failed task that is not internal ended with
+// the failure its tool reported (a [tool.Failed] result, a
+// [tool.RunError]), or with the refusal of its inputs or account that a
+// run with the same arguments would have given.
+func (t *Task) Internal() bool {
+	if t.Status != Failed {
+		return false
+	}
+	return t.StatusMessage != "" || t.Result == nil || t.Result.Internal
 }
 
 // Progress is how far a running task has come.

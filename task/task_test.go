@@ -129,6 +129,16 @@ func newRegistry(t testing.TB, g *gate) *tool.Registry {
 			},
 		},
 		&tool.Tool{
+			ID: "album.crash", Label: "Crash", Description: "Panics, or reports its failure.", Permission: "export", Task: tool.TaskRequired,
+			Inputs: []*tool.Definition{{Name: "panic", Type: "boolean"}},
+			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+				if in.Bool("panic") {
+					panic("secret panic text")
+				}
+				return nil, &tool.RunError{Message: "Crashed as asked.", Err: errors.New("secret cause")}
+			},
+		},
+		&tool.Tool{
 			ID: "album.purge", Label: "Purge", Description: "Deletes everything.", Permission: "export", Task: tool.TaskRequired, Confirm: true,
 			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 				return tool.Succeeded("Purged.", nil), nil
@@ -694,4 +704,41 @@ func TestStopWithoutStart(t *testing.T) {
 	if err := f.m.Stop(context.Background()); err != nil {
 		t.Errorf("Stop = %v", err)
 	}
+}
+
+// TestInternalFailure: a task whose tool panicked is failed and internal,
+// its result generic; one whose tool reported its failure is failed and
+// not internal, its result the tool's message; both read back so.
+func TestInternalFailure(t *testing.T) {
+	each(t, func(t *testing.T, db *sql.DB) {
+		f := newFixture(t, db, nil)
+		f.start(t)
+		ctx := as(ada())
+		for _, c := range []struct {
+			args     string
+			internal bool
+			message  string
+		}{
+			{`{"panic":true}`, true, "Crash failed."},
+			{`{"panic":false}`, false, "Crashed as asked."},
+		} {
+			tk, err := f.m.Create(ctx, "album.crash", json.RawMessage(c.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tk = wait(t, f.m, ctx, tk.ID)
+			if tk.Status != Failed || tk.Internal() != c.internal || tk.Result == nil || tk.Result.Message != c.message || tk.Result.Failure != tool.FailureRuntime {
+				t.Errorf("%s: ended %+v result %+v, want failed, internal %v, saying %q", c.args, tk, tk.Result, c.internal, c.message)
+			}
+			if got, err := f.m.Get(ctx, tk.ID); err != nil || got.Internal() != c.internal {
+				t.Errorf("%s: read back %+v %v, internal %v", c.args, got, err, c.internal)
+			}
+		}
+		// A completed task, and one still working, are not internal failures.
+		for _, tk := range []*Task{{Status: Completed, Result: &tool.Result{Success: true}}, {Status: Working}} {
+			if tk.Internal() {
+				t.Errorf("%s task is internal", tk.Status)
+			}
+		}
+	})
 }

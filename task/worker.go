@@ -156,9 +156,10 @@ func (m *Manager) run(ctx context.Context, id string) {
 	}
 }
 
-// failed returns a runtime failure saying msg.
+// failed returns an internal runtime failure saying msg: the task did not
+// end by its tool's own word.
 func failed(msg string) *tool.Result {
-	return &tool.Result{Message: msg, Failure: tool.FailureRuntime}
+	return &tool.Result{Message: msg, Failure: tool.FailureRuntime, Internal: true}
 }
 
 // finish stores the outcome of the task id, if it has not ended, and
