@@ -64,6 +64,15 @@ type createTaskResult struct {
 	taskFields
 }
 
+// inputRequiredResult answers a tools/call of a task tool that asks the
+// client before its task is created.
+type inputRequiredResult struct {
+	mcp.ResultBase
+	ResultType    string              `json:"resultType"`
+	InputRequests mcp.InputRequestMap `json:"inputRequests"`
+	RequestState  string              `json:"requestState,omitempty"`
+}
+
 // taskError is the protocol error of a task that failed without a result
 // of its tool.
 type taskError struct {
@@ -173,10 +182,47 @@ func canPoll(caps *mcp.ClientCapabilities) bool {
 }
 
 // createTask creates the task of a tools/call of t.
+//
+// A client from protocol version 2026-07-28 on that can elicit is asked to
+// confirm a tool marked Confirm in input-required rounds of the tools/call
+// itself, as a run in the request asks it: the task is created only by the
+// call that brings the accepted confirmation with its request state, and
+// its run does not ask again. An older client is asked inside the task.
 func (s *Server) createTask(ctx context.Context, t *tool.Tool, cr *mcp.CallToolRequest) (mcp.Result, error) {
 	acct := accountOf(ctx, cr.Extra)
 	ctx = tool.WithAccount(ctx, acct)
+	var c *call
+	if cr.ProtocolVersion() >= newProtocol {
+		c = &call{req: cr, tool: t, rounds: true}
+		answers, err := s.answers(ctx, t.ID, acct.AccountID(), cr.Params, c.argsDigest)
+		if err != nil {
+			s.logger.Warn("answers of a call refused", "tool", t.ID, "account", acct.AccountID(), "reason", err.Error())
+			if errors.Is(err, ErrTooManyStates) || errors.Is(err, errStateUnchecked) {
+				return errorResult(refusal(t, err)), nil
+			}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: refusal(t, err)}
+		}
+		c.answers = answers
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		c.stop = cancel
+		if c.canElicit() {
+			ctx = tool.WithConfirmer(ctx, c)
+		}
+	}
 	tk, err := s.opts.Tasks.Create(ctx, t.ID, cr.Params.Arguments)
+	if c != nil {
+		if pending, used := c.asked(); pending != nil {
+			// The confirmation is asked: no task yet.
+			state, err := s.signState(t.ID, c.argsDigest(), acct.AccountID(), used, pending)
+			if err != nil {
+				s.logger.Error("request state does not marshal to JSON", "tool", t.ID, "error", err.Error())
+				return errorResult(t.Label + " did not run: its task could not be created."), nil
+			}
+			return &inputRequiredResult{ResultType: "input_required", InputRequests: pending, RequestState: state}, nil
+		}
+	}
 	if err != nil {
 		var refused *task.RefusedError
 		switch {
