@@ -31,9 +31,9 @@ const (
 	methodTasksCancel = "tasks/cancel"
 )
 
-// taskQuestionKey is the key under which a task's question is asked in
-// its inputRequests, unless it is the confirmation of a tool marked
-// Confirm (confirmKey).
+// taskQuestionKey is the key under which a task's question of
+// tool.Elicit is asked in its inputRequests when the task gives it no key
+// of its own.
 const taskQuestionKey = "q"
 
 // taskParams are the parameters of tasks/get, tasks/update and
@@ -288,12 +288,11 @@ func (s *Server) getTask(ctx context.Context, id string) (mcp.Result, error) {
 	}
 	d := &detailedTask{ResultType: "complete", taskFields: fieldsOf(tk)}
 	switch {
-	case tk.Status == task.InputRequired && tk.Question != nil:
-		key := taskQuestionKey
-		if tk.Question.Confirm {
-			key = confirmKey
+	case tk.Status == task.InputRequired && len(tk.Questions) > 0:
+		d.InputRequests = make(mcp.InputRequestMap, len(tk.Questions))
+		for _, q := range tk.Questions {
+			d.InputRequests[questionKeyOf(q)] = inputRequest(tool.Question{Kind: tool.AskPerson, Message: q.Message, Schema: q.Schema})
 		}
-		d.InputRequests = mcp.InputRequestMap{key: inputRequest(tool.Question{Kind: tool.AskPerson, Message: tk.Question.Message, Schema: tk.Question.Schema})}
 	case d.Status == string(task.Failed):
 		// The result's message of an internal failure is generic ("LABEL
 		// failed.", "... was interrupted ..."); its cause is only logged.
@@ -316,32 +315,54 @@ func (s *Server) getTask(ctx context.Context, id string) (mcp.Result, error) {
 	return d, nil
 }
 
-// updateTask answers tasks/update: the answer to the task's question.
+// questionKeyOf is the key under which a task's question is asked.
+func questionKeyOf(q *task.Question) string {
+	switch {
+	case q.Key != "":
+		return q.Key
+	case q.Confirm:
+		return confirmKey
+	}
+	return taskQuestionKey
+}
+
+// updateTask answers tasks/update: answers to the task's questions, all
+// or some of them. The shape of every response under a key asked is
+// checked before any is stored; each is then checked against its
+// question's schema as it is stored, in the order asked. Responses under
+// other keys are ignored.
 func (s *Server) updateTask(ctx context.Context, p *taskParams) (mcp.Result, error) {
 	tk, err := s.opts.Tasks.Get(ctx, p.TaskID)
 	if err != nil {
 		return nil, s.taskErr(methodTasksUpdate, p.TaskID, err)
 	}
-	if tk.Status != task.InputRequired || tk.Question == nil {
+	if tk.Status != task.InputRequired || len(tk.Questions) == 0 {
 		return nil, s.taskErr(methodTasksUpdate, p.TaskID, task.ErrNotWaiting)
 	}
-	key := taskQuestionKey
-	if tk.Question.Confirm {
-		key = confirmKey
+	type answer struct {
+		key string
+		ans *tool.Elicitation
 	}
-	resp, ok := p.InputResponses[key]
-	if !ok {
-		// Responses to what was not asked are ignored: the task still
-		// waits, and tasks/get still asks.
-		return &ackResult{ResultType: "complete"}, nil
+	var answers []answer
+	for _, q := range tk.Questions {
+		key := questionKeyOf(q)
+		resp, ok := p.InputResponses[key]
+		if !ok {
+			continue
+		}
+		ans, ok := elicitationOf(key, resp)
+		if !ok {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+				Message: fmt.Sprintf("tasks/update: inputResponses: %q must be an elicitation result whose action is accept, decline or cancel", key)}
+		}
+		answers = append(answers, answer{q.Key, ans})
 	}
-	ans, ok := elicitationOf(key, resp)
-	if !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
-			Message: fmt.Sprintf("tasks/update: inputResponses: %q must be an elicitation result whose action is accept, decline or cancel", key)}
-	}
-	if err := s.opts.Tasks.Answer(ctx, p.TaskID, ans); err != nil {
-		return nil, s.taskErr(methodTasksUpdate, p.TaskID, err)
+	// Responses to what was not asked are ignored: the task still waits,
+	// and tasks/get still asks.
+	for _, a := range answers {
+		if err := s.opts.Tasks.AnswerKey(ctx, p.TaskID, a.key, a.ans); err != nil {
+			return nil, s.taskErr(methodTasksUpdate, p.TaskID, err)
+		}
 	}
 	return &ackResult{ResultType: "complete"}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -80,6 +81,19 @@ func newTaskFixture(t *testing.T, stateless bool) *taskFixture {
 		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 			f.purges.Add(1)
 			return tool.Succeeded("Purged "+in.String("what")+".", nil), nil
+		},
+	})
+	reg.Add(&tool.Tool{
+		ID: "job.pair", Label: "Pair", Description: "Asks two questions at once.", Permission: "jobs",
+		Task: tool.TaskRequired,
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			as, err := tool.Ask(ctx,
+				tool.Question{Kind: tool.AskPerson, Message: "First?"},
+				tool.Question{Kind: tool.AskPerson, Key: "second", Message: "Second?"})
+			if err != nil {
+				return nil, err
+			}
+			return tool.Succeeded(as[0].Elicitation.Action+" "+as[1].Elicitation.Action, nil), nil
 		},
 	})
 	reg.Add(&tool.Tool{
@@ -523,5 +537,44 @@ func TestTaskConfirmedBeforeCreation(t *testing.T) {
 	}
 	if r := old.rpc(t, "ada-token", "tasks/cancel", map[string]any{"taskId": oid}, true); r.Error != nil {
 		t.Errorf("tasks/cancel: %s", r.Raw)
+	}
+}
+
+// TestTaskSeveralQuestions: a task whose tool asks two questions at once
+// asks both in inputRequests; answering one keeps it waiting for the
+// other alone, and answering that one completes it.
+func TestTaskSeveralQuestions(t *testing.T) {
+	f := newTaskFixture(t, true)
+	created := f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.pair", "arguments": map[string]any{}}, true)
+	id, _ := created.Result["taskId"].(string)
+	if id == "" {
+		t.Fatalf("tools/call: %s", created.Raw)
+	}
+	keys := func(r map[string]any) []string {
+		reqs, _ := r["inputRequests"].(map[string]any)
+		var ks []string
+		for k := range reqs {
+			ks = append(ks, k)
+		}
+		slices.Sort(ks)
+		return ks
+	}
+	waiting := f.poll(t, "ada-token", id, "input_required")
+	if got := keys(waiting); !slices.Equal(got, []string{"q1", "second"}) {
+		t.Fatalf("waiting task asks %v, want q1 and second: %v", got, waiting)
+	}
+	if r := f.rpc(t, "ada-token", "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"second": map[string]any{"action": "decline"}}}, true); r.Error != nil || r.Result["resultType"] != "complete" {
+		t.Fatalf("partial tasks/update: %s", r.Raw)
+	}
+	still := f.rpc(t, "ada-token", "tasks/get", map[string]any{"taskId": id}, true)
+	if still.Result["status"] != "input_required" || !slices.Equal(keys(still.Result), []string{"q1"}) {
+		t.Fatalf("after one answer: %s, want input_required asking q1 alone", still.Raw)
+	}
+	if r := f.rpc(t, "ada-token", "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"q1": map[string]any{"action": "accept"}}}, true); r.Error != nil {
+		t.Fatalf("second tasks/update: %s", r.Raw)
+	}
+	done := f.poll(t, "ada-token", id, "completed")
+	if done["status"] != "completed" || !strings.Contains(fmt.Sprint(done["result"]), "accept decline") {
+		t.Errorf("task: %v, want completed with both answers", done)
 	}
 }

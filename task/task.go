@@ -51,8 +51,12 @@ type Task struct {
 	StatusMessage string `json:"statusMessage,omitempty"`
 	// Progress is the last progress the tool reported; nil if none.
 	Progress *Progress `json:"progress,omitempty"`
-	// Question is what the task asks while its status is InputRequired;
-	// nil otherwise.
+	// Questions are what the task asks while its status is InputRequired,
+	// in the order the tool asked them, those answered already left out;
+	// nil otherwise. A tool asks several at once with [tool.Ask].
+	Questions []*Question `json:"questions,omitempty"`
+	// Question is the first of Questions, for a caller that answers one
+	// question at a time; nil when the task does not wait for input.
 	Question *Question `json:"question,omitempty"`
 	// Created is when the task was created; Updated when its status,
 	// progress or question last changed.
@@ -98,6 +102,11 @@ type Progress struct {
 // run (Confirm true, Schema nil; answer with action "accept" to confirm)
 // or values the tool asks for with [tool.Elicit] (Schema describes them).
 type Question struct {
+	// Key names the question among those the task asks at once: "confirm"
+	// for the confirmation, "q" for a question of [tool.Elicit], else the
+	// [tool.Question.Key] the tool gave or "q1", "q2", ... in the order
+	// of its [tool.Ask]. Answer it with [Manager.AnswerKey].
+	Key string `json:"key"`
 	// Message is the question, for a person.
 	Message string `json:"message"`
 	// Confirm is true when the question asks to confirm the run.
