@@ -351,7 +351,11 @@ func (e *server) postTask(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		err = e.opts.Tasks.Answer(ctx, tk.ID, a)
+		key := "" // the first question still unanswered
+		if tk.Question != nil {
+			key = tk.Question.Key // the one the form showed and checked
+		}
+		err = e.opts.Tasks.AnswerKey(ctx, tk.ID, key, a)
 	default:
 		tv.Problem = "The form asked for something this page does not do."
 		e.renderStatus(w, r, http.StatusBadRequest, "task", &page{Title: taskTitle(tv), Task: tv}, v)

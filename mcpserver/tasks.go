@@ -31,9 +31,9 @@ const (
 	methodTasksCancel = "tasks/cancel"
 )
 
-// taskQuestionKey is the key under which a task's question is asked in
-// its inputRequests, unless it is the confirmation of a tool marked
-// Confirm (confirmKey).
+// taskQuestionKey is the key under which a task's question of
+// tool.Elicit is asked in its inputRequests when the task gives it no key
+// of its own.
 const taskQuestionKey = "q"
 
 // taskParams are the parameters of tasks/get, tasks/update and
@@ -62,6 +62,15 @@ type createTaskResult struct {
 	mcp.ResultBase
 	ResultType string `json:"resultType"`
 	taskFields
+}
+
+// inputRequiredResult answers a tools/call of a task tool that asks the
+// client before its task is created.
+type inputRequiredResult struct {
+	mcp.ResultBase
+	ResultType    string              `json:"resultType"`
+	InputRequests mcp.InputRequestMap `json:"inputRequests"`
+	RequestState  string              `json:"requestState,omitempty"`
 }
 
 // taskError is the protocol error of a task that failed without a result
@@ -173,10 +182,47 @@ func canPoll(caps *mcp.ClientCapabilities) bool {
 }
 
 // createTask creates the task of a tools/call of t.
+//
+// A client from protocol version 2026-07-28 on that can elicit is asked to
+// confirm a tool marked Confirm in input-required rounds of the tools/call
+// itself, as a run in the request asks it: the task is created only by the
+// call that brings the accepted confirmation with its request state, and
+// its run does not ask again. An older client is asked inside the task.
 func (s *Server) createTask(ctx context.Context, t *tool.Tool, cr *mcp.CallToolRequest) (mcp.Result, error) {
 	acct := accountOf(ctx, cr.Extra)
 	ctx = tool.WithAccount(ctx, acct)
+	var c *call
+	if cr.ProtocolVersion() >= newProtocol {
+		c = &call{req: cr, tool: t, rounds: true}
+		answers, err := s.answers(ctx, t.ID, acct.AccountID(), cr.Params, c.argsDigest)
+		if err != nil {
+			s.logger.Warn("answers of a call refused", "tool", t.ID, "account", acct.AccountID(), "reason", err.Error())
+			if errors.Is(err, ErrTooManyStates) || errors.Is(err, errStateUnchecked) {
+				return errorResult(refusal(t, err)), nil
+			}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: refusal(t, err)}
+		}
+		c.answers = answers
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		c.stop = cancel
+		if c.canElicit() {
+			ctx = tool.WithConfirmer(ctx, c)
+		}
+	}
 	tk, err := s.opts.Tasks.Create(ctx, t.ID, cr.Params.Arguments)
+	if c != nil {
+		if pending, used := c.asked(); pending != nil {
+			// The confirmation is asked: no task yet.
+			state, err := s.signState(t.ID, c.argsDigest(), acct.AccountID(), used, pending)
+			if err != nil {
+				s.logger.Error("request state does not marshal to JSON", "tool", t.ID, "error", err.Error())
+				return errorResult(t.Label + " did not run: its task could not be created."), nil
+			}
+			return &inputRequiredResult{ResultType: "input_required", InputRequests: pending, RequestState: state}, nil
+		}
+	}
 	if err != nil {
 		var refused *task.RefusedError
 		switch {
@@ -198,8 +244,11 @@ func (s *Server) createTask(ctx context.Context, t *tool.Tool, cr *mcp.CallToolR
 // fieldsOf returns what every answer says of tk.
 func fieldsOf(tk *task.Task) taskFields {
 	status, msg := string(tk.Status), tk.StatusMessage
-	if tk.Status == task.Failed && tk.StatusMessage == "" {
-		// The tool ran and failed: its result says how.
+	if tk.Status == task.Failed && !tk.Internal() {
+		// The tool ran and reported its failure (or its run was refused,
+		// as a direct call would have been): the task completed, and its
+		// result, an error, says how. Failed is kept for what the tool did
+		// not say: a panic, an internal error, an interruption.
 		status = string(task.Completed)
 	}
 	ttl := tk.Expires.Sub(tk.Created)
@@ -239,15 +288,18 @@ func (s *Server) getTask(ctx context.Context, id string) (mcp.Result, error) {
 	}
 	d := &detailedTask{ResultType: "complete", taskFields: fieldsOf(tk)}
 	switch {
-	case tk.Status == task.InputRequired && tk.Question != nil:
-		key := taskQuestionKey
-		if tk.Question.Confirm {
-			key = confirmKey
+	case tk.Status == task.InputRequired && len(tk.Questions) > 0:
+		d.InputRequests = make(mcp.InputRequestMap, len(tk.Questions))
+		for _, q := range tk.Questions {
+			d.InputRequests[questionKeyOf(q)] = inputRequest(tool.Question{Kind: tool.AskPerson, Message: q.Message, Schema: q.Schema})
 		}
-		d.InputRequests = mcp.InputRequestMap{key: inputRequest(tool.Question{Kind: tool.AskPerson, Message: tk.Question.Message, Schema: tk.Question.Schema})}
 	case d.Status == string(task.Failed):
+		// The result's message of an internal failure is generic ("LABEL
+		// failed.", "... was interrupted ..."); its cause is only logged.
 		msg := "the task failed"
-		if tk.StatusMessage != "" {
+		if tk.Result != nil && tk.Result.Message != "" {
+			msg = tk.Result.Message
+		} else if tk.StatusMessage != "" {
 			msg += ": " + tk.StatusMessage
 		}
 		d.Error = &taskError{Code: jsonrpc.CodeInternalError, Message: msg}
@@ -263,32 +315,54 @@ func (s *Server) getTask(ctx context.Context, id string) (mcp.Result, error) {
 	return d, nil
 }
 
-// updateTask answers tasks/update: the answer to the task's question.
+// questionKeyOf is the key under which a task's question is asked.
+func questionKeyOf(q *task.Question) string {
+	switch {
+	case q.Key != "":
+		return q.Key
+	case q.Confirm:
+		return confirmKey
+	}
+	return taskQuestionKey
+}
+
+// updateTask answers tasks/update: answers to the task's questions, all
+// or some of them. The shape of every response under a key asked is
+// checked before any is stored; each is then checked against its
+// question's schema as it is stored, in the order asked. Responses under
+// other keys are ignored.
 func (s *Server) updateTask(ctx context.Context, p *taskParams) (mcp.Result, error) {
 	tk, err := s.opts.Tasks.Get(ctx, p.TaskID)
 	if err != nil {
 		return nil, s.taskErr(methodTasksUpdate, p.TaskID, err)
 	}
-	if tk.Status != task.InputRequired || tk.Question == nil {
+	if tk.Status != task.InputRequired || len(tk.Questions) == 0 {
 		return nil, s.taskErr(methodTasksUpdate, p.TaskID, task.ErrNotWaiting)
 	}
-	key := taskQuestionKey
-	if tk.Question.Confirm {
-		key = confirmKey
+	type answer struct {
+		key string
+		ans *tool.Elicitation
 	}
-	resp, ok := p.InputResponses[key]
-	if !ok {
-		// Responses to what was not asked are ignored: the task still
-		// waits, and tasks/get still asks.
-		return &ackResult{ResultType: "complete"}, nil
+	var answers []answer
+	for _, q := range tk.Questions {
+		key := questionKeyOf(q)
+		resp, ok := p.InputResponses[key]
+		if !ok {
+			continue
+		}
+		ans, ok := elicitationOf(key, resp)
+		if !ok {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+				Message: fmt.Sprintf("tasks/update: inputResponses: %q must be an elicitation result whose action is accept, decline or cancel", key)}
+		}
+		answers = append(answers, answer{q.Key, ans})
 	}
-	ans, ok := elicitationOf(key, resp)
-	if !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
-			Message: fmt.Sprintf("tasks/update: inputResponses: %q must be an elicitation result whose action is accept, decline or cancel", key)}
-	}
-	if err := s.opts.Tasks.Answer(ctx, p.TaskID, ans); err != nil {
-		return nil, s.taskErr(methodTasksUpdate, p.TaskID, err)
+	// Responses to what was not asked are ignored: the task still waits,
+	// and tasks/get still asks.
+	for _, a := range answers {
+		if err := s.opts.Tasks.AnswerKey(ctx, p.TaskID, a.key, a.ans); err != nil {
+			return nil, s.taskErr(methodTasksUpdate, p.TaskID, err)
+		}
 	}
 	return &ackResult{ResultType: "complete"}, nil
 }

@@ -6,10 +6,12 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -33,6 +35,7 @@ type taskFixture struct {
 	sessions bool
 	opened   map[string]string // session IDs by token and extension use
 	runs     atomic.Int64      // runs of job.greet that reached their end
+	purges   atomic.Int64      // runs of job.purge
 	mgr      *task.Manager
 }
 
@@ -69,6 +72,42 @@ func newTaskFixture(t *testing.T, stateless bool) *taskFixture {
 		Outputs: []*tool.Definition{{Name: "n", Type: "integer", Required: true}},
 		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 			return tool.Succeeded("", map[string]any{"n": 7}), nil
+		},
+	})
+	reg.Add(&tool.Tool{
+		ID: "job.purge", Label: "Purge", Description: "Purges, once confirmed.", Permission: "jobs",
+		Task: tool.TaskRequired, Confirm: true,
+		Inputs: []*tool.Definition{{Name: "what", Type: "string", Required: true}},
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			f.purges.Add(1)
+			return tool.Succeeded("Purged "+in.String("what")+".", nil), nil
+		},
+	})
+	reg.Add(&tool.Tool{
+		ID: "job.pair", Label: "Pair", Description: "Asks two questions at once.", Permission: "jobs",
+		Task: tool.TaskRequired,
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			as, err := tool.Ask(ctx,
+				tool.Question{Kind: tool.AskPerson, Message: "First?"},
+				tool.Question{Kind: tool.AskPerson, Key: "second", Message: "Second?"})
+			if err != nil {
+				return nil, err
+			}
+			return tool.Succeeded(as[0].Elicitation.Action+" "+as[1].Elicitation.Action, nil), nil
+		},
+	})
+	reg.Add(&tool.Tool{
+		ID: "job.refuse", Label: "Refuse", Description: "Reports its own failure.", Permission: "jobs",
+		Task: tool.TaskRequired,
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			return nil, &tool.RunError{Message: "The job refuses to work today.", Err: errors.New("secret cause")}
+		},
+	})
+	reg.Add(&tool.Tool{
+		ID: "job.panic", Label: "Panic", Description: "Panics.", Permission: "jobs",
+		Task: tool.TaskRequired,
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			panic("secret panic text")
 		},
 	})
 	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "tasks.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
@@ -394,5 +433,148 @@ func TestTasksCancel(t *testing.T) {
 	}
 	if f.runs.Load() != 0 {
 		t.Errorf("the cancelled task ran to its end")
+	}
+}
+
+// TestTasksFailureShapes: a task whose tool reported its failure completes
+// with an error result; one whose tool panicked fails with an error object
+// that says only that it failed, and carries no result.
+func TestTasksFailureShapes(t *testing.T) {
+	f := newTaskFixture(t, true)
+	start := func(name string) string {
+		t.Helper()
+		r := f.rpc(t, "ada-token", "tools/call", map[string]any{"name": name, "arguments": map[string]any{}}, true)
+		id, _ := r.Result["taskId"].(string)
+		if id == "" {
+			t.Fatalf("tools/call %s: %s, want a task", name, r.Raw)
+		}
+		return id
+	}
+	refused := f.poll(t, "ada-token", start("job.refuse"), "completed")
+	res, _ := refused["result"].(map[string]any)
+	if refused["status"] != "completed" || res["isError"] != true || refused["error"] != nil {
+		t.Errorf("task of a tool that reported its failure: %v, want completed with an error result", refused)
+	}
+	if b, _ := json.Marshal(res); !strings.Contains(string(b), "The job refuses to work today.") || strings.Contains(string(b), "secret") {
+		t.Errorf("its result %s, want the tool's message and not its cause", b)
+	}
+	panicked := f.poll(t, "ada-token", start("job.panic"), "failed")
+	e, _ := panicked["error"].(map[string]any)
+	if panicked["status"] != "failed" || panicked["result"] != nil || e["code"] != float64(jsonrpc.CodeInternalError) || e["message"] != "Panic failed." {
+		t.Errorf("task of a tool that panicked: %v, want failed with the error \"Panic failed.\" and no result", panicked)
+	}
+}
+
+// TestTaskConfirmedBeforeCreation: a 2026-07-28 client is asked to confirm
+// a task tool marked Confirm in input-required rounds of the tools/call;
+// the task is created only by the round that brings the accepted
+// confirmation with its request state, and runs without asking again. A
+// declined confirmation creates no task; an older client is asked inside
+// the task.
+func TestTaskConfirmedBeforeCreation(t *testing.T) {
+	f := newTaskFixture(t, true)
+	ada := tool.WithAccount(context.Background(), taskTokens["ada-token"])
+	count := func() int {
+		t.Helper()
+		page, err := f.mgr.List(ada, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(page.Tasks)
+	}
+	args := map[string]any{"what": "logs"}
+	round1 := f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.purge", "arguments": args}, true)
+	reqs, _ := round1.Result["inputRequests"].(map[string]any)
+	confirm, _ := reqs["confirm"].(map[string]any)
+	state, _ := round1.Result["requestState"].(string)
+	if round1.Error != nil || round1.Result["resultType"] != "input_required" || confirm["method"] != "elicitation/create" || state == "" || round1.Result["taskId"] != nil {
+		t.Fatalf("round 1: %s, want input_required asking the confirmation, with a request state and no task", round1.Raw)
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("%d tasks after round 1, want none", n)
+	}
+	accept := map[string]any{"confirm": map[string]any{"action": "accept"}}
+	// The confirmation without its request state is not taken: asked again.
+	again := f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.purge", "arguments": args, "inputResponses": accept}, true)
+	if again.Result["resultType"] != "input_required" || count() != 0 {
+		t.Fatalf("a confirmation without its state: %s, want asked again and no task", again.Raw)
+	}
+	// Declined: no task, the refusal a run gives.
+	declined := f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.purge", "arguments": args,
+		"inputResponses": map[string]any{"confirm": map[string]any{"action": "decline"}}, "requestState": again.Result["requestState"]}, true)
+	if declined.Error != nil || declined.Result["isError"] != true || !strings.Contains(string(declined.Raw), "not confirmed") || count() != 0 {
+		t.Fatalf("declined: %s, want an error result and no task", declined.Raw)
+	}
+	round2 := f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.purge", "arguments": args, "inputResponses": accept, "requestState": state}, true)
+	id, _ := round2.Result["taskId"].(string)
+	if round2.Error != nil || round2.Result["resultType"] != "task" || id == "" {
+		t.Fatalf("round 2: %s, want a CreateTaskResult", round2.Raw)
+	}
+	for _, k := range []string{"requestState", "inputRequests"} {
+		if _, ok := round2.Result[k]; ok {
+			t.Errorf("round 2 carries %s: %s", k, round2.Raw)
+		}
+	}
+	done := f.poll(t, "ada-token", id, "completed")
+	if done["status"] != "completed" || !strings.Contains(fmt.Sprint(done["result"]), "Purged logs.") || f.purges.Load() != 1 {
+		t.Errorf("task: %v after %d runs, want completed once without a question", done, f.purges.Load())
+	}
+	// The state is good for one call.
+	if r := f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.purge", "arguments": args, "inputResponses": accept, "requestState": state}, true); r.Error == nil || count() != 1 {
+		t.Errorf("the state replayed: %s, want refused and still one task", r.Raw)
+	}
+
+	// A client of 2025-11-25 (sessions) gets its task at once, which asks.
+	old := newTaskFixture(t, false)
+	created := old.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.purge", "arguments": args}, true)
+	oid, _ := created.Result["taskId"].(string)
+	if oid == "" {
+		t.Fatalf("older client: %s, want a task", created.Raw)
+	}
+	waiting := old.poll(t, "ada-token", oid, "input_required")
+	if reqs, _ := waiting["inputRequests"].(map[string]any); reqs["confirm"] == nil {
+		t.Errorf("older client's task: %v, want it to ask the confirmation", waiting)
+	}
+	if r := old.rpc(t, "ada-token", "tasks/cancel", map[string]any{"taskId": oid}, true); r.Error != nil {
+		t.Errorf("tasks/cancel: %s", r.Raw)
+	}
+}
+
+// TestTaskSeveralQuestions: a task whose tool asks two questions at once
+// asks both in inputRequests; answering one keeps it waiting for the
+// other alone, and answering that one completes it.
+func TestTaskSeveralQuestions(t *testing.T) {
+	f := newTaskFixture(t, true)
+	created := f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.pair", "arguments": map[string]any{}}, true)
+	id, _ := created.Result["taskId"].(string)
+	if id == "" {
+		t.Fatalf("tools/call: %s", created.Raw)
+	}
+	keys := func(r map[string]any) []string {
+		reqs, _ := r["inputRequests"].(map[string]any)
+		var ks []string
+		for k := range reqs {
+			ks = append(ks, k)
+		}
+		slices.Sort(ks)
+		return ks
+	}
+	waiting := f.poll(t, "ada-token", id, "input_required")
+	if got := keys(waiting); !slices.Equal(got, []string{"q1", "second"}) {
+		t.Fatalf("waiting task asks %v, want q1 and second: %v", got, waiting)
+	}
+	if r := f.rpc(t, "ada-token", "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"second": map[string]any{"action": "decline"}}}, true); r.Error != nil || r.Result["resultType"] != "complete" {
+		t.Fatalf("partial tasks/update: %s", r.Raw)
+	}
+	still := f.rpc(t, "ada-token", "tasks/get", map[string]any{"taskId": id}, true)
+	if still.Result["status"] != "input_required" || !slices.Equal(keys(still.Result), []string{"q1"}) {
+		t.Fatalf("after one answer: %s, want input_required asking q1 alone", still.Raw)
+	}
+	if r := f.rpc(t, "ada-token", "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"q1": map[string]any{"action": "accept"}}}, true); r.Error != nil {
+		t.Fatalf("second tasks/update: %s", r.Raw)
+	}
+	done := f.poll(t, "ada-token", id, "completed")
+	if done["status"] != "completed" || !strings.Contains(fmt.Sprint(done["result"]), "accept decline") {
+		t.Errorf("task: %v, want completed with both answers", done)
 	}
 }

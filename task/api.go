@@ -316,21 +316,30 @@ func (m *Manager) Cancel(ctx context.Context, id string) (*Task, error) {
 	return m.get(ctx, id)
 }
 
-// Answer answers the question of the task id, which waits for it: the task
-// resumes, on whichever process runs it. Only the task's own account
+// Answer answers the first question the task id asks ([Task.Question]),
+// as [Manager.AnswerKey] does.
+func (m *Manager) Answer(ctx context.Context, id string, a *tool.Elicitation) error {
+	return m.AnswerKey(ctx, id, "", a)
+}
+
+// AnswerKey answers the question of the task id under key (empty: the
+// first question still unanswered). Once every question the task asks at
+// once is answered, the task resumes, on whichever process runs it; until
+// then it keeps waiting for the others. Only the task's own account
 // answers. An action other than "accept", "decline" or "cancel", or
 // accepted content that the question's schema refuses, wraps
-// [ErrBadAnswer]; a task that does not wait for an answer (or was answered
-// already), [ErrNotWaiting].
-func (m *Manager) Answer(ctx context.Context, id string, a *tool.Elicitation) error {
+// [ErrBadAnswer]; a task that does not wait for an answer, or whose
+// question of that key is not asked or was answered already,
+// [ErrNotWaiting].
+func (m *Manager) AnswerKey(ctx context.Context, id, key string, a *tool.Elicitation) error {
 	if a == nil || (a.Action != "accept" && a.Action != "decline" && a.Action != "cancel") {
 		return fmt.Errorf("%w: action: must be accept, decline or cancel", ErrBadAnswer)
 	}
 	acct := tool.AccountFrom(ctx).AccountID()
-	var question sql.NullString
+	var question, answer sql.NullString
 	var status Status
 	var toolID string
-	err := m.db.QueryRowContext(ctx, `SELECT status, question, tool FROM toolapi_tasks WHERE id = $1 AND account = $2`, id, acct).Scan(&status, &question, &toolID)
+	err := m.db.QueryRowContext(ctx, `SELECT status, question, answer, tool FROM toolapi_tasks WHERE id = $1 AND account = $2`, id, acct).Scan(&status, &question, &answer, &toolID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
@@ -340,9 +349,19 @@ func (m *Manager) Answer(ctx context.Context, id string, a *tool.Elicitation) er
 	if status != InputRequired || !question.Valid {
 		return fmt.Errorf("%w: %q is %s", ErrNotWaiting, id, status)
 	}
-	var q Question
-	if err := json.Unmarshal([]byte(question.String), &q); err != nil {
-		return fmt.Errorf("task: answering: reading the question: %w", err)
+	pending, err := pendingQuestions(question, answer)
+	if err != nil {
+		return fmt.Errorf("task: answering: reading the questions: %w", err)
+	}
+	var q *Question
+	for _, p := range pending {
+		if key == "" || p.Key == key {
+			q = p
+			break
+		}
+	}
+	if q == nil {
+		return fmt.Errorf("%w: %q asks no question %q that is still unanswered", ErrNotWaiting, id, key)
 	}
 	content := a.Content
 	if a.Action != "accept" || q.Schema == nil {
@@ -350,15 +369,23 @@ func (m *Manager) Answer(ctx context.Context, id string, a *tool.Elicitation) er
 	} else if err := validateAnswer(q.Schema, content); err != nil {
 		return err
 	}
-	b, err := json.Marshal(storedAnswer{Action: a.Action, Content: content})
+	answers, err := storedAnswers(answer)
+	if err != nil {
+		return fmt.Errorf("task: answering: reading the answers: %w", err)
+	}
+	answers[q.Key] = storedAnswer{Action: a.Action, Content: content}
+	b, err := json.Marshal(answers)
 	if err != nil {
 		return fmt.Errorf("%w: content: %v", ErrBadAnswer, err)
 	}
 	if len(b) > MaxAnswer {
-		return fmt.Errorf("%w: content: must be at most %d bytes as JSON, got %d", ErrBadAnswer, MaxAnswer, len(b))
+		return fmt.Errorf("%w: content: the answers must be at most %d bytes as JSON, got %d", ErrBadAnswer, MaxAnswer, len(b))
 	}
+	// Written only over the answers read: of two answers at once, the
+	// later finds the row changed and is refused as not waiting.
 	r, err := m.db.ExecContext(ctx, `UPDATE toolapi_tasks SET answer = $3, updated_ns = $4
-		WHERE id = $1 AND account = $2 AND status = 'input_required' AND answer IS NULL`, id, acct, string(b), time.Now().UnixNano())
+		WHERE id = $1 AND account = $2 AND status = 'input_required' AND question = $5 AND COALESCE(answer, '') = $6`,
+		id, acct, string(b), time.Now().UnixNano(), question.String, answer.String)
 	if err != nil {
 		return fmt.Errorf("task: answering: %w", err)
 	}

@@ -31,9 +31,11 @@
 //
 // While it runs, [tool.Progress] is stored with the task (at most once per
 // [Options.ProgressEvery]); a confirmation the creating context could not
-// ask, or a [tool.Elicit], makes the task wait for input: its Question is
-// stored, and [Manager.Answer], on any process, resumes it. A task waits at
-// most until it expires.
+// ask, a [tool.Elicit], or a [tool.Ask] of several questions for a person,
+// makes the task wait for input: its Questions are stored, each under a
+// key, and once [Manager.AnswerKey] (or [Manager.Answer], for the first
+// still unanswered) has answered every one, on any process, the task
+// resumes. A task waits at most until it expires.
 //
 // Every task belongs to the account that created it: another account's
 // task is not found ([ErrNotFound]), as an ID that never existed, unless

@@ -48,10 +48,11 @@ const (
 	// MaxListLimit the largest page size.
 	DefaultListLimit = 50
 	MaxListLimit     = 200
-	// MaxQuestion is the most bytes a question (its message and schema
-	// as JSON) may take; a longer one fails the ask.
+	// MaxQuestion is the most bytes the questions a task asks at once
+	// (their messages and schemas as JSON) may take; more fail the ask.
 	MaxQuestion = 64 << 10
-	// MaxAnswer is the most bytes an answer (as JSON) may take.
+	// MaxAnswer is the most bytes the answers to the questions a task asks
+	// at once (as JSON) may take together.
 	MaxAnswer = 64 << 10
 )
 

@@ -47,8 +47,7 @@ var schema = []string{
 }
 
 // taskColumns are the columns scan reads, in its order.
-const taskColumns = `id, tool, account, status, status_message, progress, question, result, created_ns, updated_ns, expires_ns,
-	CASE WHEN answer IS NULL THEN 0 ELSE 1 END`
+const taskColumns = `id, tool, account, status, status_message, progress, question, result, created_ns, updated_ns, expires_ns, answer`
 
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
@@ -56,15 +55,23 @@ type scanner interface{ Scan(dest ...any) error }
 // scan reads a task of taskColumns.
 func (m *Manager) scan(s scanner) (*Task, error) {
 	var t Task
-	var progress, question, result sql.NullString
+	var progress, question, result, answer sql.NullString
 	var created, updated, expires int64
-	var answered int
-	if err := s.Scan(&t.ID, &t.Tool, &t.Account, &t.Status, &t.StatusMessage, &progress, &question, &result, &created, &updated, &expires, &answered); err != nil {
+	if err := s.Scan(&t.ID, &t.Tool, &t.Account, &t.Status, &t.StatusMessage, &progress, &question, &result, &created, &updated, &expires, &answer); err != nil {
 		return nil, err
 	}
-	if t.Status == InputRequired && answered == 1 {
-		// Answered: the task resumes as soon as its worker reads the answer.
-		t.Status = Working
+	if t.Status == InputRequired {
+		qs, err := pendingQuestions(question, answer)
+		if err != nil {
+			return nil, fmt.Errorf("reading the questions of task %s: %w", t.ID, err)
+		}
+		if len(qs) == 0 {
+			// Answered: the task resumes as soon as its worker reads the
+			// answers.
+			t.Status = Working
+		} else {
+			t.Questions, t.Question = qs, qs[0]
+		}
 	}
 	t.Created, t.Updated, t.Expires = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC(), time.Unix(0, expires).UTC()
 	t.PollInterval = m.opts.PollInterval
@@ -72,12 +79,6 @@ func (m *Manager) scan(s scanner) (*Task, error) {
 		t.Progress = new(Progress)
 		if err := json.Unmarshal([]byte(progress.String), t.Progress); err != nil {
 			return nil, fmt.Errorf("reading the progress of task %s: %w", t.ID, err)
-		}
-	}
-	if question.Valid && t.Status == InputRequired {
-		t.Question = new(Question)
-		if err := json.Unmarshal([]byte(question.String), t.Question); err != nil {
-			return nil, fmt.Errorf("reading the question of task %s: %w", t.ID, err)
 		}
 	}
 	if result.Valid {
@@ -90,6 +91,40 @@ func (m *Manager) scan(s scanner) (*Task, error) {
 	return &t, nil
 }
 
+// pendingQuestions returns the questions stored (a JSON array) that the
+// answers stored (a JSON object by key, or NULL) do not answer yet.
+func pendingQuestions(question, answer sql.NullString) ([]*Question, error) {
+	if !question.Valid {
+		return nil, nil
+	}
+	var qs []*Question
+	if err := json.Unmarshal([]byte(question.String), &qs); err != nil {
+		return nil, err
+	}
+	answers, err := storedAnswers(answer)
+	if err != nil {
+		return nil, err
+	}
+	pending := qs[:0]
+	for _, q := range qs {
+		if _, ok := answers[q.Key]; !ok {
+			pending = append(pending, q)
+		}
+	}
+	return pending, nil
+}
+
+// storedAnswers decodes the answers stored so far (NULL: none).
+func storedAnswers(answer sql.NullString) (map[string]storedAnswer, error) {
+	answers := map[string]storedAnswer{}
+	if answer.Valid {
+		if err := json.Unmarshal([]byte(answer.String), &answers); err != nil {
+			return nil, err
+		}
+	}
+	return answers, nil
+}
+
 // storedResult is a tool.Result as stored.
 type storedResult struct {
 	Success    bool             `json:"success"`
@@ -97,10 +132,11 @@ type storedResult struct {
 	Outputs    map[string]any   `json:"outputs,omitempty"`
 	Failure    tool.Failure     `json:"failure,omitempty"`
 	Violations []tool.Violation `json:"violations,omitempty"`
+	Internal   bool             `json:"internal,omitempty"`
 }
 
 func encodeResult(r *tool.Result) ([]byte, error) {
-	return json.Marshal(storedResult{r.Success, r.Message, r.Outputs, r.Failure, r.Violations})
+	return json.Marshal(storedResult{r.Success, r.Message, r.Outputs, r.Failure, r.Violations, r.Internal})
 }
 
 func decodeResult(b []byte) (*tool.Result, error) {
@@ -110,7 +146,7 @@ func decodeResult(b []byte) (*tool.Result, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, err
 	}
-	return &tool.Result{Success: s.Success, Message: s.Message, Outputs: s.Outputs, Failure: s.Failure, Violations: s.Violations}, nil
+	return &tool.Result{Success: s.Success, Message: s.Message, Outputs: s.Outputs, Failure: s.Failure, Violations: s.Violations, Internal: s.Internal}, nil
 }
 
 // newID returns an unguessable task ID.

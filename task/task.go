@@ -23,7 +23,8 @@ const (
 	// Completed: the tool ran and succeeded; Result holds its outcome.
 	Completed Status = "completed"
 	// Failed: the tool ran and failed, or the task was interrupted or
-	// expired before it ended; Result says why.
+	// expired before it ended; Result says why. [Task.Internal] tells a
+	// failure the tool reported from one it did not.
 	Failed Status = "failed"
 	// Cancelled: someone cancelled the task before it ended.
 	Cancelled Status = "cancelled"
@@ -50,8 +51,12 @@ type Task struct {
 	StatusMessage string `json:"statusMessage,omitempty"`
 	// Progress is the last progress the tool reported; nil if none.
 	Progress *Progress `json:"progress,omitempty"`
-	// Question is what the task asks while its status is InputRequired;
-	// nil otherwise.
+	// Questions are what the task asks while its status is InputRequired,
+	// in the order the tool asked them, those answered already left out;
+	// nil otherwise. A tool asks several at once with [tool.Ask].
+	Questions []*Question `json:"questions,omitempty"`
+	// Question is the first of Questions, for a caller that answers one
+	// question at a time; nil when the task does not wait for input.
 	Question *Question `json:"question,omitempty"`
 	// Created is when the task was created; Updated when its status,
 	// progress or question last changed.
@@ -70,6 +75,20 @@ type Task struct {
 	Result *tool.Result `json:"result,omitempty"`
 }
 
+// Internal reports whether t failed other than by its tool's own word: its
+// tool panicked or met an internal error (its Result says only "LABEL
+// failed.", the cause is logged), or the task was interrupted, expired, or
+// could not start its tool. A failed task that is not internal ended with
+// the failure its tool reported (a [tool.Failed] result, a
+// [tool.RunError]), or with the refusal of its inputs or account that a
+// run with the same arguments would have given.
+func (t *Task) Internal() bool {
+	if t.Status != Failed {
+		return false
+	}
+	return t.StatusMessage != "" || t.Result == nil || t.Result.Internal
+}
+
 // Progress is how far a running task has come.
 type Progress struct {
 	// Done of Total units are done; Total 0 means unknown.
@@ -83,6 +102,11 @@ type Progress struct {
 // run (Confirm true, Schema nil; answer with action "accept" to confirm)
 // or values the tool asks for with [tool.Elicit] (Schema describes them).
 type Question struct {
+	// Key names the question among those the task asks at once: "confirm"
+	// for the confirmation, "q" for a question of [tool.Elicit], else the
+	// [tool.Question.Key] the tool gave or "q1", "q2", ... in the order
+	// of its [tool.Ask]. Answer it with [Manager.AnswerKey].
+	Key string `json:"key"`
 	// Message is the question, for a person.
 	Message string `json:"message"`
 	// Confirm is true when the question asks to confirm the run.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -126,6 +127,30 @@ func newRegistry(t testing.TB, g *gate) *tool.Registry {
 					return tool.Failed("Not renamed.", nil), nil
 				}
 				return tool.Succeeded("", map[string]any{"name": e.Content["name"]}), nil
+			},
+		},
+		&tool.Tool{
+			ID: "album.survey", Label: "Survey", Description: "Asks two questions at once.", Permission: "export", Task: tool.TaskRequired,
+			Outputs: []*tool.Definition{{Name: "said", Type: "string", Required: true}},
+			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+				as, err := tool.Ask(ctx,
+					tool.Question{Kind: tool.AskPerson, Message: "Title?", Schema: &jsonschema.Schema{Type: "object",
+						Properties: map[string]*jsonschema.Schema{"title": {Type: "string"}}, Required: []string{"title"}}},
+					tool.Question{Kind: tool.AskPerson, Key: "rating", Message: "Rating?"})
+				if err != nil {
+					return nil, err
+				}
+				return tool.Succeeded("", map[string]any{"said": fmt.Sprint(as[0].Elicitation.Content["title"], " ", as[1].Elicitation.Action)}), nil
+			},
+		},
+		&tool.Tool{
+			ID: "album.crash", Label: "Crash", Description: "Panics, or reports its failure.", Permission: "export", Task: tool.TaskRequired,
+			Inputs: []*tool.Definition{{Name: "panic", Type: "boolean"}},
+			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+				if in.Bool("panic") {
+					panic("secret panic text")
+				}
+				return nil, &tool.RunError{Message: "Crashed as asked.", Err: errors.New("secret cause")}
 			},
 		},
 		&tool.Tool{
@@ -694,4 +719,88 @@ func TestStopWithoutStart(t *testing.T) {
 	if err := f.m.Stop(context.Background()); err != nil {
 		t.Errorf("Stop = %v", err)
 	}
+}
+
+// TestInternalFailure: a task whose tool panicked is failed and internal,
+// its result generic; one whose tool reported its failure is failed and
+// not internal, its result the tool's message; both read back so.
+func TestInternalFailure(t *testing.T) {
+	each(t, func(t *testing.T, db *sql.DB) {
+		f := newFixture(t, db, nil)
+		f.start(t)
+		ctx := as(ada())
+		for _, c := range []struct {
+			args     string
+			internal bool
+			message  string
+		}{
+			{`{"panic":true}`, true, "Crash failed."},
+			{`{"panic":false}`, false, "Crashed as asked."},
+		} {
+			tk, err := f.m.Create(ctx, "album.crash", json.RawMessage(c.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tk = wait(t, f.m, ctx, tk.ID)
+			if tk.Status != Failed || tk.Internal() != c.internal || tk.Result == nil || tk.Result.Message != c.message || tk.Result.Failure != tool.FailureRuntime {
+				t.Errorf("%s: ended %+v result %+v, want failed, internal %v, saying %q", c.args, tk, tk.Result, c.internal, c.message)
+			}
+			if got, err := f.m.Get(ctx, tk.ID); err != nil || got.Internal() != c.internal {
+				t.Errorf("%s: read back %+v %v, internal %v", c.args, got, err, c.internal)
+			}
+		}
+		// A completed task, and one still working, are not internal failures.
+		for _, tk := range []*Task{{Status: Completed, Result: &tool.Result{Success: true}}, {Status: Working}} {
+			if tk.Internal() {
+				t.Errorf("%s task is internal", tk.Status)
+			}
+		}
+	})
+}
+
+// TestSeveralQuestions: a tool that asks two questions at once with
+// tool.Ask makes its task ask both, keyed; the task keeps waiting, asking
+// only the other, after one is answered, and resumes once both are.
+func TestSeveralQuestions(t *testing.T) {
+	each(t, func(t *testing.T, db *sql.DB) {
+		f := newFixture(t, db, nil)
+		f.start(t)
+		ctx := as(ada())
+		tk, err := f.m.Create(ctx, "album.survey", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tk = wait(t, f.m, ctx, tk.ID)
+		if tk.Status != InputRequired || len(tk.Questions) != 2 || tk.Questions[0].Key != "q1" || tk.Questions[1].Key != "rating" || tk.Question != tk.Questions[0] {
+			t.Fatalf("waiting task %+v, questions %+v, want q1 and rating", tk, tk.Questions)
+		}
+		// A question not asked, and content the schema refuses.
+		if err := f.m.AnswerKey(ctx, tk.ID, "nope", &tool.Elicitation{Action: "accept"}); !errors.Is(err, ErrNotWaiting) {
+			t.Errorf("answer under an unknown key: %v, want ErrNotWaiting", err)
+		}
+		if err := f.m.AnswerKey(ctx, tk.ID, "q1", &tool.Elicitation{Action: "accept", Content: map[string]any{"title": 3}}); !errors.Is(err, ErrBadAnswer) {
+			t.Errorf("answer the schema refuses: %v, want ErrBadAnswer", err)
+		}
+		if err := f.m.AnswerKey(ctx, tk.ID, "rating", &tool.Elicitation{Action: "decline"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.m.AnswerKey(ctx, tk.ID, "rating", &tool.Elicitation{Action: "accept"}); !errors.Is(err, ErrNotWaiting) {
+			t.Errorf("a second answer to rating: %v, want ErrNotWaiting", err)
+		}
+		got, err := f.m.Get(ctx, tk.ID)
+		if err != nil || got.Status != InputRequired || len(got.Questions) != 1 || got.Question.Key != "q1" {
+			t.Fatalf("after one answer: %+v %v, want still waiting for q1 alone", got, err)
+		}
+		// Answer answers the first question still unanswered.
+		if err := f.m.Answer(ctx, tk.ID, &tool.Elicitation{Action: "accept", Content: map[string]any{"title": "Summer"}}); err != nil {
+			t.Fatal(err)
+		}
+		tk = wait(t, f.m, ctx, tk.ID)
+		for tk.Status == Working {
+			tk = wait(t, f.m, ctx, tk.ID)
+		}
+		if tk.Status != Completed || tk.Result.Outputs["said"] != "Summer decline" || tk.Questions != nil {
+			t.Fatalf("ended %+v result %+v, want completed saying both answers", tk, tk.Result)
+		}
+	})
 }

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"sync"
 	"time"
 
@@ -156,9 +158,10 @@ func (m *Manager) run(ctx context.Context, id string) {
 	}
 }
 
-// failed returns a runtime failure saying msg.
+// failed returns an internal runtime failure saying msg: the task did not
+// end by its tool's own word.
 func failed(msg string) *tool.Result {
-	return &tool.Result{Message: msg, Failure: tool.FailureRuntime}
+	return &tool.Result{Message: msg, Failure: tool.FailureRuntime, Internal: true}
 }
 
 // finish stores the outcome of the task id, if it has not ended, and
@@ -283,20 +286,25 @@ type asker struct {
 	id      string
 	t       *tool.Tool
 	account string
+	asks    int // questions asked without a key by tool.Ask in this run
 }
 
 // Confirm implements tool.Confirmer.
 func (a *asker) Confirm(ctx context.Context, t *tool.Tool, question string) (bool, error) {
-	ans, err := a.ask(ctx, &Question{Message: question, Confirm: true})
+	ans, err := a.ask(ctx, []*Question{{Key: "confirm", Message: question, Confirm: true}})
 	if err != nil {
 		return false, err
 	}
-	return ans.Action == "accept", nil
+	return ans[0].Action == "accept", nil
 }
 
 // Elicit implements tool.Client.
 func (a *asker) Elicit(ctx context.Context, message string, requested *jsonschema.Schema) (*tool.Elicitation, error) {
-	return a.ask(ctx, &Question{Message: message, Schema: requested})
+	ans, err := a.ask(ctx, []*Question{{Key: "q", Message: message, Schema: requested}})
+	if err != nil {
+		return nil, err
+	}
+	return ans[0], nil
 }
 
 // Sample implements tool.Client: a task has no model to ask.
@@ -304,21 +312,68 @@ func (a *asker) Sample(ctx context.Context, prompt string, maxTokens int) (strin
 	return "", tool.ErrUnsupported
 }
 
-// ask stores q as the task's question and waits for its answer, on any
-// process, until the task ends (it is cancelled, or expires) or ctx does.
-func (a *asker) ask(ctx context.Context, q *Question) (*tool.Elicitation, error) {
-	m := a.m
-	b, err := json.Marshal(q)
+// Ask implements tool.Asker: the task asks every question at once, and
+// resumes once all are answered. A task asks only a person.
+func (a *asker) Ask(ctx context.Context, questions []tool.Question) ([]tool.Answer, error) {
+	qs := make([]*Question, len(questions))
+	seen := map[string]bool{}
+	for i, q := range questions {
+		if q.Kind != tool.AskPerson {
+			return nil, fmt.Errorf("%w: question %d asks %q, and a task asks only a person", tool.ErrUnsupported, i, q.Kind)
+		}
+		key := q.Key
+		if key == "" {
+			a.asks++
+			key = "q" + strconv.Itoa(a.asks)
+		} else if !validKey(key) {
+			return nil, fmt.Errorf("question %d: key %q is not letters, digits, _ - . (at most 64), or is reserved (confirm, q, q1, q2, ...)", i, key)
+		}
+		if seen[key] {
+			return nil, fmt.Errorf("question %d: key %q is asked twice at once", i, key)
+		}
+		seen[key] = true
+		qs[i] = &Question{Key: key, Message: q.Message, Schema: q.Schema}
+	}
+	els, err := a.ask(ctx, qs)
 	if err != nil {
-		return nil, fmt.Errorf("encoding the question: %w", err)
+		return nil, err
+	}
+	answers := make([]tool.Answer, len(els))
+	for i, el := range els {
+		answers[i].Elicitation = el
+	}
+	return answers, nil
+}
+
+// questionKey is the form of a tool's own question key; reservedKey
+// matches the keys the task gives itself ("q", "q1", "q2", ...), and
+// "confirm" is the confirmation's.
+var (
+	questionKey = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+	reservedKey = regexp.MustCompile(`^q[0-9]*$`)
+)
+
+// validKey reports whether a tool's own question key may be used.
+func validKey(k string) bool {
+	return questionKey.MatchString(k) && !reservedKey.MatchString(k) && k != "confirm"
+}
+
+// ask stores qs as the task's questions and waits for every answer, on any
+// process, until the task ends (it is cancelled, or expires) or ctx does.
+// The answers are in the order of qs.
+func (a *asker) ask(ctx context.Context, qs []*Question) ([]*tool.Elicitation, error) {
+	m := a.m
+	b, err := json.Marshal(qs)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the questions: %w", err)
 	}
 	if len(b) > MaxQuestion {
-		return nil, fmt.Errorf("the question takes %d bytes as JSON, more than the most a task may ask, %d", len(b), MaxQuestion)
+		return nil, fmt.Errorf("the questions take %d bytes as JSON, more than the most a task may ask at once, %d", len(b), MaxQuestion)
 	}
 	r, err := m.db.ExecContext(ctx, `UPDATE toolapi_tasks SET status = 'input_required', question = $2, answer = NULL, updated_ns = $3
 		WHERE id = $1 AND status = 'working'`, a.id, string(b), time.Now().UnixNano())
 	if err != nil {
-		return nil, fmt.Errorf("storing the question: %w", err)
+		return nil, fmt.Errorf("storing the questions: %w", err)
 	}
 	if n, err := r.RowsAffected(); err != nil || n == 0 {
 		return nil, errTaskEnded
@@ -326,17 +381,17 @@ func (a *asker) ask(ctx context.Context, q *Question) (*tool.Elicitation, error)
 	m.signal(a.id)
 	m.record(context.WithoutCancel(ctx), a.t, a.account, nil, audit.TaskAsked, "")
 	for {
-		ans, done, err := a.answer(ctx)
+		ans, done, err := a.answer(ctx, qs)
 		if done || err != nil {
 			return ans, err
 		}
 	}
 }
 
-// answer reads the task's answer and, when there is none yet, waits for
+// answer reads the task's answers and, when some are missing, waits for
 // its next change here or the poll interval; it reports whether the wait
 // is over.
-func (a *asker) answer(ctx context.Context) (*tool.Elicitation, bool, error) {
+func (a *asker) answer(ctx context.Context, qs []*Question) ([]*tool.Elicitation, bool, error) {
 	m := a.m
 	ch, release := m.changes(a.id)
 	defer release()
@@ -349,13 +404,22 @@ func (a *asker) answer(ctx context.Context) (*tool.Elicitation, bool, error) {
 	case err != nil && ctx.Err() != nil:
 		return nil, true, ctx.Err()
 	case err != nil:
-		return nil, true, fmt.Errorf("reading the answer: %w", err)
+		return nil, true, fmt.Errorf("reading the answers: %w", err)
 	case status != InputRequired:
 		return nil, true, errTaskEnded
-	case answer.Valid:
-		var sa storedAnswer
-		if err := json.Unmarshal([]byte(answer.String), &sa); err != nil {
-			return nil, true, fmt.Errorf("reading the answer: %w", err)
+	}
+	stored, err := storedAnswers(answer)
+	if err != nil {
+		return nil, true, fmt.Errorf("reading the answers: %w", err)
+	}
+	if len(stored) >= len(qs) {
+		els := make([]*tool.Elicitation, len(qs))
+		for i, q := range qs {
+			sa, ok := stored[q.Key]
+			if !ok {
+				return nil, true, fmt.Errorf("reading the answers: no answer to %q", q.Key)
+			}
+			els[i] = &tool.Elicitation{Action: sa.Action, Content: sa.Content}
 		}
 		r, err := m.db.ExecContext(ctx, `UPDATE toolapi_tasks SET status = 'working', question = NULL, answer = NULL, updated_ns = $2
 				WHERE id = $1 AND status = 'input_required'`, a.id, time.Now().UnixNano())
@@ -366,7 +430,7 @@ func (a *asker) answer(ctx context.Context) (*tool.Elicitation, bool, error) {
 			return nil, true, errTaskEnded
 		}
 		m.signal(a.id)
-		return &tool.Elicitation{Action: sa.Action, Content: sa.Content}, true, nil
+		return els, true, nil
 	}
 	timer := time.NewTimer(m.opts.PollInterval)
 	defer timer.Stop()

@@ -26,6 +26,13 @@ type Result struct {
 	Failure Failure
 	// Violations lists the problems of an input failure.
 	Violations []Violation
+	// Internal is true for a runtime failure that is not the tool's own
+	// word to its caller: the run panicked, met an error that is no
+	// [InputError], [AccessError] or [RunError], or returned outputs that
+	// break their definitions. Its Message then says only "LABEL failed.";
+	// the cause is logged. A failure the tool reports ([Failed], a
+	// [RunError]) is not internal.
+	Internal bool
 }
 
 // Succeeded returns a successful result carrying outputs.

@@ -281,7 +281,7 @@ func (r *Registry) finish(e *entry, res *Result) *Result {
 	}
 	if !vs.empty() {
 		r.logger.Error("tool returned invalid outputs", "tool", t.ID, "violations", joinViolations(vs.result()))
-		return &Result{Message: t.label() + " failed.", Failure: FailureRuntime}
+		return &Result{Message: t.label() + " failed.", Failure: FailureRuntime, Internal: true}
 	}
 	out.Outputs = outputs
 	return out
@@ -347,7 +347,7 @@ func inputFailure(t *Tool, vs []Violation) *Result {
 
 func (r *Registry) runtimeFailure(t *Tool, what string, err error) *Result {
 	r.logger.Error(what, "tool", t.ID, "error", err.Error())
-	return &Result{Message: t.label() + " failed.", Failure: FailureRuntime}
+	return &Result{Message: t.label() + " failed.", Failure: FailureRuntime, Internal: true}
 }
 
 // loadEntities replaces entity references by loaded entities, each

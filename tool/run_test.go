@@ -74,7 +74,7 @@ func TestPanicsOutsideTheHandler(t *testing.T) {
 	ctx := WithAccount(context.Background(), editor)
 	for _, c := range []struct{ id, args, secret string }{{"t.access", "", "secret access state"}, {"t.check", `{"x":"a"}`, "secret check state"}} {
 		res, err := r.RunJSON(ctx, c.id, []byte(c.args))
-		if err != nil || res.Failure != FailureRuntime || strings.Contains(res.Message, "secret") {
+		if err != nil || res.Failure != FailureRuntime || !res.Internal || strings.Contains(res.Message, "secret") {
 			t.Errorf("%s: %+v %v; want a runtime failure hiding the panic", c.id, res, err)
 		}
 		if !strings.Contains(logs.String(), c.secret) {
@@ -209,7 +209,7 @@ func TestMapError(t *testing.T) {
 		{`{"album":"1","title":"theirs"}`, &Result{Message: "You may not run Rename: only the album's owner may rename it.", Failure: FailureAccess}},
 		{`{"album":"1","title":"locked"}`, &Result{Message: "The album is locked for editing.", Failure: FailureRuntime}},
 		{`{"album":"1","title":"half"}`, &Result{Message: "The disk filled up partway.", Failure: FailureRuntime, Outputs: map[string]any{"moved": int64(3)}}},
-		{`{"album":"1","title":"secret"}`, &Result{Message: "Rename failed.", Failure: FailureRuntime}},
+		{`{"album":"1","title":"secret"}`, &Result{Message: "Rename failed.", Failure: FailureRuntime, Internal: true}},
 		{`{"album":"1","title":"fine"}`, &Result{Success: true, Message: "Rename completed.", Outputs: map[string]any{"moved": int64(6)}}},
 	}
 	for _, tt := range tests {
@@ -293,6 +293,36 @@ func TestConfirmLeavesOutSensitive(t *testing.T) {
 			if strings.Contains(q, secret) {
 				t.Errorf("the question %q shows the sensitive value %q", q, secret)
 			}
+		}
+	}
+}
+
+// TestInternalFailures checks that a run's failure is internal when the
+// tool did not say it (a panic, a plain error, outputs that break their
+// definitions) and not when it did (Failed, a RunError, a refusal).
+func TestInternalFailures(t *testing.T) {
+	r := newQuietRegistry()
+	handlers := map[string]func(context.Context, *Values) (*Result, error){
+		"t.panic":   func(context.Context, *Values) (*Result, error) { panic("secret") },
+		"t.error":   func(context.Context, *Values) (*Result, error) { return nil, errors.New("secret") },
+		"t.outputs": func(context.Context, *Values) (*Result, error) { return Succeeded("", map[string]any{"n": "x"}), nil },
+		"t.failed":  func(context.Context, *Values) (*Result, error) { return Failed("Out of luck.", nil), nil },
+		"t.runerr": func(context.Context, *Values) (*Result, error) {
+			return nil, &RunError{Message: "Out of luck.", Err: errors.New("secret")}
+		},
+		"t.refuse": func(context.Context, *Values) (*Result, error) { return nil, Refuse("not today") },
+	}
+	for id, h := range handlers {
+		if err := r.Add(&Tool{ID: id, Label: "T", Description: "Fails.", Permission: "p", Handler: h,
+			Outputs: []*Definition{{Name: "n", Type: "integer"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := WithAccount(context.Background(), editor)
+	for id, internal := range map[string]bool{"t.panic": true, "t.error": true, "t.outputs": true, "t.failed": false, "t.runerr": false, "t.refuse": false} {
+		res, err := r.RunJSON(ctx, id, nil)
+		if err != nil || res.Success || res.Internal != internal {
+			t.Errorf("%s: %+v %v, want a failure with Internal %v", id, res, err, internal)
 		}
 	}
 }

@@ -82,7 +82,7 @@ func (r *Registry) check(ctx context.Context, c *Call) *Result {
 	c.checked = r.checkArgs(ctx, c)
 	switch {
 	case c.checked.err != nil:
-		return &Result{Message: "The inputs of " + t.label() + " could not be checked.", Failure: FailureRuntime}
+		return &Result{Message: "The inputs of " + t.label() + " could not be checked.", Failure: FailureRuntime, Internal: true}
 	case len(c.checked.vs) > 0:
 		return inputFailure(t, c.checked.vs)
 	case c.checked.refusal != nil:

@@ -244,7 +244,7 @@ func (c *command) wait(fs *flag.FlagSet, ctx context.Context, acct tool.Account,
 				return 1
 			}
 			a := c.ask(in, t.Question)
-			if err := m.Answer(ctx, id, a); err != nil && !errors.Is(err, task.ErrNotWaiting) {
+			if err := m.AnswerKey(ctx, id, t.Question.Key, a); err != nil && !errors.Is(err, task.ErrNotWaiting) {
 				if errors.Is(err, task.ErrBadAnswer) {
 					fmt.Fprintf(c.stderr, "%v\n", err)
 					continue // ask again
@@ -409,7 +409,7 @@ func (c *command) taskAnswer(args []string) int {
 		fmt.Fprintf(c.stderr, "%s: task %s asks for values: give them with --input, or --decline\n", fs.Name(), id)
 		return 1
 	}
-	if err := c.opts.Tasks.Answer(ctx, id, a); err != nil {
+	if err := c.opts.Tasks.AnswerKey(ctx, id, t.Question.Key, a); err != nil {
 		return c.taskError(fs, acct, id, t, err)
 	}
 	fmt.Fprintf(c.stdout, "Task %s is answered (%s); %s task wait %s follows it.\n", id, a.Action, c.name(), id)

@@ -16,11 +16,14 @@ import (
 )
 
 // The tools of the suite's tasks scenarios (the tasks extension of MCP):
-// greet runs in the request; slow_compute, protocol_error_job and
-// confirm_delete may run as tasks, and failing_job and test_tool_with_task
-// run only as tasks. Their tasks are kept by a task
-// manager on SQLite in a temporary directory, removed when the server
-// stops.
+// greet runs in the request; slow_compute, protocol_error_job,
+// confirm_delete and multi_input (two questions at once) may run as
+// tasks, and failing_job and test_tool_with_task run only as tasks.
+// test_tool_with_task is marked Confirm: a client of protocol version
+// 2026-07-28 is asked to confirm it in input-required rounds of its
+// tools/call, and its task is created by the round that confirms. Their
+// tasks are kept by a task manager on SQLite in a temporary directory,
+// removed when the server stops.
 
 // taskTools returns the tools of the tasks scenarios.
 func taskTools() []*tool.Tool {
@@ -77,8 +80,25 @@ func taskTools() []*tool.Tool {
 			return tool.Succeeded("deleted "+in.String("filename"), nil), nil
 		},
 	}, {
-		ID: "test_tool_with_task", Label: "Tool with task", Description: "Asks the caller's name, then greets them in a task.",
-		Operation: tool.OpRead, Permission: perm, Task: tool.TaskRequired,
+		ID: "multi_input", Label: "Multi input", Description: "Asks a name and a confirmation at once, then greets; may run as a task.",
+		Operation: tool.OpRead, Permission: perm, Task: tool.TaskOptional,
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			as, err := tool.Ask(ctx,
+				tool.Question{Kind: tool.AskPerson, Message: "What is your name?", Schema: &jsonschema.Schema{Type: "object",
+					Properties: map[string]*jsonschema.Schema{"name": {Type: "string"}}, Required: []string{"name"}}},
+				tool.Question{Kind: tool.AskPerson, Message: "Go ahead?", Schema: &jsonschema.Schema{Type: "object",
+					Properties: map[string]*jsonschema.Schema{"confirm": {Type: "boolean"}}}})
+			if err != nil {
+				return nil, err
+			}
+			if as[1].Elicitation.Action != "accept" {
+				return tool.Succeeded("not greeted", nil), nil
+			}
+			return tool.Succeeded(fmt.Sprintf("Hello, %s!", textOf(as[0].Elicitation, "name")), nil), nil
+		},
+	}, {
+		ID: "test_tool_with_task", Label: "Tool with task", Description: "Asks to confirm the run, then, in a task, the caller's name, and greets them.",
+		Operation: tool.OpRead, Permission: perm, Task: tool.TaskRequired, Confirm: true,
 		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 			a, err := tool.Elicit(ctx, "What is your name?", &jsonschema.Schema{Type: "object",
 				Properties: map[string]*jsonschema.Schema{"name": {Type: "string"}}, Required: []string{"name"}})
