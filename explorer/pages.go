@@ -344,7 +344,7 @@ func (e *server) newFormView(fm *form, r *http.Request) *formView {
 	return &formView{
 		fm:             fm,
 		Action:         keepNarrowing(e.toolURL(t.ID), r),
-		NeedsConfirm:   t.IsDestructive() || t.Confirm,
+		NeedsConfirm:   t.IsDestructive() || t.MayConfirm(),
 		Refines:        t.Refiner != nil,
 		CanRun:         fm.v.signedIn(),
 		SignInURL:      e.path("/signin") + "?" + url.Values{"next": {r.URL.RequestURI()}}.Encode(),
