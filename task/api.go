@@ -115,7 +115,7 @@ func (m *Manager) Create(ctx context.Context, toolID string, args json.RawMessag
 	confirmed := !ask
 	if ask {
 		if c := tool.ConfirmerFrom(ctx); c != nil {
-			ok, err := c.Confirm(ctx, t, tool.WithReason(confirmQuestion(t, public), reason))
+			ok, err := c.Confirm(tool.WithConfirmReason(ctx, reason), t, tool.WithReason(confirmQuestion(t, public), reason))
 			if err != nil {
 				m.logger.Error("confirmation failed", "tool", toolID, "error", err.Error())
 				return nil, m.refused(ctx, t, &tool.Result{Message: label(t) + " failed.", Failure: tool.FailureRuntime})

@@ -1,6 +1,9 @@
 package tool
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // MayConfirm reports whether a run of t may ask a person to confirm it:
 // t is marked Confirm, or its ConfirmIf decides per run.
@@ -31,4 +34,68 @@ func WithReason(question, reason string) string {
 		return question
 	}
 	return question + " Reason: " + reason
+}
+
+type reasonKey struct{}
+
+// ConfirmReason returns the reason the run a [Confirmer] is asked about
+// needs confirming, as [Tool.ConfirmIf] gave it, from the context the
+// Confirmer is asked with; "" when there is none. The question a
+// Confirmer is given already ends with it; a Confirmer that words its own
+// question shows it from here.
+func ConfirmReason(ctx context.Context) string {
+	r, _ := ctx.Value(reasonKey{}).(string)
+	return r
+}
+
+// WithConfirmReason returns ctx carrying reason for [ConfirmReason]: the
+// context a Confirmer is asked with about a run that needs confirming.
+func WithConfirmReason(ctx context.Context, reason string) context.Context {
+	if reason == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, reasonKey{}, reason)
+}
+
+// NeedsConfirmingJSON reports whether a run of the tool id with args, a
+// JSON object, under ctx's account, would ask a person to confirm it, and
+// the reason it would show, deciding as the run does (see
+// [Tool.NeedsConfirming]). A caller that must ask before it runs the tool
+// (an agent framework that pauses for a person) asks here first. Arguments
+// the run would refuse before asking (bad inputs, an entity the account
+// may not use, an access method's no, an account that is blocked) ask nothing: the run refuses
+// them. The error is [ErrNotFound] when the account cannot reach the
+// tool, or ConfirmIf's, for the log.
+func (r *Registry) NeedsConfirmingJSON(ctx context.Context, id string, args []byte) (reason string, ask bool, err error) {
+	e, err := r.entryFor(ctx, id)
+	if err != nil {
+		return "", false, err
+	}
+	t := e.tool
+	if t.ConfirmIf == nil {
+		return "", t.Confirm, nil
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			reason, ask, err = "", false, fmt.Errorf("%s: confirmation check panicked: %v", t.ID, v)
+		}
+	}()
+	acct := AccountFrom(ctx)
+	if acct.Blocked() {
+		return "", false, nil
+	}
+	in, vs := r.decode(ctx, e, arguments{doc: args, isDoc: true})
+	if len(vs) > 0 || in == nil {
+		return "", false, nil
+	}
+	var loadVs violations
+	if res := r.loadEntities(ctx, e, acct, in, false, &loadVs); res != nil || !loadVs.empty() {
+		return "", false, nil
+	}
+	if t.Access != nil {
+		if ok, err := t.Access(ctx, in); err != nil || !ok {
+			return "", false, nil
+		}
+	}
+	return t.NeedsConfirming(ctx, in)
 }

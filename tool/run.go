@@ -143,7 +143,7 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 		if c == nil {
 			return accessFailure(t.label() + " runs only when a person confirms it, and this caller cannot ask for confirmation.")
 		}
-		ok, err := c.Confirm(ctx, t, WithReason(confirmQuestion(t, in), reason))
+		ok, err := c.Confirm(WithConfirmReason(ctx, reason), t, WithReason(confirmQuestion(t, in), reason))
 		if err != nil {
 			return r.runtimeFailure(t, "confirmation failed", err)
 		}
