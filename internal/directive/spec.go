@@ -7,24 +7,24 @@ type Kind int
 
 // The kinds of value.
 const (
-	Text         Kind = iota // any value
-	Flag                     // no value, or true or false
-	Identifier               // a Go identifier
-	FuncName                 // a Go identifier, or pkg.Ident
-	Operation                // read, write, trigger, transform or explain
-	EntityOp                 // a lower-case word: view, update, delete...
-	DataType                 // a data type name or entity:ID
-	Count                    // MIN..MAX of non-negative integers
-	NumRange                 // MIN..MAX of numbers
-	Choice                   // a|b|c
-	Members                  // a member selection
-	OneOf                    // one of the key's Values
-	ListOf                   // one or more of the key's Values, separated by ","
-	Duration                 // a positive Go duration: 90s, 30m, 24h
-	ImageAddress             // an https: or data:image/ address
-	HeaderName               // an HTTP header name (an RFC 9110 token)
-	GroupNames               // names of lowercase letters, digits, - and _, separated by ","
-	FlagOrIdentifier         // no value, true or false, or a Go identifier
+	Text             Kind = iota // any value
+	Flag                         // no value, or true or false
+	Identifier                   // a Go identifier
+	FuncName                     // a Go identifier, or pkg.Ident
+	Operation                    // read, write, trigger, transform or explain
+	EntityOp                     // a lower-case word: view, update, delete...
+	DataType                     // a data type name or entity:ID
+	Count                        // MIN..MAX of non-negative integers
+	NumRange                     // MIN..MAX of numbers
+	Choice                       // a|b|c
+	Members                      // a member selection
+	OneOf                        // one of the key's Values
+	ListOf                       // one or more of the key's Values, separated by ","
+	Duration                     // a positive Go duration: 90s, 30m, 24h
+	ImageAddress                 // an https: or data:image/ address
+	HeaderName                   // an HTTP header name (an RFC 9110 token)
+	GroupNames                   // names of lowercase letters, digits, - and _, separated by ","
+	FlagOrIdentifier             // no value, true or false, or a Go identifier
 )
 
 var kindNames = [...]string{
