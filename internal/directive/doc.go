@@ -57,7 +57,7 @@
 //   - flag: no value, or true or false (notblank, destructive...).
 //   - identifier: a Go identifier, or pkg.Ident for definition (access,
 //     refine, definition).
-//   - flag or identifier: no value, true or false, or a Go identifier
+//   - flag or method: no value, true or false, or a Go identifier
 //     naming a method (confirm, confirm=Method); given once.
 //   - operation: read, write, trigger, transform or explain (method op); on
 //     entity, op is any lower-case word (view, update, delete...).

@@ -415,7 +415,7 @@ func (p *parser) parse() *Directive {
 			continue
 		}
 		if seen.has(word) && !key.List {
-			if key.Kind == FlagOrIdentifier {
+			if key.Kind == FlagOrMethod {
 				p.errorf(itemStart, "key %q is repeated: give either %s or %s=Method", word, word, word)
 				continue
 			}
@@ -462,7 +462,7 @@ func (p *parser) takesArg(spec *Spec, word string) bool {
 		return true
 	case OptionalArg:
 		k, isKey := spec.Keys[word]
-		return !(isKey && (k.Kind == Flag || k.Kind == FlagOrIdentifier))
+		return !(isKey && (k.Kind == Flag || k.Kind == FlagOrMethod))
 	}
 	return false
 }
@@ -555,7 +555,7 @@ func (p *parser) check(a *Arg, key Key, quoted bool) bool {
 // forms; it returns what is wrong, or "".
 func checkValue(a *Arg, key Key) string {
 	v, kind := a.Value, key.Kind
-	if kind != Flag && kind != FlagOrIdentifier && a.Bare {
+	if kind != Flag && kind != FlagOrMethod && a.Bare {
 		return fmt.Sprintf("needs a value (%s=...)", a.Key)
 	}
 	switch kind {
@@ -565,7 +565,7 @@ func checkValue(a *Arg, key Key) string {
 		if v != "true" && v != "false" {
 			return fmt.Sprintf("must be true or false, not %q", v)
 		}
-	case FlagOrIdentifier:
+	case FlagOrMethod:
 		if !isIdent(v) {
 			return fmt.Sprintf("must be true, false or a method name, not %q", v)
 		}

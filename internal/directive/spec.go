@@ -7,24 +7,24 @@ type Kind int
 
 // The kinds of value.
 const (
-	Text             Kind = iota // any value
-	Flag                         // no value, or true or false
-	Identifier                   // a Go identifier
-	FuncName                     // a Go identifier, or pkg.Ident
-	Operation                    // read, write, trigger, transform or explain
-	EntityOp                     // a lower-case word: view, update, delete...
-	DataType                     // a data type name or entity:ID
-	Count                        // MIN..MAX of non-negative integers
-	NumRange                     // MIN..MAX of numbers
-	Choice                       // a|b|c
-	Members                      // a member selection
-	OneOf                        // one of the key's Values
-	ListOf                       // one or more of the key's Values, separated by ","
-	Duration                     // a positive Go duration: 90s, 30m, 24h
-	ImageAddress                 // an https: or data:image/ address
-	HeaderName                   // an HTTP header name (an RFC 9110 token)
-	GroupNames                   // names of lowercase letters, digits, - and _, separated by ","
-	FlagOrIdentifier             // no value, true or false, or a Go identifier
+	Text         Kind = iota // any value
+	Flag                     // no value, or true or false
+	Identifier               // a Go identifier
+	FuncName                 // a Go identifier, or pkg.Ident
+	Operation                // read, write, trigger, transform or explain
+	EntityOp                 // a lower-case word: view, update, delete...
+	DataType                 // a data type name or entity:ID
+	Count                    // MIN..MAX of non-negative integers
+	NumRange                 // MIN..MAX of numbers
+	Choice                   // a|b|c
+	Members                  // a member selection
+	OneOf                    // one of the key's Values
+	ListOf                   // one or more of the key's Values, separated by ","
+	Duration                 // a positive Go duration: 90s, 30m, 24h
+	ImageAddress             // an https: or data:image/ address
+	HeaderName               // an HTTP header name (an RFC 9110 token)
+	GroupNames               // names of lowercase letters, digits, - and _, separated by ","
+	FlagOrMethod             // no value, true or false, or a Go identifier
 )
 
 var kindNames = [...]string{
@@ -32,7 +32,7 @@ var kindNames = [...]string{
 	EntityOp: "entity operation", DataType: "data type", Count: "count bounds",
 	NumRange: "number range", Choice: "choice", Members: "members",
 	OneOf: "one of", ListOf: "list of", Duration: "duration", ImageAddress: "image address",
-	HeaderName: "header name", GroupNames: "group names", FlagOrIdentifier: "flag or identifier",
+	HeaderName: "header name", GroupNames: "group names", FlagOrMethod: "flag or method",
 }
 
 func (k Kind) String() string { return kindNames[k] }
@@ -114,7 +114,7 @@ var Specs = map[string]*Spec{
 		"permission":  {Kind: Text},
 		"access":      {Kind: Identifier},
 		"refine":      {Kind: Identifier},
-		"confirm":     {Kind: FlagOrIdentifier},
+		"confirm":     {Kind: FlagOrMethod},
 		"deprecated":  {Kind: Text},
 		"task":        {Kind: OneOf, Values: TaskModes},
 		"taskttl":     {Kind: Duration},
