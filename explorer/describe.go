@@ -63,7 +63,7 @@ func (e *server) describe(t *tool.Tool, acct tool.Account) *toolView {
 		Description: d.Description,
 		Operation:   string(d.Operation),
 		Destructive: d.Destructive,
-		Confirm:     t.Confirm,
+		Confirm:     t.MayConfirm(),
 		Deprecated:  d.Deprecated,
 		ReadOnly:    d.Operation.ReadOnly(),
 		MCPName:     tool.NameOf(t.ID),

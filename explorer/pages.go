@@ -210,7 +210,7 @@ func (e *server) serveList(w http.ResponseWriter, r *http.Request) {
 		}
 		lv.Tools[i] = listRow{
 			ID: t.ID, Label: label, Operation: string(t.EffectiveOperation()), Summary: firstLine(t.Description),
-			URL: keepNarrowing(e.toolURL(t.ID), r), Destructive: t.IsDestructive(), Confirm: t.Confirm,
+			URL: keepNarrowing(e.toolURL(t.ID), r), Destructive: t.IsDestructive(), Confirm: t.MayConfirm(),
 			Deprecated: t.Deprecated,
 		}
 	}
