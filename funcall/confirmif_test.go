@@ -34,7 +34,10 @@ func TestConfirmIf(t *testing.T) {
 			}
 			return "", nil
 		},
-		Handler: func(context.Context, *tool.Values) (*tool.Result, error) { ran++; return tool.Succeeded("Paid.", nil), nil },
+		Handler: func(context.Context, *tool.Values) (*tool.Result, error) {
+			ran++
+			return tool.Succeeded("Paid.", nil), nil
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
