@@ -63,7 +63,7 @@ func (e *server) describe(t *tool.Tool, acct tool.Account) *toolView {
 		Description: d.Description,
 		Operation:   string(d.Operation),
 		Destructive: d.Destructive,
-		Confirm:     t.Confirm,
+		Confirm:     t.MayConfirm(),
 		Deprecated:  d.Deprecated,
 		ReadOnly:    d.Operation.ReadOnly(),
 		MCPName:     tool.NameOf(t.ID),
@@ -135,6 +135,8 @@ func accessLines(t *tool.Tool, permission string) []string {
 	}
 	if t.Confirm {
 		lines = append(lines, "a person's confirmation of each run")
+	} else if t.ConfirmIf != nil {
+		lines = append(lines, "a person's confirmation of the runs the tool's own check on the inputs picks")
 	}
 	if len(lines) == 0 {
 		lines = append(lines, "nothing: anyone may run it")

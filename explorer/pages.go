@@ -210,7 +210,7 @@ func (e *server) serveList(w http.ResponseWriter, r *http.Request) {
 		}
 		lv.Tools[i] = listRow{
 			ID: t.ID, Label: label, Operation: string(t.EffectiveOperation()), Summary: firstLine(t.Description),
-			URL: keepNarrowing(e.toolURL(t.ID), r), Destructive: t.IsDestructive(), Confirm: t.Confirm,
+			URL: keepNarrowing(e.toolURL(t.ID), r), Destructive: t.IsDestructive(), Confirm: t.MayConfirm(),
 			Deprecated: t.Deprecated,
 		}
 	}
@@ -344,7 +344,7 @@ func (e *server) newFormView(fm *form, r *http.Request) *formView {
 	return &formView{
 		fm:             fm,
 		Action:         keepNarrowing(e.toolURL(t.ID), r),
-		NeedsConfirm:   t.IsDestructive() || t.Confirm,
+		NeedsConfirm:   t.IsDestructive() || t.MayConfirm(),
 		Refines:        t.Refiner != nil,
 		CanRun:         fm.v.signedIn(),
 		SignInURL:      e.path("/signin") + "?" + url.Values{"next": {r.URL.RequestURI()}}.Encode(),

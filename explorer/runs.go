@@ -344,7 +344,7 @@ func (e *server) run(r *http.Request, v *visit, t *tool.Tool, args map[string]an
 	ctx, cancel := context.WithTimeout(r.Context(), e.maxRun())
 	defer cancel()
 	ctx = tool.WithCaller(tool.WithAccount(ctx, v.acct), tool.Caller{Channel: tool.ChannelExplorer})
-	if t.Confirm {
+	if t.MayConfirm() {
 		// The person ticked the box: that is the confirmation.
 		ctx = tool.WithConfirmer(ctx, tool.Confirmed)
 	}

@@ -94,7 +94,7 @@ func (e *server) taskURL(id string) string { return e.path("/tasks/" + url.PathE
 // the same form open the same task instead of starting another.
 func (e *server) startTask(r *http.Request, v *visit, t *tool.Tool, args json.RawMessage) *outcome {
 	ctx := tool.WithAccount(r.Context(), v.acct)
-	if t.Confirm {
+	if t.MayConfirm() {
 		// The person ticked the box: that is the confirmation.
 		ctx = tool.WithConfirmer(ctx, tool.Confirmed)
 	}

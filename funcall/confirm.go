@@ -72,26 +72,43 @@ type Confirmation struct {
 	// Message is the question to ask: `Run Launch (rocket.launch)?`, or
 	// with the arguments, `Run Launch (rocket.launch) with {"to":"moon"}?`.
 	Message string `json:"message"`
+	// Reason says why this call needs confirming, as the tool's
+	// [tool.Tool.ConfirmIf] gave it; the Message ends with it. Empty for
+	// a tool that asks for every call.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Confirmation returns what a person is asked before the tool a model
 // called by name runs with arguments (a JSON object), or nil when the
-// Toolset does not hold that tool or the tool is not marked Confirm.
+// Toolset does not hold that tool, or the tool is neither marked Confirm
+// nor has a [tool.Tool.ConfirmIf] that picks this call.
 func (s *Toolset) Confirmation(name string, arguments []byte) *Confirmation {
 	id := s.ID(name)
 	if id == "" {
 		return nil
 	}
 	t, ok := s.reg.Tool(id)
-	if !ok || !t.Confirm {
+	if !ok || !t.MayConfirm() {
 		return nil
 	}
-	c := &Confirmation{Tool: name, Label: t.Label, Arguments: hideSensitive(t.Inputs, arguments)}
+	var reason string
+	if t.ConfirmIf != nil {
+		// The run decides from the checked inputs and their entities, for
+		// the Toolset's account; asking nothing here leaves a run that
+		// then needs confirming refused, never run unconfirmed.
+		r, ask, err := s.reg.NeedsConfirmingJSON(s.runContext(context.Background()), id, arguments)
+		if err != nil || !ask {
+			return nil
+		}
+		reason = r
+	}
+	c := &Confirmation{Tool: name, Label: t.Label, Arguments: hideSensitive(t.Inputs, arguments), Reason: reason}
 	if len(c.Arguments) == 0 || string(c.Arguments) == "{}" {
 		c.Message = fmt.Sprintf("Run %s (%s)?", t.Label, t.ID)
 	} else {
 		c.Message = fmt.Sprintf("Run %s (%s) with %s?", t.Label, t.ID, c.Arguments)
 	}
+	c.Message = tool.WithReason(c.Message, reason)
 	return c
 }
 

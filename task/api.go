@@ -107,10 +107,15 @@ func (m *Manager) Create(ctx context.Context, toolID string, args json.RawMessag
 		}
 	}
 	public := call.InputsJSON()
-	confirmed := !t.Confirm
-	if t.Confirm {
+	reason, ask, err := t.NeedsConfirming(ctx, call.Inputs)
+	if err != nil {
+		m.logger.Error("confirmation check failed", "tool", toolID, "error", err.Error())
+		return nil, m.refused(ctx, t, &tool.Result{Message: label(t) + " failed.", Failure: tool.FailureRuntime})
+	}
+	confirmed := !ask
+	if ask {
 		if c := tool.ConfirmerFrom(ctx); c != nil {
-			ok, err := c.Confirm(ctx, t, confirmQuestion(t, public))
+			ok, err := c.Confirm(tool.WithConfirmReason(ctx, reason), t, tool.WithReason(confirmQuestion(t, public), reason))
 			if err != nil {
 				m.logger.Error("confirmation failed", "tool", toolID, "error", err.Error())
 				return nil, m.refused(ctx, t, &tool.Result{Message: label(t) + " failed.", Failure: tool.FailureRuntime})

@@ -134,12 +134,16 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 			return accessFailure("You may not run " + t.label() + " with these inputs.")
 		}
 	}
-	if t.Confirm {
+	reason, ask, err := t.NeedsConfirming(ctx, in)
+	if err != nil {
+		return r.failure(ctx, e, nil, err, "confirmation check failed")
+	}
+	if ask {
 		c, _ := ctx.Value(confirmerKey{}).(Confirmer)
 		if c == nil {
 			return accessFailure(t.label() + " runs only when a person confirms it, and this caller cannot ask for confirmation.")
 		}
-		ok, err := c.Confirm(ctx, t, confirmQuestion(t, in))
+		ok, err := c.Confirm(WithConfirmReason(ctx, reason), t, WithReason(confirmQuestion(t, in), reason))
 		if err != nil {
 			return r.runtimeFailure(t, "confirmation failed", err)
 		}
@@ -150,7 +154,7 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 	if r.mapError != nil {
 		ctx = context.WithValue(ctx, registryKey{}, r)
 	}
-	res, err := r.call(ctx, t, in)
+	res, err = r.call(ctx, t, in)
 	if err != nil {
 		return r.failure(ctx, e, res, err, "tool failed")
 	}

@@ -57,6 +57,12 @@ type Tool struct {
 	Access func(ctx context.Context, in *Values) (bool, error)
 	// Confirm asks a person to confirm each run before it happens.
 	Confirm bool
+	// ConfirmIf, when set, decides from the checked inputs (and the
+	// entities loaded for them) whether a run needs a person to confirm
+	// it: a non-empty reason asks, and the question shows the reason. With
+	// Confirm also set, every run asks, with the reason when there is one.
+	// An error fails the run; its text stays in the log.
+	ConfirmIf func(ctx context.Context, in *Values) (reason string, err error)
 	// Deprecated, when set, says what to use instead; the tool still runs.
 	Deprecated string
 	// Inputs define what the tool takes, in order.

@@ -220,6 +220,8 @@ func writeInfo(w io.Writer, t *tool.Tool, name string) error {
 	}
 	if t.Confirm {
 		fmt.Fprintf(tw, "Confirm:\tyes\n")
+	} else if t.ConfirmIf != nil {
+		fmt.Fprintf(tw, "Confirm:\twhen the tool's own check asks\n")
 	}
 	switch t.Task {
 	case tool.TaskOptional:

@@ -360,6 +360,9 @@ func (p *prompt) Confirm(ctx context.Context, t *tool.Tool, _ string) (bool, err
 			fmt.Fprintf(out, "  %s\n", l)
 		}
 	}
+	if reason := tool.ConfirmReason(ctx); reason != "" {
+		fmt.Fprintf(out, "Reason: %s\n", shownValue(reason))
+	}
 	fmt.Fprintf(out, "Run %s? [y/N] ", t.Label)
 	line, err := bufio.NewReader(p.in).ReadString('\n')
 	if err != nil && line == "" {
@@ -408,18 +411,23 @@ func (c *command) runLines(ctx context.Context, t *tool.Tool, args map[string]an
 			}
 			shown = string(data)
 		}
-		if r := []rune(shown); len(r) > maxPromptValue {
-			shown = string(r[:maxPromptValue]) + "..."
-		}
-		shown = strings.Map(func(r rune) rune {
-			if unicode.IsControl(r) {
-				return '?'
-			}
-			return r
-		}, shown)
-		lines = append(lines, d.Name+": "+shown)
+		lines = append(lines, d.Name+": "+shownValue(shown))
 	}
 	return lines
+}
+
+// shownValue returns s as a prompt shows it: cut at maxPromptValue
+// characters, control characters as "?".
+func shownValue(s string) string {
+	if r := []rune(s); len(r) > maxPromptValue {
+		s = string(r[:maxPromptValue]) + "..."
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '?'
+		}
+		return r
+	}, s)
 }
 
 func isEntityType(typ string) bool { return typ == "entity" || strings.HasPrefix(typ, "entity:") }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -82,7 +83,7 @@ func (m *Manager) AddTrack(ctx context.Context, album *Album, title string, leng
 //
 // Returns the number of tracks deleted with the album.
 //
-//tool:method id=album.delete op=write confirm permission="edit albums"
+//tool:method id=album.delete op=write confirm=DeleteNeedsConfirming permission="edit albums"
 //tool:entity album op=delete
 //tool:output track_count
 func (m *Manager) Delete(ctx context.Context, album *Album) (int, error) {
@@ -91,6 +92,32 @@ func (m *Manager) Delete(ctx context.Context, album *Album) (int, error) {
 		return 0, tool.InputErrorf("album", "no longer exists: it was deleted meanwhile")
 	}
 	return n, err
+}
+
+// DeleteNeedsConfirming asks a person before an album that is published
+// or still has tracks is deleted; an empty draft is deleted at once.
+func (m *Manager) DeleteNeedsConfirming(ctx context.Context, album *Album) (string, error) {
+	tracks, err := m.store.Tracks(ctx, album)
+	if err != nil {
+		return "", err
+	}
+	var has string
+	switch len(tracks) {
+	case 0:
+	case 1:
+		has = "has 1 track"
+	default:
+		has = fmt.Sprintf("has %d tracks", len(tracks))
+	}
+	switch {
+	case album.Published && has != "":
+		return fmt.Sprintf("%q is published and %s.", album.Title, has), nil
+	case album.Published:
+		return fmt.Sprintf("%q is published.", album.Title), nil
+	case has != "":
+		return fmt.Sprintf("%q %s.", album.Title, has), nil
+	}
+	return "", nil
 }
 
 // Summarize describes an album: its title, its tracks and its images.

@@ -488,7 +488,6 @@ func albumDeleteTool(svc *Manager) *tool.Tool {
 		Description: "Deletes an album with its tracks, images and notifications, all at once or, when anything fails, none of them.",
 		Operation:   tool.OpWrite,
 		Permission:  "edit albums",
-		Confirm:     true,
 		Inputs: []*tool.Definition{
 			{
 				Name:        "album",
@@ -509,6 +508,16 @@ func albumDeleteTool(svc *Manager) *tool.Tool {
 	}
 	if svc == nil {
 		return t
+	}
+	t.ConfirmIf = func(ctx context.Context, in *tool.Values) (string, error) {
+		var album *Album
+		switch e := in.At(0).(type) {
+		case *Album:
+			album = e
+		case Album:
+			album = &e
+		}
+		return svc.DeleteNeedsConfirming(ctx, album)
 	}
 	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 		var album *Album

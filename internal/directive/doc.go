@@ -54,9 +54,11 @@
 //
 //   - text: any value (id, label, description, permission, example,
 //     default, pattern, media, config, name, deprecated).
-//   - flag: no value, or true or false (notblank, confirm, destructive...).
+//   - flag: no value, or true or false (notblank, destructive...).
 //   - identifier: a Go identifier, or pkg.Ident for definition (access,
 //     refine, definition).
+//   - flag or method: no value, true or false, or a Go identifier
+//     naming a method (confirm, confirm=Method); given once.
 //   - operation: read, write, trigger, transform or explain (method op); on
 //     entity, op is any lower-case word (view, update, delete...).
 //   - type: a data type name: a lower-case word, or entity:ID.

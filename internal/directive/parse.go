@@ -98,10 +98,21 @@ func (d *Directive) Has(key string) bool { _, ok := d.Lookup(key); return ok }
 // String returns the value of key, "" when it was not given.
 func (d *Directive) String(key string) string { a, _ := d.Lookup(key); return a.Value }
 
-// Flag reports whether the flag key was given and not set to false.
+// Flag reports whether the flag key was given and not set to false (nor,
+// for a key that also takes a method name, to a method).
 func (d *Directive) Flag(key string) bool {
 	a, ok := d.Lookup(key)
-	return ok && a.Value != "false"
+	return ok && a.Value != "false" && (a.Bare || a.Value == "true" || !isIdent(a.Value))
+}
+
+// Method returns the method name a key that is a flag or a method name
+// (confirm=Method) was given, "" when it was given none.
+func (d *Directive) Method(key string) string {
+	a, ok := d.Lookup(key)
+	if !ok || a.Bare || a.Value == "true" || a.Value == "false" || !isIdent(a.Value) {
+		return ""
+	}
+	return a.Value
 }
 
 // List returns every value of a list key, in order.
@@ -404,6 +415,10 @@ func (p *parser) parse() *Directive {
 			continue
 		}
 		if seen.has(word) && !key.List {
+			if key.Kind == FlagOrMethod {
+				p.errorf(itemStart, "key %q is repeated: give either %s or %s=Method", word, word, word)
+				continue
+			}
 			p.errorf(itemStart, "key %q is repeated", word)
 			continue
 		}
@@ -447,7 +462,7 @@ func (p *parser) takesArg(spec *Spec, word string) bool {
 		return true
 	case OptionalArg:
 		k, isKey := spec.Keys[word]
-		return !(isKey && k.Kind == Flag)
+		return !(isKey && (k.Kind == Flag || k.Kind == FlagOrMethod))
 	}
 	return false
 }
@@ -540,7 +555,7 @@ func (p *parser) check(a *Arg, key Key, quoted bool) bool {
 // forms; it returns what is wrong, or "".
 func checkValue(a *Arg, key Key) string {
 	v, kind := a.Value, key.Kind
-	if kind != Flag && a.Bare {
+	if kind != Flag && kind != FlagOrMethod && a.Bare {
 		return fmt.Sprintf("needs a value (%s=...)", a.Key)
 	}
 	switch kind {
@@ -549,6 +564,10 @@ func checkValue(a *Arg, key Key) string {
 	case Flag:
 		if v != "true" && v != "false" {
 			return fmt.Sprintf("must be true or false, not %q", v)
+		}
+	case FlagOrMethod:
+		if !isIdent(v) {
+			return fmt.Sprintf("must be true, false or a method name, not %q", v)
 		}
 	case Identifier:
 		if !isIdent(v) {

@@ -168,7 +168,9 @@ func TestParseDiagnostics(t *testing.T) {
 		{`//tool:method id=x op=fetch`, 23, `op: "fetch" is not an operation`},
 		{`//tool:method id=x id=y`, 20, `key "id" is repeated`},
 		{`//tool:method id=x access=not-an-ident`, 27, `access: "not-an-ident" is not a Go identifier`},
-		{`//tool:method id=x confirm=yes`, 28, `confirm: must be true or false`},
+		{`//tool:method id=x confirm=a.b`, 28, `confirm: must be true, false or a method name, not "a.b"`},
+		{`//tool:method id=x confirm confirm=Large`, 28, `key "confirm" is repeated: give either confirm or confirm=Method`},
+		{`//tool:method id=x confirm=Large confirm`, 34, `key "confirm" is repeated: give either confirm or confirm=Method`},
 		{`//tool:method id`, 15, `id: needs a value`},
 		{`//tool:method extra id=x`, 15, `unknown key "extra"`},
 		{`//tool:input`, 8, `//tool:input needs a name argument first`},
@@ -229,6 +231,31 @@ func TestParseDiagnostics(t *testing.T) {
 				t.Errorf("position = %d:%d (offset %d), want 7:%d", d.Pos.Line, d.Pos.Column, d.Pos.Offset, tt.col)
 			}
 		})
+	}
+}
+
+// TestConfirmFlagOrMethod checks that confirm is a flag or names a
+// method, and that Flag and Method tell which.
+func TestConfirmFlagOrMethod(t *testing.T) {
+	tests := []struct {
+		line   string
+		flag   bool
+		method string
+	}{
+		{`//tool:method id=x`, false, ""},
+		{`//tool:method id=x confirm`, true, ""},
+		{`//tool:method id=x confirm=true`, true, ""},
+		{`//tool:method id=x confirm=false`, false, ""},
+		{`//tool:method id=x confirm=NeedsConfirming`, false, "NeedsConfirming"},
+	}
+	for _, tt := range tests {
+		d, diags := Parse(tt.line, pos)
+		if len(diags) > 0 {
+			t.Fatalf("%s: %v", tt.line, diags)
+		}
+		if d.Flag("confirm") != tt.flag || d.Method("confirm") != tt.method {
+			t.Errorf("%s: Flag %v, Method %q; want %v, %q", tt.line, d.Flag("confirm"), d.Method("confirm"), tt.flag, tt.method)
+		}
 	}
 }
 

@@ -24,6 +24,7 @@ const (
 	ImageAddress             // an https: or data:image/ address
 	HeaderName               // an HTTP header name (an RFC 9110 token)
 	GroupNames               // names of lowercase letters, digits, - and _, separated by ","
+	FlagOrMethod             // no value, true or false, or a Go identifier
 )
 
 var kindNames = [...]string{
@@ -31,7 +32,7 @@ var kindNames = [...]string{
 	EntityOp: "entity operation", DataType: "data type", Count: "count bounds",
 	NumRange: "number range", Choice: "choice", Members: "members",
 	OneOf: "one of", ListOf: "list of", Duration: "duration", ImageAddress: "image address",
-	HeaderName: "header name", GroupNames: "group names",
+	HeaderName: "header name", GroupNames: "group names", FlagOrMethod: "flag or method",
 }
 
 func (k Kind) String() string { return kindNames[k] }
@@ -113,7 +114,7 @@ var Specs = map[string]*Spec{
 		"permission":  {Kind: Text},
 		"access":      {Kind: Identifier},
 		"refine":      {Kind: Identifier},
-		"confirm":     {Kind: Flag},
+		"confirm":     {Kind: FlagOrMethod},
 		"deprecated":  {Kind: Text},
 		"task":        {Kind: OneOf, Values: TaskModes},
 		"taskttl":     {Kind: Duration},

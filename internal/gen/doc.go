@@ -37,7 +37,7 @@
 //     tool.Tool, its parameters with their Go types, how each output's
 //     value is published (as it is, converted, through a generated
 //     helper for pointers, lists, maps, structs and value objects), and
-//     the names of its access= and refine= methods. Each tool's
+//     the names of its access=, confirm= and refine= methods. Each tool's
 //     definitions are checked by [tool.Tool.Check], as a registry would
 //     check them. A method whose tool cannot be built is left out with a
 //     [Diagnostic]; every other tool still generates. Two methods sharing
@@ -105,6 +105,11 @@
 //     func(ctx context.Context, <the tool method's parameters, without its
 //     context>) (bool, error). It runs after the inputs are resolved; the
 //     generated adapter decodes the inputs as the handler does.
+//   - confirm=Method names a method of the same type with the signature
+//     func(ctx context.Context, <the tool method's parameters, without its
+//     context>) (reason string, err error); it becomes tool.Tool.ConfirmIf,
+//     whose adapter decodes the inputs as access= does. A method that is
+//     missing is reported with the closest name the type has.
 //   - refine=Method names a method of the same type with the signature
 //     func(ctx context.Context, def *tool.Definition, values map[string]any) (*tool.Definition, error);
 //     it becomes a tool.Refiner over every input, and returns def itself

@@ -278,7 +278,7 @@ func paramNames(params []*param) string {
 	return strings.Join(ns, ", ")
 }
 
-// accessAndRefine checks the access= and refine= methods.
+// accessAndRefine checks the access=, confirm= and refine= methods.
 func (b *toolBuilder) accessAndRefine(t *Tool) {
 	md, recv := b.method, b.c.recv.Type()
 	if name := md.String("access"); name != "" {
@@ -287,6 +287,14 @@ func (b *toolBuilder) accessAndRefine(t *Tool) {
 			b.errs.add(a.ValuePos, "access=%s: %v", name, err)
 		} else {
 			t.access = name
+		}
+	}
+	if name := md.Method("confirm"); name != "" {
+		a, _ := md.Lookup("confirm")
+		if err := checkConfirm(recv, name, t.params); err != nil {
+			b.errs.add(a.ValuePos, "confirm=%s: %v", name, err)
+		} else {
+			t.confirm = name
 		}
 	}
 	if name := md.String("refine"); name != "" {
@@ -315,7 +323,7 @@ func (b *toolBuilder) finish(t *Tool) *Tool {
 		}
 	}
 	var standing []string
-	t.check, standing = b.standIn(t.Tool, t.access != "")
+	t.check, standing = b.standIn(t.Tool, t.access != "", t.confirm != "")
 	if err := t.check.Check(); err != nil {
 		for _, e := range joined(err) {
 			var de *tool.DefinitionError
@@ -338,18 +346,31 @@ func (b *toolBuilder) finish(t *Tool) *Tool {
 // checkAccess checks an access= method: (ctx context.Context, the tool
 // method's inputs...) (bool, error).
 func checkAccess(recv types.Type, name string, params []*param) error {
+	return checkInputsMethod(recv, name, params, types.Typ[types.Bool], "bool, error")
+}
+
+// checkConfirm checks a confirm= method: (ctx context.Context, the tool
+// method's inputs...) (reason string, err error).
+func checkConfirm(recv types.Type, name string, params []*param) error {
+	return checkInputsMethod(recv, name, params, types.Typ[types.String], "reason string, err error")
+}
+
+// checkInputsMethod checks a method that takes a context and the tool
+// method's inputs and returns a result of type res and an error; results
+// shows the results in the signature an error wants.
+func checkInputsMethod(recv types.Type, name string, params []*param, res types.Type, results string) error {
 	fn := lookupMethod(recv, name)
 	want := "func(ctx context.Context"
 	for _, p := range params {
 		want += ", " + p.goName + " " + types.TypeString(p.v.Type(), shortQualifier)
 	}
-	want += ") (bool, error)"
+	want += ") (" + results + ")"
 	if fn == nil {
-		return fmt.Errorf("no such method; want %s", want)
+		return fmt.Errorf("no such method%s; want %s", didYouMeanMethod(recv, name), want)
 	}
 	sig := fn.Type().(*types.Signature)
 	ok := sig.Params().Len() == len(params)+1 && isContext(sig.Params().At(0).Type()) &&
-		sig.Results().Len() == 2 && types.Identical(sig.Results().At(0).Type(), types.Typ[types.Bool]) && isError(sig.Results().At(1).Type())
+		sig.Results().Len() == 2 && types.Identical(sig.Results().At(0).Type(), res) && isError(sig.Results().At(1).Type())
 	for i, p := range params {
 		if ok && !types.Identical(sig.Params().At(i+1).Type(), p.v.Type()) {
 			ok = false
@@ -383,6 +404,24 @@ func checkRefine(recv types.Type, name string) error {
 }
 
 func shortQualifier(p *types.Package) string { return p.Name() }
+
+// didYouMeanMethod returns " (did you mean M?)" for the method of recv
+// closest to name, "" when none is close.
+func didYouMeanMethod(recv types.Type, name string) string {
+	var t types.Type = recv
+	if _, isIface := recv.Underlying().(*types.Interface); !isIface {
+		t = types.NewPointer(recv)
+	}
+	ms := types.NewMethodSet(t)
+	var names []string
+	for i := range ms.Len() {
+		names = append(names, ms.At(i).Obj().Name())
+	}
+	if s := directive.Suggest(name, names); s != "" {
+		return " (did you mean " + s + "?)"
+	}
+	return ""
+}
 
 func lookupMethod(recv types.Type, name string) *types.Func {
 	var t types.Type = recv

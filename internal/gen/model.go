@@ -93,6 +93,7 @@ type Tool struct {
 	result  results     // how the method returns its outputs
 	outputs []*output
 	access  string // the access= method, "" when none
+	confirm string // the confirm= method, "" when none
 	refine  string // the refine= method, "" when none
 
 	// check is the tool as toolgen checks and describes it (see

@@ -103,6 +103,10 @@ func {{.Func}}(svc {{if not .Service.Interface}}*{{end}}{{.Service.Name}}) *tool
 	t.Access = func(ctx context.Context, in *tool.Values) (bool, error) {
 {{.Access}}	}
 {{- end}}
+{{- if .ConfirmIf}}
+	t.ConfirmIf = func(ctx context.Context, in *tool.Values) (string, error) {
+{{.ConfirmIf}}	}
+{{- end}}
 	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
 {{.Decode}}{{.Call}}	}
 	return t
@@ -131,6 +135,7 @@ type renderTool struct {
 	Func, MethodName      string
 	InputDefs, OutputDefs []string
 	Decode, Call, Access  string
+	ConfirmIf             string
 	Refine, Signature     string
 	OpName, TaskName      string
 	NeedNames             []string
@@ -296,6 +301,13 @@ func (r *renderer) tool(t *Tool, name string) *renderTool {
 		decode := r.decodeInputs(t, locals, func(string) string { return "return true, nil" })
 		accessArgs := append([]string{"ctx"}, args[len(args)-len(t.params):]...)
 		rt.Access = decode + fmt.Sprintf("return svc.%s(%s)\n", t.access, strings.Join(accessArgs, ", "))
+	}
+	if t.confirm != "" {
+		// As for access: an input the method cannot be given is left to
+		// the handler to report.
+		decode := r.decodeInputs(t, locals, func(string) string { return "return \"\", nil" })
+		confirmArgs := append([]string{"ctx"}, args[len(args)-len(t.params):]...)
+		rt.ConfirmIf = decode + fmt.Sprintf("return svc.%s(%s)\n", t.confirm, strings.Join(confirmArgs, ", "))
 	}
 	if t.refine != "" {
 		var names []string

@@ -12,10 +12,11 @@ import (
 // application data type, which only the application's registry knows,
 // stands as the built-in type its Go value has (any when the value has no
 // Go type, as over a tool.Result). An access= method is declared by an
-// Access function that is never called. It also returns the names ("input
+// Access function, and a confirm= method by a ConfirmIf function, that are
+// never called. It also returns the names ("input
 // NAME", "output NAME") of the inputs and outputs whose schemas are
 // therefore not the application's.
-func (inf *inference) standIn(t *tool.Tool, access bool) (*tool.Tool, []string) {
+func (inf *inference) standIn(t *tool.Tool, access, confirmIf bool) (*tool.Tool, []string) {
 	s := &tool.Tool{
 		ID: t.ID, Label: t.Label, Description: t.Description,
 		Operation: t.Operation, Destructive: t.Destructive, Permission: t.Permission,
@@ -24,6 +25,9 @@ func (inf *inference) standIn(t *tool.Tool, access bool) (*tool.Tool, []string) 
 	}
 	if access {
 		s.Access = declaredAccess
+	}
+	if confirmIf {
+		s.ConfirmIf = declaredConfirmIf
 	}
 	var standing []string
 	defs := func(kind string, in []*tool.Definition) []*tool.Definition {
@@ -45,6 +49,10 @@ func (inf *inference) standIn(t *tool.Tool, access bool) (*tool.Tool, []string) 
 	s.Outputs = defs("output", t.Outputs)
 	return s, standing
 }
+
+// declaredConfirmIf stands for a confirm= method, which toolgen does not
+// run.
+func declaredConfirmIf(context.Context, *tool.Values) (string, error) { return "", nil }
 
 // declaredAccess stands for an access= method, which toolgen does not run.
 func declaredAccess(context.Context, *tool.Values) (bool, error) { return false, nil }
