@@ -484,8 +484,8 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 					}
 				case wantConfirm:
 					def, ok := app.Registry.Tool(c.tool)
-					if !ok || !def.Confirm {
-						t.Errorf("%s: the test expects a confirmation, but the tool is not marked confirm", where)
+					if !ok || !def.MayConfirm() {
+						t.Errorf("%s: the test expects a confirmation, but the tool never asks for one", where)
 						continue
 					}
 					want := def.Label + " runs only when a person confirms it, and this caller cannot ask for confirmation."
@@ -508,7 +508,7 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 			for _, name := range u.tools {
 				def, _ := app.Registry.Tool(name)
 				valid := succeeded[name]
-				if def != nil && def.Confirm {
+				if def != nil && def.MayConfirm() {
 					if succeeded[name] {
 						t.Errorf("%s: ran without a confirmation", name)
 					}
