@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -351,3 +352,117 @@ var pendingMessages = []string{
 
 // ignoreMessage compares TaskPending values but for their Message.
 var ignoreMessage = cmpopts.IgnoreFields(tooleino.TaskPending{}, "Message")
+
+// TestTaskInterruptBesideConfirmation: in a ToolsNode of a graph that
+// saves checkpoints, one model turn calls a tool marked Confirm and a task
+// tool whose task asks a question; both interrupt. Once the question is
+// answered, resuming only the confirmation runs the confirmed tool, and
+// the task tool, whose task is working, looks at it once and interrupts
+// again at once (it does not wait Options.TaskWait, 20 s); resuming it
+// after the task ended gives its outcome.
+func TestTaskInterruptBesideConfirmation(t *testing.T) {
+	release := make(chan struct{})
+	reg := taskRegistry(t, release)
+	if err := reg.Add(&tool.Tool{
+		ID: "rocket.launch", Label: "Launch", Description: "Launches the rocket.",
+		Operation: tool.OpTrigger, Permission: "use tools", Confirm: true,
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			return tool.Succeeded("Launched.", nil), nil
+		},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tasks := newGoTasks(reg)
+	set := tooleino.New(reg, agent, &tooleino.Options{Tasks: tasks, TaskWait: 20 * time.Second})
+	ctx := context.Background()
+	g := compose.NewGraph[*schema.Message, []*schema.Message]()
+	node, err := compose.NewToolNode(ctx, &compose.ToolsNodeConfig{Tools: set.Tools(), UnknownToolsHandler: set.UnknownTool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.AddToolsNode("tools", node); err != nil {
+		t.Fatal(err)
+	}
+	g.AddEdge(compose.START, "tools")
+	g.AddEdge("tools", compose.END)
+	run, err := g.Compile(ctx, compose.WithCheckPointStore(&memoryStore{m: map[string][]byte{}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := calls(call("call_1", "report__build", `{"hold":true,"ask":true}`), call("call_2", "rocket__launch", `{}`))
+
+	interrupts := func(err error) map[string]string { // kind by interrupt ID
+		t.Helper()
+		info, ok := compose.ExtractInterruptInfo(err)
+		if !ok {
+			t.Fatalf("run: %v, want an interrupt", err)
+		}
+		out := map[string]string{}
+		for _, ic := range info.InterruptContexts {
+			switch i := ic.Info.(type) {
+			case *tooleino.TaskPending:
+				out[ic.ID] = "task " + i.TaskID + " " + i.Status
+			case *tooleino.Confirmation:
+				out[ic.ID] = "confirm " + i.Tool
+			}
+		}
+		return out
+	}
+	_, err = run.Invoke(ctx, in, compose.WithCheckPointID("c"))
+	first := interrupts(err)
+	var confirmID, taskID string
+	for id, kind := range first {
+		switch kind {
+		case "confirm rocket__launch":
+			confirmID = id
+		case "task T1 input_required":
+			taskID = id
+		}
+	}
+	if len(first) != 2 || confirmID == "" || taskID == "" {
+		t.Fatalf("first interrupts %v, want a confirmation and task T1 input_required", first)
+	}
+
+	tasks.answer("T1") // the task works again, and will for a while
+	start := time.Now()
+	_, err = run.Invoke(compose.ResumeWithData(ctx, confirmID, true), in, compose.WithCheckPointID("c"))
+	second := interrupts(err)
+	taskID = ""
+	for id, kind := range second {
+		if kind == "task T1 working" {
+			taskID = id
+		}
+	}
+	if len(second) != 1 || taskID == "" {
+		t.Fatalf("interrupts after the confirmation %v, want task T1 working alone", second)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("the task tool waited Options.TaskWait before interrupting again")
+	}
+
+	close(release)
+	var get einotool.InvokableTool
+	for _, bt := range set.Tools() {
+		if info, _ := bt.Info(ctx); info.Name == funcall.TasksGet {
+			get = bt.(einotool.InvokableTool)
+		}
+	}
+	for range 500 { // wait for the task to end, at most 5 s
+		if out, _ := get.InvokableRun(ctx, `{"task_id":"T1"}`); !strings.Contains(out, `"working"`) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	out, err := run.Invoke(compose.Resume(ctx, taskID), in, compose.WithCheckPointID("c"))
+	if err != nil {
+		t.Fatalf("resumed run: %v", err)
+	}
+	got := map[string]string{}
+	for _, m := range out {
+		got[m.ToolCallID] = m.Content
+	}
+	want := map[string]string{"call_1": built, "call_2": `{"success":true,"message":"Launched.","outputs":{}}`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tool answers (-want +got):\n%s", diff)
+	}
+}
