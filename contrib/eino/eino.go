@@ -40,7 +40,8 @@
 // (status input_required), or is still working when [Options.TaskWait]
 // has passed, the call interrupts the run (tool.StatefulInterrupt) with a
 // [*TaskPending] as its info and the task's ID as its state, so that the
-// run pauses instead of holding a model turn. The answer itself is given
+// run pauses instead of holding a model turn; as for a confirmation, run
+// with a checkpoint store to resume it. The answer itself is given
 // where the task lives (the Tool Explorer, an MCP client), not through
 // eino. Resume the interrupt's ID (compose.Resume or
 // compose.ResumeWithData with any data, adk.Runner.ResumeWithParams) once
