@@ -33,11 +33,29 @@
 // the tool, false refuses it (compose.ResumeWithData, or
 // adk.Runner.ResumeWithParams). [Options.Confirmer] decides in place of a
 // person instead.
+//
+// With [Options.Tasks], a tool that runs as a task is waited for: its call
+// starts the task and returns the task's outcome when it ends, asking how
+// it stands every poll interval. When the task waits for a person's answer
+// (status input_required), or is still working when [Options.TaskWait]
+// has passed, the call interrupts the run (tool.StatefulInterrupt) with a
+// [*TaskPending] as its info and the task's ID as its state, so that the
+// run pauses instead of holding a model turn; as for a confirmation, run
+// with a checkpoint store to resume it. The answer itself is given
+// where the task lives (the Tool Explorer, an MCP client), not through
+// eino. Resume the interrupt's ID (compose.Resume or
+// compose.ResumeWithData with any data, adk.Runner.ResumeWithParams) once
+// the task has moved on: the tool asks how the task stands, waits again,
+// and answers with its outcome, or interrupts once more while it still
+// has not ended. A call whose context ends while it waits returns the
+// task's handle, and the model follows the task with the tools tasks_get
+// and tasks_cancel, which are then offered too.
 package tooleino
 
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
@@ -53,21 +71,42 @@ type Options struct {
 	// would. Nil means such a run interrupts the graph so that a person
 	// confirms it (see [Confirmation]).
 	Confirmer toolapi.Confirmer
+	// Tasks runs the tools that may run as tasks as background tasks
+	// (see funcall.Toolset.WithTasks; functask.New makes one of a task
+	// Manager), which a call waits for. Nil runs every call in the
+	// request.
+	Tasks funcall.Tasks
+	// TaskWait is how long a call waits for its task to end before it
+	// interrupts the run with a [*TaskPending]. Zero means
+	// [DefaultTaskWait]; a negative value interrupts as soon as the task
+	// has been started, unless it has already ended.
+	TaskWait time.Duration
 }
+
+// DefaultTaskWait is how long a call waits for its task when
+// [Options.TaskWait] is zero.
+const DefaultTaskWait = 30 * time.Second
 
 // Tools are the tools of a registry that one account may run, as eino
 // tools. They are safe for concurrent use.
 type Tools struct {
-	set   *funcall.Toolset
-	tools []*Tool
+	set      *funcall.Toolset
+	tools    []*Tool
+	taskWait time.Duration
 }
 
 // New returns the tools of reg that acct may run (a nil acct is
 // [toolapi.Anonymous]). opts may be nil.
 func New(reg *toolapi.Registry, acct toolapi.Account, opts *Options) *Tools {
-	t := &Tools{set: funcall.New(reg, acct)}
+	t := &Tools{set: funcall.New(reg, acct), taskWait: DefaultTaskWait}
 	if opts != nil {
-		t.set = t.set.WithConfirmer(opts.Confirmer)
+		t.set = t.set.WithConfirmer(opts.Confirmer).WithTasks(opts.Tasks)
+		switch {
+		case opts.TaskWait < 0:
+			t.taskWait = 0
+		case opts.TaskWait > 0:
+			t.taskWait = opts.TaskWait
+		}
 	}
 	decls, _ := t.set.Declarations(funcall.Anthropic)   // a known format: no error
 	for _, d := range decls.([]funcall.AnthropicTool) { // name, description and a copy of the input schema
@@ -128,7 +167,33 @@ const ConfirmationName = "toolapi/tooleino.Confirmation"
 // eino saves an interrupt's info in checkpoints with encoding/gob, which
 // must know the info's type by name before it is encoded or decoded; the
 // registration is eino's own, global, and made once.
-func init() { schema.RegisterName[*Confirmation](ConfirmationName) }
+func init() {
+	schema.RegisterName[*Confirmation](ConfirmationName)
+	schema.RegisterName[*TaskPending](TaskPendingName)
+}
+
+// A TaskPending is the info of the interrupt by which a call pauses the
+// run while its task has not ended (see [Options.Tasks]).
+//
+// A checkpoint store saves it with the interrupted run, under the name
+// TaskPendingName.
+type TaskPending struct {
+	// Tool is the name the model called the tool by.
+	Tool string
+	// TaskID is the task's ID, the "task_id" of tasks_get and tasks_cancel.
+	TaskID string
+	// Status is input_required, when the task waits for a person's
+	// answer, or working.
+	Status string
+	// Question is what a task whose status is input_required asks.
+	Question string
+	// Message says how the task stands, for a person.
+	Message string
+}
+
+// TaskPendingName is the name under which checkpoints hold a
+// [*TaskPending]. It never changes.
+const TaskPendingName = "toolapi/tooleino.TaskPending"
 
 // A Tool is one tool of a [Tools] as an eino tool.InvokableTool.
 type Tool struct {
@@ -143,9 +208,18 @@ func (t *Tool) Info(ctx context.Context) (*schema.ToolInfo, error) { return t.in
 
 // InvokableRun runs the tool with its JSON arguments and returns the JSON
 // of its [funcall.Response]. The error is nil but for the interrupt of a
-// tool that needs confirmation.
+// tool that needs confirmation or whose task has not ended.
 func (t *Tool) InvokableRun(ctx context.Context, arguments string, opts ...tool.Option) (string, error) {
 	set := t.tools.set
+	if _, hasState, id := tool.GetInterruptState[string](ctx); hasState {
+		// The run paused on this call's task: follow the task again, or,
+		// when another interrupt is being resumed, only look at it once.
+		wait := t.tools.taskWait
+		if target, _, _ := tool.GetResumeContext[any](ctx); !target {
+			wait = 0
+		}
+		return t.follow(ctx, t.tools.get(ctx, id), wait)
+	}
 	if set.Confirmer() == nil {
 		if c := set.Confirmation(t.info.Name, []byte(arguments)); c != nil {
 			info := &Confirmation{Tool: c.Tool, Label: c.Label, Arguments: string(c.Arguments), Message: c.Message}
@@ -159,7 +233,59 @@ func (t *Tool) InvokableRun(ctx context.Context, arguments string, opts ...tool.
 			set = set.WithConfirmer(funcall.Answer(hasData && yes))
 		}
 	}
-	return encode(set.Dispatch(ctx, t.info.Name, []byte(arguments))), nil
+	r := set.Dispatch(ctx, t.info.Name, []byte(arguments))
+	if t.info.Name == funcall.TasksGet || t.info.Name == funcall.TasksCancel {
+		return encode(r), nil
+	}
+	return t.follow(ctx, r, t.tools.taskWait)
+}
+
+// follow waits up to wait for the task r started or told of, if any, and
+// returns its outcome, or interrupts the run while the task has not
+// ended; when ctx ends first, it returns the last response, the task's
+// handle.
+func (t *Tool) follow(ctx context.Context, r *funcall.Response, wait time.Duration) (string, error) {
+	if r.Task == nil {
+		return encode(r), nil
+	}
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	for r.Task != nil && r.Task.Status == funcall.TaskWorking {
+		if wait <= 0 {
+			return "", t.pause(ctx, r)
+		}
+		timer := time.NewTimer(time.Duration(r.Task.PollIntervalSeconds * float64(time.Second)))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return encode(r), nil
+		case <-deadline.C:
+			timer.Stop()
+			return "", t.pause(ctx, r)
+		case <-timer.C:
+		}
+		next := t.tools.get(ctx, r.Task.ID)
+		if next.Task == nil {
+			return encode(r), nil // the task cannot be read now: the model can ask again
+		}
+		r = next
+	}
+	if r.Task != nil && r.Task.Status == funcall.TaskInputRequired {
+		return "", t.pause(ctx, r)
+	}
+	return encode(r), nil
+}
+
+// pause interrupts the run on the task of r, which has not ended.
+func (t *Tool) pause(ctx context.Context, r *funcall.Response) error {
+	info := &TaskPending{Tool: t.info.Name, TaskID: r.Task.ID, Status: r.Task.Status, Question: r.Task.Question, Message: r.Message}
+	return tool.StatefulInterrupt(ctx, info, r.Task.ID)
+}
+
+// get asks how the task id stands, as tasks_get does.
+func (t *Tools) get(ctx context.Context, id string) *funcall.Response {
+	args, _ := json.Marshal(map[string]string{"task_id": id}) // a string: no error
+	return t.set.Dispatch(ctx, funcall.TasksGet, args)
 }
 
 func encode(resp *funcall.Response) string {

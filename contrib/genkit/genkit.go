@@ -36,6 +36,22 @@
 // Generate, with the messages of the response's History(). The value of a
 // sensitive input is never in the metadata. [Options.Confirmer] decides in
 // place of a person instead.
+//
+// With [Options.Tasks], a tool that runs as a task is waited for: its call
+// starts the task and its output is the task's outcome when it ends, with
+// the task's handle under "task", asking how it stands every poll
+// interval. When the task waits for a person's answer (status
+// input_required), or is still working when [Options.TaskWait] has
+// passed, the call interrupts Generate (a Genkit tool interrupt whose
+// metadata is a [TaskPending]), so that the response finishes as
+// interrupted instead of holding the model's turn. The answer itself is
+// given where the task lives (the Tool Explorer, an MCP client), not
+// through Genkit. Once the task has moved on, [Tools.Resume] makes of the
+// interrupt the part for ai.WithToolRestarts: the restarted call asks how
+// the same task stands, waits again, and gives its outcome, or interrupts
+// once more while it still has not ended. A call whose context ends while
+// it waits outputs the task's handle, and the model follows the task with
+// the tools tasks_get and tasks_cancel, which are then offered too.
 package toolgenkit
 
 import (
@@ -44,6 +60,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/core"
@@ -59,14 +76,29 @@ type Options struct {
 	// would. Nil means such a run interrupts Generate so that a person
 	// confirms it.
 	Confirmer tool.Confirmer
+	// Tasks runs the tools that may run as tasks as background tasks
+	// (see funcall.Toolset.WithTasks; functask.New makes one of a task
+	// Manager), which a call waits for. Nil runs every call in the
+	// request.
+	Tasks funcall.Tasks
+	// TaskWait is how long a call waits for its task to end before it
+	// interrupts Generate with a [TaskPending]. Zero means
+	// [DefaultTaskWait]; a negative value interrupts as soon as the task
+	// has been started, unless it has already ended.
+	TaskWait time.Duration
 }
+
+// DefaultTaskWait is how long a call waits for its task when
+// [Options.TaskWait] is zero.
+const DefaultTaskWait = 30 * time.Second
 
 // Tools are the tools of a registry that one account may run, as Genkit
 // tools. They are safe for concurrent use.
 type Tools struct {
-	set    *funcall.Toolset
-	tools  []ai.Tool
-	byName map[string]*genkitTool
+	set      *funcall.Toolset
+	tools    []ai.Tool
+	byName   map[string]*genkitTool
+	taskWait time.Duration
 }
 
 // A Result is the output of a tool: the outcome of its run.
@@ -86,6 +118,9 @@ type Result struct {
 	Violations []tool.Violation `json:"violations,omitempty"`
 	// InputSchema is the tool's input schema, on an invalid_input failure.
 	InputSchema map[string]any `json:"input_schema,omitempty"`
+	// Task is the task the call started or asked about, when it runs as
+	// one (see [Options.Tasks]).
+	Task *funcall.TaskHandle `json:"task,omitempty"`
 }
 
 // A Confirmation is the metadata of the interrupt by which a tool marked
@@ -108,12 +143,38 @@ type Confirmation struct {
 // confirmedKey is the key of the person's answer in the resumed metadata.
 const confirmedKey = "confirmed"
 
+// A TaskPending is the metadata of the interrupt by which a call pauses
+// Generate while its task has not ended (ai.InterruptAs[TaskPending] reads
+// it from an interrupted part; see [Options.Tasks]).
+type TaskPending struct {
+	// Tool is the name the model called the tool by.
+	Tool string `json:"tool"`
+	// TaskID is the task's ID, the "task_id" of tasks_get and tasks_cancel.
+	TaskID string `json:"task_id"`
+	// Status is input_required, when the task waits for a person's
+	// answer, or working.
+	Status string `json:"status"`
+	// Question is what a task whose status is input_required asks.
+	Question string `json:"question,omitempty"`
+	// Message says how the task stands, for a person.
+	Message string `json:"message"`
+}
+
+// taskKey is the key of the task's ID in the resumed metadata.
+const taskKey = "task_id"
+
 // New returns the tools of reg that acct may run (a nil acct is
 // [tool.Anonymous]). opts may be nil.
 func New(reg *tool.Registry, acct tool.Account, opts *Options) *Tools {
-	t := &Tools{set: funcall.New(reg, acct), byName: map[string]*genkitTool{}}
+	t := &Tools{set: funcall.New(reg, acct), byName: map[string]*genkitTool{}, taskWait: DefaultTaskWait}
 	if opts != nil {
-		t.set = t.set.WithConfirmer(opts.Confirmer)
+		t.set = t.set.WithConfirmer(opts.Confirmer).WithTasks(opts.Tasks)
+		switch {
+		case opts.TaskWait < 0:
+			t.taskWait = 0
+		case opts.TaskWait > 0:
+			t.taskWait = opts.TaskWait
+		}
 	}
 	resultSchema := core.InferSchemaMap(Result{})
 	decls, _ := t.set.Declarations(funcall.Anthropic)   // a known format: no error
@@ -151,15 +212,29 @@ func (t *Tools) Refs() []ai.ToolRef {
 
 // Confirm returns the part that restarts an interrupted call (one of a
 // response's Interrupts()) so that the tool runs: pass it to
-// ai.WithToolRestarts. It returns nil when p is not a call of these tools.
-func (t *Tools) Confirm(p *ai.Part) *ai.Part { return t.restart(p, true) }
+// ai.WithToolRestarts. It returns nil when p is not a call of these tools
+// interrupted for a confirmation.
+func (t *Tools) Confirm(p *ai.Part) *ai.Part { return t.restart(p, confirmedKey, true) }
 
 // Decline returns the part that restarts an interrupted call so that the
 // tool answers that it was not confirmed and did not run: pass it to
-// ai.WithToolRestarts. It returns nil when p is not a call of these tools.
-func (t *Tools) Decline(p *ai.Part) *ai.Part { return t.restart(p, false) }
+// ai.WithToolRestarts. It returns nil when p is not a call of these tools
+// interrupted for a confirmation.
+func (t *Tools) Decline(p *ai.Part) *ai.Part { return t.restart(p, confirmedKey, false) }
 
-func (t *Tools) restart(p *ai.Part, confirmed bool) *ai.Part {
+// Resume returns the part that restarts a call interrupted while its task
+// had not ended (see [Options.Tasks]), so that it follows the same task
+// to its outcome: pass it to ai.WithToolRestarts. It returns nil when p is
+// not a call of these tools interrupted on its task.
+func (t *Tools) Resume(p *ai.Part) *ai.Part {
+	tp, ok := ai.InterruptAs[TaskPending](p)
+	if !ok || tp.TaskID == "" {
+		return nil
+	}
+	return t.restart(p, taskKey, tp.TaskID)
+}
+
+func (t *Tools) restart(p *ai.Part, key string, value any) *ai.Part {
 	if p == nil || p.ToolRequest == nil {
 		return nil
 	}
@@ -167,7 +242,10 @@ func (t *Tools) restart(p *ai.Part, confirmed bool) *ai.Part {
 	if !ok {
 		return nil
 	}
-	return at.Restart(p, &ai.RestartOptions{ResumedMetadata: map[string]any{confirmedKey: confirmed}})
+	if tp, ok := ai.InterruptAs[TaskPending](p); ok && tp.TaskID != "" && key != taskKey {
+		return nil // not a confirmation
+	}
+	return at.Restart(p, &ai.RestartOptions{ResumedMetadata: map[string]any{key: value}})
 }
 
 // run returns the function of the tool known as name.
@@ -178,6 +256,10 @@ func (t *Tools) run(name string) ai.ToolFunc[any, *Result] {
 			return nil, fmt.Errorf("tool %s: input not JSON: %w", name, err)
 		}
 		set := t.set
+		if id, ok := ai.ResumedValue[string](tc, taskKey); ok {
+			// Generate paused on this call's task: follow the task again.
+			return t.follow(tc, name, t.get(tc.Context, id))
+		}
 		if set.Confirmer() == nil {
 			if c := set.Confirmation(name, args); c != nil {
 				if !tc.IsResumed() {
@@ -192,15 +274,70 @@ func (t *Tools) run(name string) ai.ToolFunc[any, *Result] {
 			}
 		}
 		resp := set.Dispatch(tc.Context, name, args)
-		r := &Result{Success: resp.Success, Message: resp.Message, ErrorType: resp.ErrorType, Violations: resp.Violations}
-		if resp.Success {
-			r.Outputs = resp.Outputs
+		if name == funcall.TasksGet || name == funcall.TasksCancel {
+			return result(resp), nil
 		}
-		if resp.InputSchema != nil {
-			r.InputSchema = schemaMap(resp.InputSchema)
-		}
-		return r, nil
+		return t.follow(tc, name, resp)
 	}
+}
+
+// follow waits for the task r started or told of, if any, and returns its
+// outcome, or interrupts Generate while the task has not ended; when the
+// call's context ends first, it returns the last response, the task's
+// handle.
+func (t *Tools) follow(tc *ai.ToolContext, name string, r *funcall.Response) (*Result, error) {
+	if r.Task == nil {
+		return result(r), nil
+	}
+	deadline := time.NewTimer(t.taskWait)
+	defer deadline.Stop()
+	for r.Task != nil && r.Task.Status == funcall.TaskWorking {
+		if t.taskWait <= 0 {
+			return nil, pause(tc, name, r)
+		}
+		timer := time.NewTimer(time.Duration(r.Task.PollIntervalSeconds * float64(time.Second)))
+		select {
+		case <-tc.Done():
+			timer.Stop()
+			return result(r), nil
+		case <-deadline.C:
+			timer.Stop()
+			return nil, pause(tc, name, r)
+		case <-timer.C:
+		}
+		next := t.get(tc.Context, r.Task.ID)
+		if next.Task == nil {
+			return result(r), nil // the task cannot be read now: the model can ask again
+		}
+		r = next
+	}
+	if r.Task != nil && r.Task.Status == funcall.TaskInputRequired {
+		return nil, pause(tc, name, r)
+	}
+	return result(r), nil
+}
+
+// pause interrupts Generate on the task of r, which has not ended.
+func pause(tc *ai.ToolContext, name string, r *funcall.Response) error {
+	return ai.InterruptWith(tc, TaskPending{Tool: name, TaskID: r.Task.ID, Status: r.Task.Status, Question: r.Task.Question, Message: r.Message})
+}
+
+// get asks how the task id stands, as tasks_get does.
+func (t *Tools) get(ctx context.Context, id string) *funcall.Response {
+	args, _ := json.Marshal(map[string]string{"task_id": id}) // a string: no error
+	return t.set.Dispatch(ctx, funcall.TasksGet, args)
+}
+
+// result returns resp as a Result.
+func result(resp *funcall.Response) *Result {
+	r := &Result{Success: resp.Success, Message: resp.Message, ErrorType: resp.ErrorType, Violations: resp.Violations, Task: resp.Task}
+	if resp.Success {
+		r.Outputs = resp.Outputs
+	}
+	if resp.InputSchema != nil {
+		r.InputSchema = schemaMap(resp.InputSchema)
+	}
+	return r
 }
 
 // A genkitTool is a Genkit tool whose action declares the tool's input
