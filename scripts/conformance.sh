@@ -108,7 +108,6 @@ fi
 # one that passes is named so that it leaves this list.
 declare -A KNOWN_FAILURES=()
 if [[ $SUITE_VERSION != 0.1.16 ]]; then
-	KNOWN_FAILURES[server-stateless]="the diagnostic tools the scenario calls (test_missing_capability, test_streaming_elicitation, test_logging_tool) are not in examples/conformance yet, so four of its checks cannot run"
 	KNOWN_FAILURES[http-custom-header-server-validation]="inputs are not yet emitted with x-mcp-header, so Mcp-Param-* headers are not checked against the body"
 	KNOWN_FAILURES[tasks-lifecycle]="a task whose tool panicked is reported completed with isError, not failed: the task engine records a panic as the tool's own failure"
 	KNOWN_FAILURES[tasks-mrtr-input]="a task asks one question at a time; two questions pending at once (partial answers) are not served"
