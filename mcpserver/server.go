@@ -295,6 +295,21 @@ type Options struct {
 	// agent that found them by searching. Nil lists them all.
 	Listed func(t *tool.Tool) bool
 
+	// ListTTL is how long a client may reuse a list it was given
+	// (tools/list, prompts/list, resources/list and
+	// resources/templates/list), sent as the list's ttlMs in whole
+	// milliseconds. A change of a list (a tool added to or removed from
+	// the registry, a prompt or resource of the application's) is sent at
+	// once to the clients that listen for it (a session's stream, or a
+	// subscriptions/listen stream), which then ask again; a client that
+	// does not listen sees the change once the TTL of its copy is past.
+	// The server itself keeps no copy: a list is made anew for each
+	// request. The tool list is the account's own, so it is always marked
+	// cacheScope private; the others are public unless an app of
+	// Options.Apps is among them. Zero means [DefaultListTTL], a minute;
+	// negative sends 0, which has clients reuse nothing.
+	ListTTL time.Duration
+
 	// EventStore, when set, keeps the events of each HTTP session's
 	// streams so that a client whose stream broke off (or was closed by
 	// the server mid-call) reconnects with Last-Event-ID and receives what
@@ -412,6 +427,7 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	}
 	sdk.Capabilities = caps
 	sdk.CompletionHandler = s.completionHandler(sdk.CompletionHandler)
+	sdk.SetCacheable = s.cacheable(sdk.SetCacheable)
 	s.mcp = mcp.NewServer(&mcp.Implementation{
 		Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version,
 	}, &sdk)
