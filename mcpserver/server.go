@@ -123,7 +123,10 @@ type Options struct {
 
 	// Stateless serves streamable HTTP without sessions: every request
 	// stands alone, so several processes can serve one endpoint behind any
-	// load balancer. A stateless server notifies no list changes, and asks
+	// load balancer. A stateless server notifies list changes only to
+	// clients of protocol versions from 2026-07-28 on that listen for them
+	// (subscriptions/listen, a stream held by the process that serves it;
+	// older clients have no stream to be told on), and asks
 	// the client (sampling, elicitation, and so confirmation) only on
 	// protocol versions from 2026-07-28 on, whose multi round-trip requests
 	// carry the answers from one request to the next (in a request state
