@@ -130,7 +130,10 @@ type Options struct {
 
 	// Stateless serves streamable HTTP without sessions: every request
 	// stands alone, so several processes can serve one endpoint behind any
-	// load balancer. A stateless server notifies no list changes, and asks
+	// load balancer. A stateless server notifies list changes only to
+	// clients of protocol versions from 2026-07-28 on that listen for them
+	// (subscriptions/listen, a stream held by the process that serves it;
+	// older clients have no stream to be told on), and asks
 	// the client (sampling, elicitation, and so confirmation) only on
 	// protocol versions from 2026-07-28 on, whose multi round-trip requests
 	// carry the answers from one request to the next (in a request state
@@ -302,6 +305,21 @@ type Options struct {
 	// agent that found them by searching. Nil lists them all.
 	Listed func(t *tool.Tool) bool
 
+	// ListTTL is how long a client may reuse a list it was given
+	// (tools/list, prompts/list, resources/list and
+	// resources/templates/list), sent as the list's ttlMs in whole
+	// milliseconds. A change of a list (a tool added to or removed from
+	// the registry, a prompt or resource of the application's) is sent at
+	// once to the clients that listen for it (a session's stream, or a
+	// subscriptions/listen stream), which then ask again; a client that
+	// does not listen sees the change once the TTL of its copy is past.
+	// The server itself keeps no copy: a list is made anew for each
+	// request. The tool list is the account's own, so it is always marked
+	// cacheScope private; the others are public unless an app of
+	// Options.Apps is among them. Zero means [DefaultListTTL], a minute;
+	// negative sends 0, which has clients reuse nothing.
+	ListTTL time.Duration
+
 	// EventStore, when set, keeps the events of each HTTP session's
 	// streams so that a client whose stream broke off (or was closed by
 	// the server mid-call) reconnects with Last-Event-ID and receives what
@@ -419,6 +437,7 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	}
 	sdk.Capabilities = caps
 	sdk.CompletionHandler = s.completionHandler(sdk.CompletionHandler)
+	sdk.SetCacheable = s.cacheable(sdk.SetCacheable)
 	s.mcp = mcp.NewServer(&mcp.Implementation{
 		Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version,
 	}, &sdk)

@@ -118,7 +118,10 @@ func addReconnection(s *mcp.Server) {
 		// its stream stays open and carries the answer. The header names
 		// the version the session negotiated: mcpserver raises an older
 		// one (the suite's raw requests say 2025-03-26) to it.
-		if req.Extra != nil && req.Extra.CloseSSEStream != nil && req.Extra.Header.Get("Mcp-Protocol-Version") >= "2025-11-25" {
+		// A server without sessions keeps no stream to resume (resuming
+		// is a GET naming the session), so its stream stays open too.
+		if req.Extra != nil && req.Extra.CloseSSEStream != nil && req.Session.ID() != "" &&
+			req.Extra.Header.Get("Mcp-Protocol-Version") >= "2025-11-25" {
 			req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: 100 * time.Millisecond})
 		}
 		select {

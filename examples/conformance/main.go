@@ -3,7 +3,8 @@
 // annotated methods of [Service] whose tools toolgen generates
 // (tools_gen.go), through toolapi's MCP server, and beside them the
 // prompts and resources the suite reads (extras.go), the tools of its
-// input-required-result scenarios (inputrequired.go) and the tool of its
+// input-required-result scenarios (inputrequired.go), those of its
+// server-stateless scenario (stateless.go) and the tool of its
 // routing-header scenarios (headers.go).
 //
 //	go run ./examples/conformance                       # stdio
@@ -82,11 +83,15 @@ func newServer(ctx context.Context, stateless bool) (*mcpserver.Server, func(), 
 	if err := reg.Add(headerTools()...); err != nil {
 		return nil, nil, err
 	}
+	var srv *mcpserver.Server
+	if err := reg.Add(statelessTools(reg, func() *mcp.Server { return srv.MCPServer() })...); err != nil {
+		return nil, nil, err
+	}
 	tasks, stopTasks, err := newTasks(ctx, reg)
 	if err != nil {
 		return nil, nil, err
 	}
-	srv := mcpserver.New(reg, &mcpserver.Options{
+	srv = mcpserver.New(reg, &mcpserver.Options{
 		Name:         "toolapi-conformance",
 		Version:      "1.0.0",
 		Authenticate: func(*http.Request) (tool.Account, error) { return tester, nil },
