@@ -282,7 +282,7 @@ func TestStatelessScaleOut(t *testing.T) {
 		for i, base := range servers {
 			targets[i], _ = url.Parse(base)
 		}
-		balancer := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
+		proxy := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
 			mu.Lock()
 			defer mu.Unlock()
 			i := next % len(targets)
@@ -291,7 +291,17 @@ func TestStatelessScaleOut(t *testing.T) {
 			if isToolsCall(pr.Out) {
 				calls = append(calls, i)
 			}
-		}})
+		}}
+		balancer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// An HTTP/1 server that answers before it has read a body
+			// to its end reads the rest itself, racing the proxy's copy
+			// of it to the server, which then cuts the answer short:
+			// full duplex leaves the body to the copy.
+			if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
+				t.Errorf("the balancer: %v", err)
+			}
+			proxy.ServeHTTP(w, r)
+		}))
 		defer balancer.Close()
 
 		cs := connectStateless(t, balancer.URL+"/mcp", editorToken)

@@ -71,6 +71,7 @@ window.host = {
 	async open(name, input, run) {
 		log.push("open " + name);
 		const { tools } = await client.listTools();
+		log.push("open: listed");
 		const tool = tools.find((t) => t.name === name);
 		if (!tool) throw new Error("no tool " + name);
 		const uri = getToolUiResourceUri(tool);
