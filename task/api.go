@@ -330,8 +330,9 @@ func (m *Manager) Answer(ctx context.Context, id string, a *tool.Elicitation) er
 // AnswerKey answers the question of the task id under key (empty: the
 // first question still unanswered). Once every question the task asks at
 // once is answered, the task resumes, on whichever process runs it; until
-// then it keeps waiting for the others. Only the task's own account
-// answers. An action other than "accept", "decline" or "cancel", or
+// then it keeps waiting for the others. The task's own account answers,
+// and so does one holding the [Options.Viewers] permission (a supervisor
+// answering for a person, say); the audit record names who answered. An action other than "accept", "decline" or "cancel", or
 // accepted content that the question's schema refuses, wraps
 // [ErrBadAnswer]; a task that does not wait for an answer, or whose
 // question of that key is not asked or was answered already,
@@ -341,10 +342,12 @@ func (m *Manager) AnswerKey(ctx context.Context, id, key string, a *tool.Elicita
 		return fmt.Errorf("%w: action: must be accept, decline or cancel", ErrBadAnswer)
 	}
 	acct := tool.AccountFrom(ctx).AccountID()
+	cond, args := m.visible(ctx, 2)
 	var question, answer sql.NullString
 	var status Status
 	var toolID string
-	err := m.db.QueryRowContext(ctx, `SELECT status, question, answer, tool FROM toolapi_tasks WHERE id = $1 AND account = $2`, id, acct).Scan(&status, &question, &answer, &toolID)
+	err := m.db.QueryRowContext(ctx, `SELECT status, question, answer, tool FROM toolapi_tasks WHERE id = $1 AND `+cond,
+		append([]any{id}, args...)...).Scan(&status, &question, &answer, &toolID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
@@ -388,9 +391,9 @@ func (m *Manager) AnswerKey(ctx context.Context, id, key string, a *tool.Elicita
 	}
 	// Written only over the answers read: of two answers at once, the
 	// later finds the row changed and is refused as not waiting.
-	r, err := m.db.ExecContext(ctx, `UPDATE toolapi_tasks SET answer = $3, updated_ns = $4
-		WHERE id = $1 AND account = $2 AND status = 'input_required' AND question = $5 AND COALESCE(answer, '') = $6`,
-		id, acct, string(b), time.Now().UnixNano(), question.String, answer.String)
+	r, err := m.db.ExecContext(ctx, `UPDATE toolapi_tasks SET answer = $2, updated_ns = $3
+		WHERE id = $1 AND status = 'input_required' AND question = $4 AND COALESCE(answer, '') = $5`,
+		id, string(b), time.Now().UnixNano(), question.String, answer.String)
 	if err != nil {
 		return fmt.Errorf("task: answering: %w", err)
 	}

@@ -73,8 +73,8 @@ type Options struct {
 	// they are never stored in clear. Nil refuses tasks of tools with
 	// sensitive inputs ([ErrNoKey]).
 	Key []byte
-	// Viewers is a permission whose holders see and cancel the tasks of
-	// every account; empty means none does.
+	// Viewers is a permission whose holders see, answer and cancel the
+	// tasks of every account; empty means none does.
 	Viewers string
 	// TTL is how long a task is kept when its tool sets no TaskTTL; zero
 	// means [DefaultTTL].

@@ -417,6 +417,45 @@ func TestQuestionAndAnswer(t *testing.T) {
 	})
 }
 
+// TestViewerAnswers: a holder of the Viewers permission answers the
+// question of another account's task, which then finishes; an account
+// without it gets ErrNotFound, as for an unknown task, and its answer is
+// not kept.
+func TestViewerAnswers(t *testing.T) {
+	each(t, func(t *testing.T, db *sql.DB) {
+		f := newFixture(t, db, &Options{Key: testKey, Viewers: "see tasks", PollInterval: 20 * time.Millisecond})
+		f.start(t)
+		ctx := as(ada())
+		tk, err := f.m.Create(ctx, "album.rename", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tk = wait(t, f.m, ctx, tk.ID)
+		if tk.Status != InputRequired {
+			t.Fatalf("task %+v, want it to ask for a name", tk)
+		}
+		bob := as(&tool.User{ID: "bob", Permissions: []string{"export"}})
+		if err := f.m.Answer(bob, tk.ID, &tool.Elicitation{Action: "accept", Content: map[string]any{"name": "bob's"}}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("bob's Answer = %v, want ErrNotFound", err)
+		}
+		blocked := as(&tool.User{ID: "carl", Permissions: []string{"see tasks"}, IsBlocked: true})
+		if err := f.m.Answer(blocked, tk.ID, &tool.Elicitation{Action: "accept", Content: map[string]any{"name": "carl's"}}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("a blocked viewer's Answer = %v, want ErrNotFound", err)
+		}
+		if got, err := f.m.Get(ctx, tk.ID); err != nil || got.Status != InputRequired {
+			t.Fatalf("after the refused answers: %+v, %v; want it still waiting", got, err)
+		}
+		admin := as(&tool.User{ID: "admin", Permissions: []string{"see tasks"}})
+		if err := f.m.Answer(admin, tk.ID, &tool.Elicitation{Action: "accept", Content: map[string]any{"name": "winter"}}); err != nil {
+			t.Fatalf("the viewer's Answer: %v", err)
+		}
+		tk = wait(t, f.m, ctx, tk.ID)
+		if tk.Status != Completed || tk.Result.Outputs["name"] != "winter" || tk.Account != "ada" {
+			t.Fatalf("task %+v result %+v, want ada's task renamed winter", tk, tk.Result)
+		}
+	})
+}
+
 func TestConfirmationAsked(t *testing.T) {
 	each(t, func(t *testing.T, db *sql.DB) {
 		f := newFixture(t, db, nil)
