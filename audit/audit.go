@@ -126,6 +126,10 @@ type Record struct {
 	// trace and its call. Each is empty when the caller did not say (see
 	// [tool.Caller]).
 	Channel, Client, Agent, TraceID, CallID string
+	// TaskID is the ID of the durable task the record is about (its
+	// creation, start, answers, cancellation and outcome: see package
+	// task); empty for a run that is no task.
+	TaskID string
 }
 
 // A Store keeps a trail. Its methods must be safe for concurrent use.

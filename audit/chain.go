@@ -44,6 +44,9 @@ type chainedState struct {
 	Agent        string `json:"agent"`
 	TraceID      string `json:"trace_id"`
 	CallID       string `json:"call_id"`
+	// Left out when empty, so that the links made before records had a
+	// task ID still hold.
+	TaskID string `json:"task_id,omitempty"`
 }
 
 func stateOf(r *Record) string {
@@ -51,7 +54,7 @@ func stateOf(r *Record) string {
 		ID: r.ID, StartedNS: r.Time.UnixNano(), Account: r.Account, Tool: r.Tool, Operation: r.Operation,
 		Outcome: string(r.Outcome), Failure: string(r.Failure), InputsSHA256: r.InputsSHA256,
 		DurationNS: int64(r.Duration), Runs: runs(r),
-		Channel: r.Channel, Client: r.Client, Agent: r.Agent, TraceID: r.TraceID, CallID: r.CallID,
+		Channel: r.Channel, Client: r.Client, Agent: r.Agent, TraceID: r.TraceID, CallID: r.CallID, TaskID: r.TaskID,
 	})
 	return string(b)
 }
@@ -182,7 +185,7 @@ func differs(stored, chained string) (field, a, b string) {
 	_ = json.Unmarshal([]byte(stored), &x)
 	_ = json.Unmarshal([]byte(chained), &y)
 	for _, f := range []string{"id", "started_ns", "account", "tool", "operation", "outcome", "failure", "inputs_sha256",
-		"duration_ns", "runs", "channel", "client", "agent", "trace_id", "call_id"} {
+		"duration_ns", "runs", "channel", "client", "agent", "trace_id", "call_id", "task_id"} {
 		if va, vb := show(x[f]), show(y[f]); va != vb {
 			return f, va, vb
 		}

@@ -154,13 +154,13 @@ func (m *Manager) Create(ctx context.Context, toolID string, args json.RawMessag
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("task: storing the task: %w", err)
 	}
-	m.record(ctx, t, task.Account, public, audit.TaskCreated, "")
+	m.record(ctx, t, task.ID, task.Account, public, audit.TaskCreated, "")
 	return task, nil
 }
 
 // refused records and returns the refusal of a task before it was created.
 func (m *Manager) refused(ctx context.Context, t *tool.Tool, res *tool.Result) error {
-	m.record(ctx, t, tool.AccountFrom(ctx).AccountID(), nil, audit.Failed, res.Failure)
+	m.record(ctx, t, "", tool.AccountFrom(ctx).AccountID(), nil, audit.Failed, res.Failure)
 	return &RefusedError{Result: res}
 }
 
@@ -316,7 +316,7 @@ func (m *Manager) Cancel(ctx context.Context, id string) (*Task, error) {
 	}
 	m.signal(id)
 	if tl != nil {
-		m.record(ctx, tl, tool.AccountFrom(ctx).AccountID(), nil, audit.TaskCancelled, "")
+		m.record(ctx, tl, id, tool.AccountFrom(ctx).AccountID(), nil, audit.TaskCancelled, "")
 	}
 	return m.get(ctx, id)
 }
@@ -402,7 +402,7 @@ func (m *Manager) AnswerKey(ctx context.Context, id, key string, a *tool.Elicita
 	}
 	m.signal(id)
 	if t, ok := m.reg.Tool(toolID); ok {
-		m.record(ctx, t, acct, nil, audit.TaskAnswered, "")
+		m.record(ctx, t, id, acct, nil, audit.TaskAnswered, "")
 	}
 	return nil
 }

@@ -107,22 +107,36 @@ func TestAuditTrail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each record of a task names it: the renaming is task 1, the held
+	// export task 2; the export refused before it was created has none.
+	name := map[string]string{tk.ID: " 1", held.ID: " 2", "": ""}
 	var got []string
 	for _, r := range slices.Backward(recs) {
-		got = append(got, r.Tool+" "+string(r.Outcome)+" "+string(r.Failure))
+		got = append(got, r.Tool+" "+string(r.Outcome)+" "+string(r.Failure)+name[r.TaskID])
 	}
 	want := []string{
-		"album.rename task_created ",
-		"album.rename task_started ",
-		"album.rename task_asked ",
-		"album.rename task_answered ",
-		"album.rename success ",
-		"album.export task_created ",
-		"album.export task_started ",
-		"album.export task_cancelled ",
+		"album.rename task_created  1",
+		"album.rename task_started  1",
+		"album.rename task_asked  1",
+		"album.rename task_answered  1",
+		"album.rename success  1",
+		"album.export task_created  2",
+		"album.export task_started  2",
+		"album.export task_cancelled  2",
 		"album.export failure input",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("trail:\n%q\nwant\n%q", got, want)
+	}
+	// The task IDs are links of the chain: the trail verifies, and a
+	// task ID changed in the table breaks it there.
+	if b, err := store.Verify(context.Background()); err != nil || b != nil {
+		t.Fatalf("Verify = %+v, %v; want the chain whole", b, err)
+	}
+	if _, err := db.Exec(`UPDATE audit_trail SET task_id = 'FORGED' WHERE task_id = $1 AND outcome = 'task_answered'`, tk.ID); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := store.Verify(context.Background()); err != nil || b == nil || b.Field != "task_id" {
+		t.Errorf("Verify after a forged task ID = %+v, %v; want a break at task_id", b, err)
 	}
 }

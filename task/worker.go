@@ -103,7 +103,7 @@ func (m *Manager) run(ctx context.Context, id string) {
 		span.SetStatus(codes.Error, "account")
 		return
 	}
-	m.record(bg, t, accountID, []byte(args), audit.TaskStarted, "")
+	m.record(bg, t, id, accountID, []byte(args), audit.TaskStarted, "")
 
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -154,7 +154,7 @@ func (m *Manager) run(ctx context.Context, id string) {
 		if !res.Success {
 			outcome = audit.Failed
 		}
-		m.record(bg, t, accountID, []byte(args), outcome, res.Failure)
+		m.record(bg, t, id, accountID, []byte(args), outcome, res.Failure)
 	}
 }
 
@@ -379,7 +379,7 @@ func (a *asker) ask(ctx context.Context, qs []*Question) ([]*tool.Elicitation, e
 		return nil, errTaskEnded
 	}
 	m.signal(a.id)
-	m.record(context.WithoutCancel(ctx), a.t, a.account, nil, audit.TaskAsked, "")
+	m.record(context.WithoutCancel(ctx), a.t, a.id, a.account, nil, audit.TaskAsked, "")
 	for {
 		ans, done, err := a.answer(ctx, qs)
 		if done || err != nil {
@@ -443,12 +443,13 @@ func (a *asker) answer(ctx context.Context, qs []*Question) ([]*tool.Elicitation
 	return nil, false, nil
 }
 
-// record writes a step of a task to the audit trail, if there is one.
-func (m *Manager) record(ctx context.Context, t *tool.Tool, account string, inputs []byte, o audit.Outcome, f tool.Failure) {
+// record writes a step of the task id to the audit trail, if there is one
+// (id is empty for a task refused before it was created).
+func (m *Manager) record(ctx context.Context, t *tool.Tool, id, account string, inputs []byte, o audit.Outcome, f tool.Failure) {
 	if m.opts.Audit == nil {
 		return
 	}
-	r := &audit.Record{Time: time.Now().UTC(), Account: account, Tool: t.ID, Operation: string(t.EffectiveOperation()), Outcome: o, Failure: f, Runs: 1}
+	r := &audit.Record{Time: time.Now().UTC(), Account: account, Tool: t.ID, Operation: string(t.EffectiveOperation()), Outcome: o, Failure: f, Runs: 1, TaskID: id}
 	if inputs != nil {
 		sum := sha256.Sum256(inputs)
 		r.InputsSHA256 = hex.EncodeToString(sum[:])
