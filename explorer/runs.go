@@ -289,7 +289,7 @@ func (e *server) startRun(w http.ResponseWriter, r *http.Request, v *visit, t *t
 		return false, nil
 	}
 	if fv.NeedsConfirm && !fv.Confirmed {
-		fv.ConfirmProblem = "This tool changes data: tick the box to confirm, then run it again."
+		fv.ConfirmProblem = e.confirmProblem(r, v, t, canonical, len(vs) > 0)
 	}
 	if len(vs) > 0 || fv.ConfirmProblem != "" {
 		return false, vs
@@ -315,9 +315,9 @@ func (e *server) startRun(w http.ResponseWriter, r *http.Request, v *visit, t *t
 	}
 	var oc *outcome
 	if e.runsAsTask(t) {
-		oc = e.startTask(r, v, t, canonical)
+		oc = e.startTask(r, v, t, canonical, fv.Confirmed)
 	} else {
-		oc = e.run(r, v, t, args)
+		oc = e.run(r, v, t, args, fv.Confirmed)
 	}
 	run.Outcome, err = json.Marshal(oc)
 	if err == nil {
@@ -338,14 +338,41 @@ func (e *server) startRun(w http.ResponseWriter, r *http.Request, v *visit, t *t
 	return true, nil
 }
 
-// run runs the tool with args and returns its outcome. The run's context
-// ends after [Options.MaxRunDuration].
-func (e *server) run(r *http.Request, v *visit, t *tool.Tool, args map[string]any) *outcome {
+// confirmProblem returns why the run of t with args (canonical JSON) for
+// the form submission r cannot start without the confirmation box ticked,
+// or "" when it can: a destructive tool, or one marked Confirm, always
+// needs it; a tool whose ConfirmIf decides needs it when it asks for this
+// run, and the problem then gives its reason. Inputs with violations
+// (broken, when true) are not asked about: the form shows them first.
+func (e *server) confirmProblem(r *http.Request, v *visit, t *tool.Tool, args json.RawMessage, broken bool) string {
+	const tick = "This tool changes data: tick the box to confirm, then run it again."
+	if broken {
+		return tick
+	}
+	reason, ask, err := e.reg.NeedsConfirmingJSON(tool.WithAccount(r.Context(), v.acct), t.ID, args)
+	if err != nil {
+		// The run reports the failure, as it would without the box.
+		e.logger.Error("explorer: deciding on a confirmation", "tool", t.ID, "error", err.Error())
+	}
+	switch {
+	case reason != "":
+		return "This run needs your confirmation: " + reason + " Tick the box to confirm, then run it again."
+	case t.IsDestructive() || t.Confirm || ask:
+		return tick
+	}
+	return ""
+}
+
+// run runs the tool with args and returns its outcome; confirmed says
+// that the person ticked the confirmation box. The run's context ends
+// after [Options.MaxRunDuration].
+func (e *server) run(r *http.Request, v *visit, t *tool.Tool, args map[string]any, confirmed bool) *outcome {
 	ctx, cancel := context.WithTimeout(r.Context(), e.maxRun())
 	defer cancel()
 	ctx = tool.WithCaller(tool.WithAccount(ctx, v.acct), tool.Caller{Channel: tool.ChannelExplorer})
-	if t.MayConfirm() {
-		// The person ticked the box: that is the confirmation.
+	if confirmed && t.MayConfirm() {
+		// The person ticked the box: that is the confirmation. Without
+		// it, a run that asks after all is refused.
 		ctx = tool.WithConfirmer(ctx, tool.Confirmed)
 	}
 	res, err := e.reg.Run(ctx, t.ID, args)

@@ -91,10 +91,11 @@ func (e *server) taskURL(id string) string { return e.path("/tasks/" + url.PathE
 // checked inputs) for the form submission r, and returns the outcome its
 // run record keeps: the task's ID, or the failure a run would have shown
 // when the task is refused. The run record makes a second submission of
-// the same form open the same task instead of starting another.
-func (e *server) startTask(r *http.Request, v *visit, t *tool.Tool, args json.RawMessage) *outcome {
+// the same form open the same task instead of starting another; confirmed
+// says that the person ticked the confirmation box.
+func (e *server) startTask(r *http.Request, v *visit, t *tool.Tool, args json.RawMessage, confirmed bool) *outcome {
 	ctx := tool.WithAccount(r.Context(), v.acct)
-	if t.MayConfirm() {
+	if confirmed && t.MayConfirm() {
 		// The person ticked the box: that is the confirmation.
 		ctx = tool.WithConfirmer(ctx, tool.Confirmed)
 	}
