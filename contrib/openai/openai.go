@@ -23,6 +23,14 @@
 // Neither API has a way to ask a person to approve a call: a tool marked
 // Confirm runs only when [Options.Confirmer] confirms it, and is refused
 // with a message saying so when there is none.
+//
+// Nor can a run pause: with [Options.Tasks], a tool that may run as a
+// task (see package task) starts one, and its call answers at once with
+// the task's handle ("task" in the response) in place of outputs. The
+// tools tasks_get and tasks_cancel are then declared too, and the model
+// follows the task with them, for this account's tasks only. A question
+// the task asks a person is answered where the task lives: the Tool
+// Explorer's task page, the command line's task answer, or an MCP client.
 package toolopenai
 
 import (
@@ -44,6 +52,10 @@ type Options struct {
 	// would. Nil means such runs are refused as access failures whose
 	// message says that a person must confirm them.
 	Confirmer tool.Confirmer
+	// Tasks runs the tools that may run as tasks as background tasks
+	// (see funcall.Toolset.WithTasks; functask.New makes one of a task
+	// Manager). Nil runs every call in the request.
+	Tasks funcall.Tasks
 }
 
 // Tools are the tools of a registry that one account may run, declared
@@ -58,7 +70,7 @@ type Tools struct {
 func New(reg *tool.Registry, acct tool.Account, opts *Options) *Tools {
 	t := &Tools{set: funcall.New(reg, acct)}
 	if opts != nil {
-		t.set = t.set.WithConfirmer(opts.Confirmer)
+		t.set = t.set.WithConfirmer(opts.Confirmer).WithTasks(opts.Tasks)
 	}
 	decls, _ := t.set.Declarations(funcall.OpenAI) // a known format: no error
 	t.decls = decls.([]funcall.OpenAITool)
