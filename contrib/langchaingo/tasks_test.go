@@ -3,8 +3,6 @@ package toollangchaingo_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,73 +11,8 @@ import (
 	toollangchaingo "github.com/toolapi/toolapi/contrib/langchaingo"
 	"github.com/toolapi/toolapi/funcall"
 	"github.com/toolapi/toolapi/tool"
+	"github.com/toolapi/toolapi/tooltest"
 )
-
-// goTasks runs each task in a goroutine of this process, through the
-// registry's run path. The durable engine (package task) needs a database
-// and River, which this module does not depend on; the adapter sees only
-// funcall.Tasks, which both implement.
-type goTasks struct {
-	reg   *tool.Registry
-	mu    sync.Mutex
-	tasks map[string]*funcall.Task
-	owner map[string]string
-	stop  map[string]context.CancelFunc
-}
-
-func (g *goTasks) Create(ctx context.Context, toolID string, args json.RawMessage) (*funcall.Task, error) {
-	if _, vs, err := g.reg.ValidateJSON(ctx, toolID, args); err != nil || len(vs) > 0 {
-		res, _ := g.reg.RunJSON(ctx, toolID, args)
-		return nil, &funcall.TaskRefusedError{Result: res}
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	id := fmt.Sprintf("T%d", len(g.tasks)+1)
-	tk := &funcall.Task{ID: id, Tool: toolID, Status: funcall.TaskWorking, PollInterval: 10 * time.Millisecond}
-	g.tasks[id], g.owner[id] = tk, tool.AccountFrom(ctx).AccountID()
-	run, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	g.stop[id] = cancel
-	go func() {
-		res, _ := g.reg.RunJSON(run, toolID, args)
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		if tk.Status == funcall.TaskWorking {
-			tk.Status, tk.Result = funcall.TaskFailed, res
-			if res.Success {
-				tk.Status = funcall.TaskCompleted
-			}
-		}
-	}()
-	c := *tk
-	return &c, nil
-}
-
-func (g *goTasks) Get(ctx context.Context, id string) (*funcall.Task, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	tk, ok := g.tasks[id]
-	if !ok || g.owner[id] != tool.AccountFrom(ctx).AccountID() {
-		return nil, funcall.ErrTaskNotFound
-	}
-	c := *tk
-	return &c, nil
-}
-
-func (g *goTasks) Cancel(ctx context.Context, id string) (*funcall.Task, error) {
-	if _, err := g.Get(ctx, id); err != nil {
-		return nil, err
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	tk := g.tasks[id]
-	if tk.Status != funcall.TaskWorking {
-		return nil, funcall.ErrTaskFinished
-	}
-	tk.Status, tk.Result = funcall.TaskCancelled, tool.Failed("Cancelled.", nil)
-	g.stop[id]()
-	c := *tk
-	return &c, nil
-}
 
 // TestTaskWaits: a call of a tool that runs as a task waits for the
 // task's outcome; a call whose context ends first returns the task's
@@ -105,7 +38,7 @@ func TestTaskWaits(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	tasks := &goTasks{reg: reg, tasks: map[string]*funcall.Task{}, owner: map[string]string{}, stop: map[string]context.CancelFunc{}}
+	tasks := tooltest.NewTasks(reg)
 	set := toollangchaingo.New(reg, agent, &toollangchaingo.Options{Tasks: tasks})
 	var names []string
 	for _, f := range set.Functions() {
