@@ -10,8 +10,8 @@ import (
 
 	toollangchaingo "github.com/toolapi/toolapi/contrib/langchaingo"
 	"github.com/toolapi/toolapi/funcall"
+	"github.com/toolapi/toolapi/funcall/funcalltest"
 	"github.com/toolapi/toolapi/tool"
-	"github.com/toolapi/toolapi/tooltest"
 )
 
 // TestTaskWaits: a call of a tool that runs as a task waits for the
@@ -38,7 +38,7 @@ func TestTaskWaits(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	tasks := tooltest.NewTasks(reg)
+	tasks := funcalltest.NewTasks(reg)
 	set := toollangchaingo.New(reg, agent, &toollangchaingo.Options{Tasks: tasks})
 	var names []string
 	for _, f := range set.Functions() {

@@ -8,8 +8,8 @@ import (
 
 	toolopenai "github.com/toolapi/toolapi/contrib/openai"
 	"github.com/toolapi/toolapi/funcall"
+	"github.com/toolapi/toolapi/funcall/funcalltest"
 	"github.com/toolapi/toolapi/tool"
-	"github.com/toolapi/toolapi/tooltest"
 )
 
 // TestTasks: with Options.Tasks, tasks_get and tasks_cancel are declared
@@ -48,7 +48,7 @@ func TestTasks(t *testing.T) {
 		t.Errorf("without Tasks, the call gave %+v, want the run's result", r)
 	}
 
-	tasks := tooltest.NewTasks(reg)
+	tasks := funcalltest.NewTasks(reg)
 	tools := toolopenai.New(reg, agent, &toolopenai.Options{Tasks: tasks})
 	if got := declared(tools); !slices.Equal(got, []string{"report__build", funcall.TasksCancel, funcall.TasksGet}) {
 		t.Errorf("with Tasks, declared %v", got)

@@ -1,4 +1,9 @@
-package tooltest
+// Package funcalltest helps test what uses function calling's tasks, as
+// net/http/httptest helps test HTTP handlers: [NewTasks] gives a
+// [funcall.Tasks] that runs each task in a goroutine of the test, so that
+// the tests of an adapter or an agent see tasks without a database or a
+// queue.
+package funcalltest
 
 import (
 	"context"
@@ -57,7 +62,7 @@ func (g *Tasks) Create(ctx context.Context, toolID string, args json.RawMessage)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if len(g.tasks) >= MaxTasks {
-		return nil, fmt.Errorf("tooltest: more than %d tasks", MaxTasks)
+		return nil, fmt.Errorf("funcalltest: more than %d tasks", MaxTasks)
 	}
 	id := fmt.Sprintf("T%d", len(g.tasks)+1)
 	run, stop := context.WithCancel(context.WithoutCancel(ctx))
