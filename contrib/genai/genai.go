@@ -108,10 +108,8 @@ func (t *Tools) Call(ctx context.Context, call *genai.FunctionCall) *genai.Funct
 	} else {
 		resp = t.set.Dispatch(ctx, call.Name, args)
 	}
-	// A task still running, or waiting for a person, has not failed:
-	// its handle is the output.
 	key := "output"
-	if !resp.Success && (resp.Task == nil || resp.Task.Status == funcall.TaskFailed || resp.Task.Status == funcall.TaskCancelled) {
+	if !resp.Success {
 		key = "error"
 	}
 	return &genai.FunctionResponse{ID: call.ID, Name: call.Name, Response: map[string]any{key: resp}}
