@@ -2,9 +2,7 @@ package toolanthropic_test
 
 import (
 	"context"
-	"slices"
 	"testing"
-	"time"
 
 	toolanthropic "github.com/toolapi/toolapi/contrib/anthropic"
 	"github.com/toolapi/toolapi/funcall"
@@ -12,88 +10,24 @@ import (
 	"github.com/toolapi/toolapi/tool"
 )
 
-// TestTasks: with Options.Tasks, tasks_get and tasks_cancel are declared
-// beside the tools; a task tool's call answers at once with the task's
-// handle, which tasks_get follows to the outcome and tasks_cancel ends;
-// another account's tools cannot see the task. Without Tasks, neither
-// function is declared and the call runs in the request.
+// TestTasks: the adapter serves tasks as funcalltest.TestTasks checks,
+// through its Declarations and its Call.
 func TestTasks(t *testing.T) {
-	release := make(chan struct{})
-	defer close(release)
-	reg := tool.NewRegistry(nil)
-	if err := reg.Add(&tool.Tool{
-		ID: "report.build", Label: "Build", Description: "Builds a report.", Operation: tool.OpTransform,
-		Permission: "use tools", Task: tool.TaskOptional,
-		Inputs:  []*tool.Definition{{Name: "hold", Type: "boolean"}},
-		Outputs: []*tool.Definition{{Name: "pages", Type: "integer", Required: true}},
-		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
-			if in.Bool("hold") {
-				select {
-				case <-release:
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				}
-			}
-			return tool.Succeeded("Built.", map[string]any{"pages": 3}), nil
-		},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	plain := toolanthropic.New(reg, agent, nil)
-	if got := declared(plain); !slices.Equal(got, []string{"report__build"}) {
-		t.Errorf("without Tasks, declared %v", got)
-	}
-	if r := call(ctx, plain, "report__build", `{}`); r.Task != nil || r.Message != "Built." {
-		t.Errorf("without Tasks, the call gave %+v, want the run's result", r)
-	}
-
-	tasks := funcalltest.NewTasks(reg)
-	tools := toolanthropic.New(reg, agent, &toolanthropic.Options{Tasks: tasks})
-	if got := declared(tools); !slices.Equal(got, []string{"report__build", funcall.TasksCancel, funcall.TasksGet}) {
-		t.Errorf("with Tasks, declared %v", got)
-	}
-	r := call(ctx, tools, "report__build", `{}`)
-	if r.Task == nil || r.Outputs != nil {
-		t.Fatalf("the call gave %+v, want a task handle", r)
-	}
-	id := r.Task.ID
-	if _, err := tasks.Wait(ctx, id); err != nil {
-		t.Fatal(err)
-	}
-	if r := call(ctx, tools, funcall.TasksGet, `{"task_id":"`+id+`"}`); r.Task == nil || r.Task.Status != funcall.TaskCompleted || r.Message != "Built." {
-		t.Errorf("tasks_get after the end gave %+v", r)
-	}
-
-	held := call(ctx, tools, "report__build", `{"hold":true}`)
-	if held.Task == nil {
-		t.Fatalf("the held call gave %+v", held)
-	}
-	other := toolanthropic.New(reg, &tool.User{ID: "other", Permissions: []string{"use tools"}}, &toolanthropic.Options{Tasks: tasks})
-	if r := call(ctx, other, funcall.TasksGet, `{"task_id":"`+held.Task.ID+`"}`); r.ErrorType != funcall.TaskNotFound {
-		t.Errorf("another account's tasks_get gave %+v, want %s", r, funcall.TaskNotFound)
-	}
-	if r := call(ctx, tools, funcall.TasksCancel, `{"task_id":"`+held.Task.ID+`"}`); r.Task == nil || r.Task.Status != funcall.TaskCancelled {
-		t.Errorf("tasks_cancel gave %+v", r)
-	}
-	waitCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if tk, err := tasks.Wait(waitCtx, held.Task.ID); err != nil || tk.Status != funcall.TaskCancelled {
-		t.Errorf("the cancelled task: %+v, %v", tk, err)
-	}
+	funcalltest.TestTasks(t, func(reg *tool.Registry, acct tool.Account, tasks funcall.Tasks) funcalltest.Adapter {
+		return adapter{toolanthropic.New(reg, acct, &toolanthropic.Options{Tasks: tasks})}
+	})
 }
 
-// declared returns the names the tools declare, sorted.
-func declared(tools *toolanthropic.Tools) []string {
+type adapter struct{ tools *toolanthropic.Tools }
+
+func (a adapter) Declared() []string {
 	var names []string
-	for _, d := range tools.Declarations() {
+	for _, d := range a.tools.Declarations() {
 		names = append(names, d.OfTool.Name)
 	}
-	slices.Sort(names)
 	return names
 }
 
-// call makes the call a model would and returns the response.
-func call(ctx context.Context, tools *toolanthropic.Tools, name, args string) *funcall.Response {
-	return tools.Call(ctx, name, []byte(args))
+func (a adapter) Call(ctx context.Context, name, args string) *funcall.Response {
+	return a.tools.Call(ctx, name, []byte(args))
 }

@@ -2,11 +2,8 @@ package toolgenai_test
 
 import (
 	"context"
-	"slices"
-	"testing"
-	"time"
-
 	"encoding/json"
+	"testing"
 
 	"google.golang.org/genai"
 
@@ -16,100 +13,42 @@ import (
 	"github.com/toolapi/toolapi/tool"
 )
 
-// TestTasks: with Options.Tasks, tasks_get and tasks_cancel are declared
-// beside the tools; a task tool's call answers at once with the task's
-// handle, which tasks_get follows to the outcome and tasks_cancel ends;
-// another account's tools cannot see the task. Without Tasks, neither
-// function is declared and the call runs in the request.
+// TestTasks: the adapter serves tasks as funcalltest.TestTasks checks,
+// through its Tool declaration and its Call; the handle of a task still
+// running is the function's output, not its error.
 func TestTasks(t *testing.T) {
-	release := make(chan struct{})
-	defer close(release)
-	reg := tool.NewRegistry(nil)
-	if err := reg.Add(&tool.Tool{
-		ID: "report.build", Label: "Build", Description: "Builds a report.", Operation: tool.OpTransform,
-		Permission: "use tools", Task: tool.TaskOptional,
-		Inputs:  []*tool.Definition{{Name: "hold", Type: "boolean"}},
-		Outputs: []*tool.Definition{{Name: "pages", Type: "integer", Required: true}},
-		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
-			if in.Bool("hold") {
-				select {
-				case <-release:
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				}
-			}
-			return tool.Succeeded("Built.", map[string]any{"pages": 3}), nil
-		},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	plain := toolgenai.New(reg, agent, nil)
-	if got := declared(plain); !slices.Equal(got, []string{"report__build"}) {
-		t.Errorf("without Tasks, declared %v", got)
-	}
-	if r := call(ctx, plain, "report__build", `{}`); r.Task != nil || r.Message != "Built." {
-		t.Errorf("without Tasks, the call gave %+v, want the run's result", r)
-	}
-
-	tasks := funcalltest.NewTasks(reg)
-	tools := toolgenai.New(reg, agent, &toolgenai.Options{Tasks: tasks})
-	if got := declared(tools); !slices.Equal(got, []string{"report__build", funcall.TasksCancel, funcall.TasksGet}) {
-		t.Errorf("with Tasks, declared %v", got)
-	}
-	if got := tools.Call(ctx, &genai.FunctionCall{Name: "report__build", Args: map[string]any{"hold": true}}).Response; got["output"] == nil {
-		t.Errorf("a working task's handle is not the output: %v", got)
-	}
-	r := call(ctx, tools, "report__build", `{}`)
-	if r.Task == nil || r.Outputs != nil {
-		t.Fatalf("the call gave %+v, want a task handle", r)
-	}
-	id := r.Task.ID
-	if _, err := tasks.Wait(ctx, id); err != nil {
-		t.Fatal(err)
-	}
-	if r := call(ctx, tools, funcall.TasksGet, `{"task_id":"`+id+`"}`); r.Task == nil || r.Task.Status != funcall.TaskCompleted || r.Message != "Built." {
-		t.Errorf("tasks_get after the end gave %+v", r)
-	}
-
-	held := call(ctx, tools, "report__build", `{"hold":true}`)
-	if held.Task == nil {
-		t.Fatalf("the held call gave %+v", held)
-	}
-	other := toolgenai.New(reg, &tool.User{ID: "other", Permissions: []string{"use tools"}}, &toolgenai.Options{Tasks: tasks})
-	if r := call(ctx, other, funcall.TasksGet, `{"task_id":"`+held.Task.ID+`"}`); r.ErrorType != funcall.TaskNotFound {
-		t.Errorf("another account's tasks_get gave %+v, want %s", r, funcall.TaskNotFound)
-	}
-	if r := call(ctx, tools, funcall.TasksCancel, `{"task_id":"`+held.Task.ID+`"}`); r.Task == nil || r.Task.Status != funcall.TaskCancelled {
-		t.Errorf("tasks_cancel gave %+v", r)
-	}
-	waitCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if tk, err := tasks.Wait(waitCtx, held.Task.ID); err != nil || tk.Status != funcall.TaskCancelled {
-		t.Errorf("the cancelled task: %+v, %v", tk, err)
-	}
+	funcalltest.TestTasks(t, func(reg *tool.Registry, acct tool.Account, tasks funcall.Tasks) funcalltest.Adapter {
+		return adapter{t, toolgenai.New(reg, acct, &toolgenai.Options{Tasks: tasks})}
+	})
 }
 
-// declared returns the names the tools declare, sorted.
-func declared(tools *toolgenai.Tools) []string {
+type adapter struct {
+	t     *testing.T
+	tools *toolgenai.Tools
+}
+
+func (a adapter) Declared() []string {
 	var names []string
-	for _, d := range tools.Tool().FunctionDeclarations {
+	for _, d := range a.tools.Tool().FunctionDeclarations {
 		names = append(names, d.Name)
 	}
-	slices.Sort(names)
 	return names
 }
 
-// call makes the call a model would and returns the response.
-func call(ctx context.Context, tools *toolgenai.Tools, name, args string) *funcall.Response {
+// Call returns the function's output, or its error; a task still running
+// or waiting for a person that comes back as the error fails the test.
+func (a adapter) Call(ctx context.Context, name, args string) *funcall.Response {
 	var m map[string]any
 	if err := json.Unmarshal([]byte(args), &m); err != nil {
-		panic(err)
+		a.t.Fatal(err)
 	}
-	// A result or a task handle is the output; a failure, the error.
-	got := tools.Call(ctx, &genai.FunctionCall{Name: name, Args: m}).Response
+	got := a.tools.Call(ctx, &genai.FunctionCall{Name: name, Args: m}).Response
 	if r, ok := got["output"].(*funcall.Response); ok {
 		return r
 	}
-	return got["error"].(*funcall.Response)
+	r := got["error"].(*funcall.Response)
+	if r.Task != nil && (r.Task.Status == funcall.TaskWorking || r.Task.Status == funcall.TaskInputRequired) {
+		a.t.Errorf("%s: the handle of a %s task is the function's error, want its output", name, r.Task.Status)
+	}
+	return r
 }

@@ -11,11 +11,11 @@ import (
 	"github.com/toolapi/toolapi/tool"
 )
 
-// TestTasks: a task runs the tool as its account and ends completed with
+// TestNewTasks: a task runs the tool as its account and ends completed with
 // the run's result; a held one is cancelled and its context ends; inputs
 // that break the rules are refused before a task exists; another account
 // gets no such task; an ended task cannot be cancelled.
-func TestTasks(t *testing.T) {
+func TestNewTasks(t *testing.T) {
 	release := make(chan struct{})
 	stopped := make(chan struct{}, 1)
 	reg := tool.NewRegistry(nil)
