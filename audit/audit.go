@@ -74,6 +74,10 @@ const (
 	// Interrupted is the outcome of a run still under way when its
 	// process shut down (see [Trail.Close]).
 	Interrupted Outcome = "interrupted"
+	// Replayed is the outcome of a call answered with the outcome of an
+	// earlier run instead of running (a repeated idempotency key): nothing
+	// ran. Its Failure is the earlier run's.
+	Replayed Outcome = "replayed"
 )
 
 // Outcomes of the steps of a task (package task): a task's record of each
@@ -90,6 +94,20 @@ const (
 	TaskAnswered Outcome = "task_answered"
 	// TaskCancelled: a task was cancelled before it ended.
 	TaskCancelled Outcome = "task_cancelled"
+	// TaskAwaitsApproval: a task was created to wait for the approval of
+	// another account; it runs once approved.
+	TaskAwaitsApproval Outcome = "task_awaits_approval"
+	// TaskApproved: an account approved a task's call (Approver names it;
+	// the inputs hash is the approved inputs', which differ from the
+	// creation's when the approver edited them).
+	TaskApproved Outcome = "task_approved"
+	// TaskRefused: an account refused a task's call; it did not run.
+	TaskRefused Outcome = "task_refused"
+	// ApprovalGranted and ApprovalRevoked: a standing approval of a tool
+	// for an account was granted or revoked (Approver names who did it,
+	// Account whom it is for, TaskID the standing approval's ID).
+	ApprovalGranted Outcome = "approval_granted"
+	ApprovalRevoked Outcome = "approval_revoked"
 )
 
 // A Record is one run in the trail.
@@ -130,6 +148,10 @@ type Record struct {
 	// creation, start, answers, cancellation and outcome: see package
 	// task); empty for a run that is no task.
 	TaskID string
+	// Approver is the ID of the account that approved or refused the
+	// call, on the records of those steps (see package task); empty
+	// elsewhere.
+	Approver string
 }
 
 // A Store keeps a trail. Its methods must be safe for concurrent use.
@@ -315,6 +337,9 @@ func (t *Trail) Middleware() tool.Middleware {
 			}
 			if ask != nil && ask.asked.Load() && done.Outcome == Failed && done.Failure == tool.FailureAccess {
 				done.Outcome, done.Failure = Asked, ""
+			}
+			if c.Replayed {
+				done.Outcome = Replayed
 			}
 			done.InputsSHA256 = inputsHash(c)
 			switch {

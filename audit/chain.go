@@ -47,6 +47,8 @@ type chainedState struct {
 	// Left out when empty, so that the links made before records had a
 	// task ID still hold.
 	TaskID string `json:"task_id,omitempty"`
+	// Left out when empty, for the same reason.
+	Approver string `json:"approver,omitempty"`
 }
 
 func stateOf(r *Record) string {
@@ -55,6 +57,7 @@ func stateOf(r *Record) string {
 		Outcome: string(r.Outcome), Failure: string(r.Failure), InputsSHA256: r.InputsSHA256,
 		DurationNS: int64(r.Duration), Runs: runs(r),
 		Channel: r.Channel, Client: r.Client, Agent: r.Agent, TraceID: r.TraceID, CallID: r.CallID, TaskID: r.TaskID,
+		Approver: r.Approver,
 	})
 	return string(b)
 }
@@ -185,7 +188,7 @@ func differs(stored, chained string) (field, a, b string) {
 	_ = json.Unmarshal([]byte(stored), &x)
 	_ = json.Unmarshal([]byte(chained), &y)
 	for _, f := range []string{"id", "started_ns", "account", "tool", "operation", "outcome", "failure", "inputs_sha256",
-		"duration_ns", "runs", "channel", "client", "agent", "trace_id", "call_id", "task_id"} {
+		"duration_ns", "runs", "channel", "client", "agent", "trace_id", "call_id", "task_id", "approver"} {
 		if va, vb := show(x[f]), show(y[f]); va != vb {
 			return f, va, vb
 		}

@@ -63,6 +63,7 @@ var columns = []struct{ name, def string }{
 	{"trace_id", "TEXT NOT NULL DEFAULT ''"},
 	{"call_id", "TEXT NOT NULL DEFAULT ''"},
 	{"task_id", "TEXT NOT NULL DEFAULT ''"},
+	{"approver", "TEXT NOT NULL DEFAULT ''"},
 }
 
 // Migrate creates the tables and their indexes when they do not exist,
@@ -138,10 +139,10 @@ func runs(r *Record) int64 { return int64(max(r.Runs, 1)) }
 func (s *SQLStore) Add(ctx context.Context, r *Record) error {
 	r.ID = rand.Text()
 	err := s.write(ctx, r, `INSERT INTO `+s.table+
-		` (id, started_ns, account, tool, operation, outcome, failure, inputs_sha256, duration_ns, runs, channel, client, agent, trace_id, call_id, task_id)`+
-		` VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+		` (id, started_ns, account, tool, operation, outcome, failure, inputs_sha256, duration_ns, runs, channel, client, agent, trace_id, call_id, task_id, approver)`+
+		` VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
 		[]any{r.ID, r.Time.UnixNano(), r.Account, r.Tool, r.Operation, string(r.Outcome), string(r.Failure), r.InputsSHA256, int64(r.Duration), runs(r),
-			r.Channel, r.Client, r.Agent, r.TraceID, r.CallID, r.TaskID})
+			r.Channel, r.Client, r.Agent, r.TraceID, r.CallID, r.TaskID, r.Approver})
 	if err != nil {
 		return fmt.Errorf("audit: adding a record: %w", err)
 	}
@@ -209,7 +210,7 @@ func (s *SQLStore) write(ctx context.Context, r *Record, stmt string, args []any
 var errNoRecord = fmt.Errorf("no such record")
 
 // recordColumns are the columns of a record, in the order scanRecord reads.
-const recordColumns = `id, started_ns, account, tool, operation, outcome, failure, inputs_sha256, duration_ns, runs, channel, client, agent, trace_id, call_id, task_id`
+const recordColumns = `id, started_ns, account, tool, operation, outcome, failure, inputs_sha256, duration_ns, runs, channel, client, agent, trace_id, call_id, task_id, approver`
 
 // scanRecord reads a record of recordColumns.
 func scanRecord(row interface{ Scan(...any) error }) (Record, error) {
@@ -217,7 +218,7 @@ func scanRecord(row interface{ Scan(...any) error }) (Record, error) {
 	var started, dur, n int64
 	var outcome, failure string
 	if err := row.Scan(&r.ID, &started, &r.Account, &r.Tool, &r.Operation, &outcome, &failure, &r.InputsSHA256, &dur, &n,
-		&r.Channel, &r.Client, &r.Agent, &r.TraceID, &r.CallID, &r.TaskID); err != nil {
+		&r.Channel, &r.Client, &r.Agent, &r.TraceID, &r.CallID, &r.TaskID, &r.Approver); err != nil {
 		return r, err
 	}
 	r.Time = time.Unix(0, started).UTC()

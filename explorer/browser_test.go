@@ -214,9 +214,21 @@ func (c *chrome) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
+// settled runs read, again while the page reloads itself under it (a
+// task's page reloads when the task changes; chromedp then finds no
+// context to read in), at most five times.
+func settled[T any](c *chrome, read func() (T, error)) (T, error) {
+	v, err := read()
+	for i := 0; i < 4 && err != nil && strings.Contains(err.Error(), "Cannot find context with specified id") && c.ctx.Err() == nil; i++ {
+		time.Sleep(200 * time.Millisecond)
+		v, err = read()
+	}
+	return v, err
+}
+
 func (c *chrome) text(sel string) string {
 	c.t.Helper()
-	s, err := chromedp.Run(c.ctx, chromedp.Text(chromedp.CSS(sel)))
+	s, err := settled(c, func() (string, error) { return chromedp.Run(c.ctx, chromedp.Text(chromedp.CSS(sel))) })
 	if err != nil {
 		c.t.Fatalf("reading %s: %v", sel, err)
 	}
@@ -225,7 +237,7 @@ func (c *chrome) text(sel string) string {
 
 func (c *chrome) value(sel string) string {
 	c.t.Helper()
-	s, err := chromedp.Run(c.ctx, chromedp.Value(chromedp.CSS(sel)))
+	s, err := settled(c, func() (string, error) { return chromedp.Run(c.ctx, chromedp.Value(chromedp.CSS(sel))) })
 	if err != nil {
 		c.t.Fatalf("reading the value of %s: %v", sel, err)
 	}
@@ -234,7 +246,9 @@ func (c *chrome) value(sel string) string {
 
 func (c *chrome) count(sel string) int {
 	c.t.Helper()
-	n, err := chromedp.Run(c.ctx, chromedp.Evaluate[int](`document.querySelectorAll(`+strconv.Quote(sel)+`).length`))
+	n, err := settled(c, func() (int, error) {
+		return chromedp.Run(c.ctx, chromedp.Evaluate[int](`document.querySelectorAll(`+strconv.Quote(sel)+`).length`))
+	})
 	if err != nil {
 		c.t.Fatalf("counting %s: %v", sel, err)
 	}

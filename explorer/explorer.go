@@ -341,6 +341,11 @@ func New(reg *tool.Registry, opts *Options) http.Handler {
 	mux.HandleFunc("GET /tasks/{id}", e.serveTask)
 	mux.HandleFunc("POST /tasks/{id}", e.postTask)
 	mux.HandleFunc("GET /tasks/{id}/status", e.serveTaskStatus)
+	mux.HandleFunc("GET /overflow/{id}", e.serveOverflow)
+	mux.HandleFunc("GET /approvals", e.serveApprovals)
+	mux.HandleFunc("POST /approvals/{id}", e.postApproval)
+	mux.HandleFunc("POST /approvals/standing", e.postGrant)
+	mux.HandleFunc("POST /approvals/standing/{id}", e.postRevoke)
 	mux.HandleFunc("GET /assets/{file}", serveAsset)
 	mux.HandleFunc("/", e.serveNotFound)
 	e.mux = mux

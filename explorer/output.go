@@ -21,6 +21,12 @@ type resultView struct {
 	Violations []tool.Violation
 	Outputs    []outputView
 	JSON       string
+	// Overflow is the address of the outputs, when they were over the
+	// tool's byte budget and so are not in the result.
+	Overflow string
+	// NextPage is the address of the form filled in for the next page of
+	// a paged tool's list, when there is one.
+	NextPage string
 	// Copy holds the run as a command line, curl and an MCP request.
 	Copy *copyView
 }
@@ -94,6 +100,9 @@ func (e *server) result(t *tool.Tool, res *tool.Result, acct tool.Account) *resu
 	}
 	if len(res.Outputs) > 0 {
 		rv.JSON = jsonText(res.Outputs)
+	}
+	if res.Overflow != nil {
+		rv.Overflow = e.overflowPath(res.Overflow)
 	}
 	return rv
 }

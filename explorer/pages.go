@@ -36,7 +36,7 @@ var (
 )
 
 func init() {
-	for _, name := range []string{"list", "tool", "signin", "message", "audit", "task", "tasks"} {
+	for _, name := range []string{"list", "tool", "signin", "message", "audit", "task", "tasks", "approvals"} {
 		pages[name] = template.Must(template.New(name).Funcs(template.FuncMap{
 			"inc": func(i int) int { return i + 1 },
 		}).ParseFS(templateFS,
@@ -74,6 +74,8 @@ type page struct {
 	Task   *taskView
 	Tasks  *tasksView
 
+	Approvals *approvalsView
+
 	SignInToken   string
 	Problem       string
 	Next          string
@@ -93,6 +95,9 @@ type listView struct {
 	Total      int
 	AuditURL   string // the audit trail's page, for an account that may see it
 	TasksURL   string // the list of the account's tasks, when it keeps tasks
+	// ApprovalsURL is the page of the calls waiting for the account's
+	// approval, when it may approve any.
+	ApprovalsURL string
 }
 
 // A listRow is one tool of the list.
@@ -221,6 +226,9 @@ func (e *server) serveList(w http.ResponseWriter, r *http.Request) {
 	if e.opts.Tasks != nil && taskOwner(v) {
 		lv.TasksURL = e.path("/tasks")
 	}
+	if e.mayApproveAny(v) {
+		lv.ApprovalsURL = e.path("/approvals")
+	}
 	e.renderStatus(w, r, http.StatusOK, "list", &page{Title: "Tools", List: lv}, v)
 }
 
@@ -291,6 +299,7 @@ func (e *server) serveTool(w http.ResponseWriter, r *http.Request) {
 		if oc.Result != nil {
 			res = e.result(t, oc.Result, v.acct)
 			res.Copy = e.copies(r, v.acct, t, fm.args())
+			res.NextPage = e.nextPageURL(fm, oc.Result)
 			if oc.Result.Failure == tool.FailureInput {
 				vs = oc.Result.Violations
 			}

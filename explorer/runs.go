@@ -379,11 +379,11 @@ func (e *server) run(r *http.Request, v *visit, t *tool.Tool, args map[string]an
 	if err != nil {
 		return &outcome{Status: http.StatusNotFound, Problems: []string{"The tool is gone."}}
 	}
-	if hidden := secrets(t.Inputs, args); len(hidden) > 0 && res.Outputs != nil {
+	if hidden := tool.Secrets(t.Inputs, args); len(hidden) > 0 && res.Outputs != nil {
 		// An output that repeats a secret is kept, and shown, masked.
-		masked := *res
-		masked.Outputs = maskSecrets(res.Outputs, hidden).(map[string]any)
-		res = &masked
+		kept := *res
+		kept.Outputs = tool.MaskSecrets(res.Outputs, hidden, masked).(map[string]any)
+		res = &kept
 	}
 	oc := &outcome{Result: res, Status: http.StatusInternalServerError}
 	switch res.Failure {

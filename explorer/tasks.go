@@ -34,6 +34,9 @@ type taskView struct {
 	ProgressMax float64
 	Question    *questionView
 	Result      *resultView
+	// Approval is where the approval of the task's call stands, when it
+	// needed one.
+	Approval *task.Approval
 	// Poll is the address of the task's status, which the page's script
 	// asks every PollMillis; Version changes whenever the task does.
 	Poll       string
@@ -128,6 +131,7 @@ func (e *server) taskView(v *visit, tk *task.Task) *taskView {
 		Finished: tk.Status.Finished(), Waiting: tk.Status == task.InputRequired, Progress: tk.Progress,
 		Poll: e.taskURL(tk.ID) + "/status", PollMillis: max(tk.PollInterval.Milliseconds(), 100),
 		RefreshSeconds: int(math.Ceil(max(tk.PollInterval.Seconds(), 2))), Version: taskVersion(tk)}
+	tv.Approval = tk.Approval
 	if tk.Progress != nil && tk.Progress.Total > 0 {
 		tv.ProgressMax = tk.Progress.Total
 	}

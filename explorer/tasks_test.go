@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/toolapi/toolapi/task"
+	"github.com/toolapi/toolapi/task/tasktest"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -72,33 +72,20 @@ func newTaskEnv(t testing.TB) *taskEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "tasks.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	ctx := context.Background()
-	if err := task.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
-	env.m, err = task.New(env.reg, db, &task.Options{PollInterval: 50 * time.Millisecond, ProgressEvery: time.Nanosecond,
-		Account: func(ctx context.Context, id string) (tool.Account, error) { return testUsers[id], nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := env.m.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	env.m = tasktest.Start(t, env.reg, tasktest.SQLite(t), &task.Options{PollInterval: 50 * time.Millisecond, ProgressEvery: time.Nanosecond,
+		Account: func(ctx context.Context, id string) (tool.Account, error) {
+			if u, ok := testUsers[id]; ok {
+				return u, nil
+			}
+			return nil, sql.ErrNoRows
+		}})
+	// Cleanups run last first: a held task is let go before the manager
+	// stops.
 	t.Cleanup(func() {
 		select {
 		case <-env.release:
 		default:
 			close(env.release)
-		}
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		if err := env.m.Stop(ctx); err != nil {
-			t.Error(err)
 		}
 	})
 	opts := &Options{Tasks: env.m, Presets: env.presets, AppName: "demo",

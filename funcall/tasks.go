@@ -46,6 +46,9 @@ type Task struct {
 	Progress *TaskProgress
 	// Question is what a task whose status is input_required asks.
 	Question string
+	// StatusMessage says more than the status, when there is more to say
+	// ("awaiting approval").
+	StatusMessage string
 	// Result is the outcome of an ended task; nil until then.
 	Result *tool.Result
 }
@@ -126,6 +129,10 @@ type TaskHandle struct {
 	// person; it is answered in the Tool Explorer or by an MCP client,
 	// not through function calling.
 	Question string `json:"question,omitempty"`
+	// StatusMessage says more than the status when there is more to say:
+	// "awaiting approval" for a call that waits for another account's
+	// approval before it runs.
+	StatusMessage string `json:"status_message,omitempty"`
 }
 
 // WithTasks returns a Toolset like s whose tools that may run as tasks
@@ -267,6 +274,14 @@ func (s *Toolset) startTask(ctx context.Context, t *tool.Tool, name string, argu
 		return &Response{Message: label(t) + " could not be started.", ErrorType: ExecutionFailed}
 	}
 	h := handle(tk)
+	if t.Approver != "" && tk.StatusMessage != "" {
+		return &Response{
+			Success: true,
+			Message: fmt.Sprintf("%s has not run: it waits, as task %s, for the approval of an account other than yours, and runs once approved. Call %s with {\"task_id\":%q} later to see how it stands and get its outcome.",
+				label(t), tk.ID, TasksGet, tk.ID),
+			Task: h,
+		}
+	}
 	return &Response{
 		Success: true,
 		Message: fmt.Sprintf("%s is running as task %s. Call %s with {\"task_id\":%q} after %g seconds to see how it stands and get its outcome.",
@@ -285,7 +300,7 @@ func label(t *tool.Tool) string {
 
 // handle returns the handle of tk.
 func handle(tk *Task) *TaskHandle {
-	h := &TaskHandle{ID: tk.ID, Status: tk.Status, Progress: tk.Progress,
+	h := &TaskHandle{ID: tk.ID, Status: tk.Status, Progress: tk.Progress, StatusMessage: tk.StatusMessage,
 		PollIntervalSeconds: math.Max(tk.PollInterval.Seconds(), 0.001)}
 	if tk.Status == TaskInputRequired {
 		h.Question = tk.Question

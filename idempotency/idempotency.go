@@ -298,6 +298,7 @@ func answer(ctx context.Context, store Store, c *tool.Call, cl *Claim, kept *Kep
 				o.Logger.Error("a kept result cannot be read", "tool", c.Tool.ID, "error", err.Error())
 				return tool.Failed(c.Tool.Label+" ran already with this idempotency key, but its result cannot be read.", nil)
 			}
+			c.Replayed = true
 			return &r
 		}
 		if !o.Now().Before(deadline) {

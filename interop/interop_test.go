@@ -25,6 +25,7 @@ import (
 
 	"github.com/toolapi/toolapi/funcall"
 	"github.com/toolapi/toolapi/internal/kitchensink"
+	"github.com/toolapi/toolapi/internal/testenv"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -46,6 +47,9 @@ var albumCalls = map[string]map[string]any{
 	"album__delete":       {"album": "1"},
 	"album__archive":      {"albums": []any{"1"}},
 	"site__reindex":       {},
+	"album__takedown":     {"album": "1", "reason": "Interop."},
+	"approvals__list":     {},
+	"approvals__decide":   {"task_id": "NOSUCHTASK", "decision": "refuse"},
 }
 
 // albumRefusals holds, by name, the album tools whose call with the
@@ -54,10 +58,14 @@ var albumCalls = map[string]map[string]any{
 // answer the server's question, so the server refuses it before it runs;
 // every call of Archive is a task, and none of these clients declares the
 // tasks extension it needs to poll one, so it gets the missing-capability
-// error (-32021) and nothing runs.
+// error (-32021) and nothing runs. A takedown of a published album waits
+// for another administrator's approval: these clients are told so, and it
+// does not run. No call of the ID given waits for a decision.
 var albumRefusals = map[string]string{
-	"album__delete":  "Delete runs only when a person confirms it, and this caller cannot ask for confirmation.",
-	"album__archive": "Archive albums did not run: it runs only as a task, and this client does not declare the io.modelcontextprotocol/tasks extension to poll it.",
+	"album__takedown":   "Takedown has not run: it waits for the approval of an account with the permission",
+	"approvals__decide": "no call of that ID waits for your approval",
+	"album__delete":     "Delete runs only when a person confirms it, and this caller cannot ask for confirmation.",
+	"album__archive":    "Archive albums did not run: it runs only as a task, and this client does not declare the io.modelcontextprotocol/tasks extension to poll it.",
 }
 
 // missing skips the test, or fails it on CI, for want of something it
@@ -75,6 +83,7 @@ func missing(t *testing.T, format string, args ...any) {
 // package.json pins.
 func node(t *testing.T) (string, string) {
 	t.Helper()
+	testenv.NeedFull(t)
 	modules, err := filepath.Abs(filepath.Join("..", ".cache", "interop", "node_modules"))
 	if err != nil {
 		t.Fatal(err)

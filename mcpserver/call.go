@@ -118,7 +118,15 @@ func unknownTool(id string) error {
 // result turns the result of a run into the answer to tools/call.
 func (s *Server) result(e *entry, r *tool.Result) *mcp.CallToolResult {
 	if !r.Success {
-		return failure(e, r)
+		res := failure(e, r)
+		if r.Overflow != nil {
+			// A failure whose outputs were over the budget: where they are.
+			res.Content = append(res.Content, &mcp.TextContent{Text: readIt(r.Overflow)}, overflowLink(e.tool, r.Overflow))
+		}
+		return res
+	}
+	if r.Overflow != nil {
+		return overflowResult(e.tool, r)
 	}
 	outputs := r.Outputs
 	if outputs == nil {

@@ -435,13 +435,17 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	if s.opts.Tasks != nil {
 		caps.AddExtension(TasksExtension, map[string]any{})
 	}
+	if caps.Resources == nil {
+		// Outputs over their budget are read as resources (overflow.go).
+		caps.Resources = &mcp.ResourceCapabilities{}
+	}
 	sdk.Capabilities = caps
 	sdk.CompletionHandler = s.completionHandler(sdk.CompletionHandler)
 	sdk.SetCacheable = s.cacheable(sdk.SetCacheable)
 	s.mcp = mcp.NewServer(&mcp.Implementation{
 		Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version,
 	}, &sdk)
-	receiving := []mcp.Middleware{s.filterList, s.filterApps, s.resolveName, s.sessions.middleware, s.validateOnly}
+	receiving := []mcp.Middleware{s.filterList, s.filterApps, s.resolveName, s.sessions.middleware, s.validateOnly, s.readOverflow}
 	if s.opts.Tasks != nil {
 		s.addTaskMethods()
 		receiving = append(receiving, s.tasks)

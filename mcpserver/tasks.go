@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -91,6 +92,35 @@ type detailedTask struct {
 	InputRequests mcp.InputRequestMap `json:"inputRequests,omitempty"`
 }
 
+// completeCall is a tools/call result answered here rather than by a
+// tool's handler, for a client of 2026-07-28 or later: the SDK marks the
+// results of handlers "complete", and this marks this one so.
+type completeCall struct {
+	mcp.ResultBase
+	res *mcp.CallToolResult
+}
+
+func (c *completeCall) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(c.res)
+	if err != nil || len(b) < 2 || b[0] != '{' || bytes.Contains(b, []byte(`"resultType"`)) {
+		return b, err
+	}
+	out := append([]byte(`{"resultType":"complete"`), b[1:]...)
+	if len(b) > 2 {
+		out = append([]byte(`{"resultType":"complete",`), b[1:]...)
+	}
+	return out, nil
+}
+
+// completed returns res as the answer to cr: marked complete for a client
+// of 2026-07-28 or later, as is for an older one.
+func completed(cr *mcp.CallToolRequest, res *mcp.CallToolResult) mcp.Result {
+	if cr.ProtocolVersion() < newProtocol {
+		return res
+	}
+	return &completeCall{res: res}
+}
+
 // ackResult is the empty answer of tasks/update and tasks/cancel.
 type ackResult struct {
 	mcp.ResultBase
@@ -127,6 +157,9 @@ func (s *Server) tasks(next mcp.MethodHandler) mcp.MethodHandler {
 				return next(ctx, method, req)
 			}
 			if !canPoll(cr.ClientCapabilities()) {
+				if t.Approver != "" {
+					return s.awaitApproval(ctx, t, cr)
+				}
 				if t.Task == tool.TaskRequired {
 					data, _ := json.Marshal(mcp.MissingRequiredClientCapabilityData{
 						RequiredCapabilities: &mcp.ClientCapabilities{Extensions: map[string]any{TasksExtension: map[string]any{}}},
@@ -224,21 +257,59 @@ func (s *Server) createTask(ctx context.Context, t *tool.Tool, cr *mcp.CallToolR
 		}
 	}
 	if err != nil {
-		var refused *task.RefusedError
-		switch {
-		case errors.As(err, &refused):
-			e := s.entry(t.ID)
-			if e == nil {
-				return errorResult(refused.Result.Message), nil
-			}
-			return failure(e, refused.Result), nil
-		case errors.Is(err, tool.ErrNotFound):
-			return nil, unknownTool(cr.Params.Name)
-		}
-		s.logger.Error("creating a task failed", "tool", t.ID, "account", acct.AccountID(), "error", err.Error())
-		return errorResult(t.Label + " did not run: its task could not be created."), nil
+		return s.notCreated(t, cr, acct, err)
 	}
 	return &createTaskResult{ResultType: "task", taskFields: fieldsOf(tk)}, nil
+}
+
+// notCreated answers a tools/call of t whose task was not created.
+func (s *Server) notCreated(t *tool.Tool, cr *mcp.CallToolRequest, acct tool.Account, err error) (mcp.Result, error) {
+	var refused *task.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		e := s.entry(t.ID)
+		if e == nil {
+			return completed(cr, errorResult(refused.Result.Message)), nil
+		}
+		return completed(cr, failure(e, refused.Result)), nil
+	case errors.Is(err, tool.ErrNotFound):
+		return nil, unknownTool(cr.Params.Name)
+	}
+	s.logger.Error("creating a task failed", "tool", t.ID, "account", acct.AccountID(), "error", err.Error())
+	return completed(cr, errorResult(t.Label+" did not run: its task could not be created.")), nil
+}
+
+// awaitApproval answers a tools/call of t, a tool with an approver, by a
+// client that cannot poll a task. The call's task is created all the
+// same: when it waits for approval, the answer is an error result that
+// says so and gives the task's ID, for a person to follow elsewhere (the
+// call did not run, and will only once approved); when it needs none (a
+// standing approval covers it, or the tool's confirm method picks no
+// approval) the call waits for its task and answers as a run would.
+func (s *Server) awaitApproval(ctx context.Context, t *tool.Tool, cr *mcp.CallToolRequest) (mcp.Result, error) {
+	acct := accountOf(ctx, cr.Extra)
+	ctx = tool.WithAccount(ctx, acct)
+	tk, err := s.opts.Tasks.Create(ctx, t.ID, cr.Params.Arguments)
+	if err != nil {
+		return s.notCreated(t, cr, acct, err)
+	}
+	if tk.StatusMessage == task.AwaitingApproval {
+		return completed(cr, errorResult(fmt.Sprintf("%s has not run: it waits for the approval of an account with the permission %q, and runs once approved. "+
+			"Its task is %s; this client cannot follow tasks, so follow it in the application (its Tool Explorer shows it at /tasks/%s).",
+			t.Label, t.Approver, tk.ID, tk.ID))), nil
+	}
+	id := tk.ID
+	tk, err = s.opts.Tasks.Wait(ctx, id)
+	if err != nil || !tk.Status.Finished() || tk.Result == nil {
+		if err != nil && ctx.Err() == nil {
+			s.logger.Error("waiting for a task failed", "tool", t.ID, "error", err.Error())
+		}
+		return completed(cr, errorResult(fmt.Sprintf("%s is running as task %s and has not ended yet.", t.Label, id))), nil
+	}
+	if e := s.entry(t.ID); e != nil {
+		return completed(cr, s.result(e, tk.Result)), nil
+	}
+	return completed(cr, errorResult(tk.Result.Message)), nil
 }
 
 // fieldsOf returns what every answer says of tk.

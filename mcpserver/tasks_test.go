@@ -4,13 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -24,6 +22,7 @@ import (
 
 	"github.com/toolapi/toolapi/mcpserver"
 	"github.com/toolapi/toolapi/task"
+	"github.com/toolapi/toolapi/task/tasktest"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -36,6 +35,7 @@ type taskFixture struct {
 	opened   map[string]string // session IDs by token and extension use
 	runs     atomic.Int64      // runs of job.greet that reached their end
 	purges   atomic.Int64      // runs of job.purge
+	releases atomic.Int64      // runs of job.release
 	mgr      *task.Manager
 }
 
@@ -43,6 +43,7 @@ var taskTokens = map[string]tool.Account{
 	"ada-token": &tool.User{ID: "ada", Permissions: []string{"jobs"}},
 	"bob-token": &tool.User{ID: "bob", Permissions: []string{"jobs"}},
 	"ops-token": &tool.User{ID: "ops", Permissions: []string{"jobs", "tasks.view"}},
+	"rel-token": &tool.User{ID: "rel", Permissions: []string{"jobs", "release"}},
 }
 
 func newTaskFixture(t *testing.T, stateless bool) *taskFixture {
@@ -97,6 +98,14 @@ func newTaskFixture(t *testing.T, stateless bool) *taskFixture {
 		},
 	})
 	reg.Add(&tool.Tool{
+		ID: "job.release", Label: "Release", Description: "Releases, once someone with release approves.", Permission: "jobs",
+		Task: tool.TaskRequired, Approver: "release",
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			f.releases.Add(1)
+			return tool.Succeeded("Released.", nil), nil
+		},
+	})
+	reg.Add(&tool.Tool{
 		ID: "job.refuse", Label: "Refuse", Description: "Reports its own failure.", Permission: "jobs",
 		Task: tool.TaskRequired,
 		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
@@ -110,31 +119,15 @@ func newTaskFixture(t *testing.T, stateless bool) *taskFixture {
 			panic("secret panic text")
 		},
 	})
-	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "tasks.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	ctx := context.Background()
-	if err := task.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
 	byID := map[string]tool.Account{}
 	for _, a := range taskTokens {
 		byID[a.AccountID()] = a
 	}
-	f.mgr, err = task.New(reg, db, &task.Options{
+	f.mgr = tasktest.Start(t, reg, tasktest.SQLite(t), &task.Options{
 		Account:      func(ctx context.Context, id string) (tool.Account, error) { return byID[id], nil },
 		Viewers:      "tasks.view",
 		PollInterval: 50 * time.Millisecond,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.mgr.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.mgr.Stop(context.Background()) })
 	srv := mcpserver.New(reg, &mcpserver.Options{
 		Stateless: stateless,
 		Tasks:     f.mgr,
@@ -576,5 +569,67 @@ func TestTaskSeveralQuestions(t *testing.T) {
 	done := f.poll(t, "ada-token", id, "completed")
 	if done["status"] != "completed" || !strings.Contains(fmt.Sprint(done["result"]), "accept decline") {
 		t.Errorf("task: %v, want completed with both answers", done)
+	}
+}
+
+// TestApprovalOverMCP: a call of a tool with an approver is a task that
+// waits; a client that polls sees it working "awaiting approval" and then
+// its outcome once approved; one that cannot poll is told, in an error
+// result, that the call has not run and which task waits, and nothing runs
+// before the approval. A standing approval lets the next call of a client
+// that cannot poll run in the request.
+func TestApprovalOverMCP(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		t.Run(map[bool]string{false: "sessions", true: "stateless"}[stateless], func(t *testing.T) {
+			f := newTaskFixture(t, stateless)
+			ada, rel := tool.WithAccount(context.Background(), taskTokens["ada-token"]), tool.WithAccount(context.Background(), taskTokens["rel-token"])
+
+			created := f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.release", "arguments": map[string]any{}}, true)
+			id, _ := created.Result["taskId"].(string)
+			if id == "" || created.Result["status"] != "working" || created.Result["statusMessage"] != task.AwaitingApproval {
+				t.Fatalf("tools/call by a client that polls: %s", created.Raw)
+			}
+			got := f.rpc(t, "ada-token", "tasks/get", map[string]any{"taskId": id}, true)
+			if got.Result["status"] != "working" || got.Result["statusMessage"] != task.AwaitingApproval {
+				t.Errorf("tasks/get while it waits: %s", got.Raw)
+			}
+
+			plain := f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.release", "arguments": map[string]any{}}, false)
+			text := fmt.Sprint(plain.Result["content"])
+			if plain.Error != nil || plain.Result["isError"] != true || !strings.Contains(text, `Release has not run: it waits for the approval of an account with the permission "release"`) {
+				t.Fatalf("tools/call by a client that cannot poll: %s", plain.Raw)
+			}
+			// A client of 2026-07-28 reads every result's resultType.
+			if want := map[bool]any{true: "complete", false: nil}[stateless]; plain.Result["resultType"] != want {
+				t.Errorf("resultType %v, want %v: %s", plain.Result["resultType"], want, plain.Raw)
+			}
+			ps, err := f.mgr.Approvals(rel)
+			if err != nil || len(ps) != 2 {
+				t.Fatalf("waiting for approval: %d, %v; want both calls", len(ps), err)
+			}
+			if f.releases.Load() != 0 {
+				t.Fatal("a call ran before its approval")
+			}
+			if _, err := f.mgr.Approve(rel, id, nil); err != nil {
+				t.Fatal(err)
+			}
+			if done := f.poll(t, "ada-token", id, "completed"); done["status"] != "completed" {
+				t.Errorf("the approved task: %v", done)
+			}
+			if f.releases.Load() != 1 {
+				t.Errorf("%d runs after one approval", f.releases.Load())
+			}
+
+			if _, err := f.mgr.Grant(rel, &task.Grant{Tool: "job.release", Account: "ada"}); err != nil {
+				t.Fatal(err)
+			}
+			plain = f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.release", "arguments": map[string]any{}}, false)
+			if plain.Error != nil || plain.Result["isError"] == true || !strings.Contains(fmt.Sprint(plain.Result["content"]), "Released.") {
+				t.Errorf("a call under a standing approval by a client that cannot poll: %s", plain.Raw)
+			}
+			if _, err := f.mgr.Approve(ada, id, nil); !errors.Is(err, task.ErrNotFound) {
+				t.Errorf("ada approving: %v", err)
+			}
+		})
 	}
 }

@@ -66,47 +66,24 @@ func (m *Manager) Create(ctx context.Context, toolID string, args json.RawMessag
 	if t.Task == tool.TaskNever {
 		return nil, fmt.Errorf("%w: %q", ErrNotTaskTool, toolID)
 	}
-	acct := tool.AccountFrom(ctx)
-	if acct.Blocked() || !t.Allowed(acct) {
-		// A run refuses such an account before it decodes anything: let it
-		// say so, in its words, through the registry's middleware.
-		res, err := m.reg.RunJSON(ctx, toolID, args)
-		if err != nil {
-			return nil, err
-		}
-		return nil, &RefusedError{Result: res}
-	}
-	var call *tool.Call
-	var refusal *tool.AccessError
-	canonical, vs, err := m.reg.ValidateJSON(tool.WithEntityAccess(context.WithValue(ctx, callKey{}, &call)), toolID, args)
-	switch {
-	case errors.Is(err, tool.ErrNotFound):
+	call, canonical, err := m.check(ctx, t, args)
+	if err != nil {
 		return nil, err
-	case errors.As(err, &refusal):
-		return nil, m.refused(ctx, t, &tool.Result{Message: refusal.Reason, Failure: tool.FailureAccess})
-	case err != nil:
-		m.logger.Error("checking the inputs of a task failed", "tool", toolID, "error", err.Error())
-		return nil, m.refused(ctx, t, &tool.Result{Message: "The inputs of " + label(t) + " could not be checked.", Failure: tool.FailureRuntime})
-	case len(vs) > 0:
-		return nil, m.refused(ctx, t, inputFailure(t, vs))
-	case call == nil || call.Inputs == nil:
-		return nil, m.refused(ctx, t, &tool.Result{Message: "The inputs of " + label(t) + " could not be checked.", Failure: tool.FailureRuntime})
-	}
-	if t.Access != nil {
-		ok, err := t.Access(ctx, call.Inputs)
-		if err != nil {
-			var ae *tool.AccessError
-			if errors.As(err, &ae) {
-				return nil, m.refused(ctx, t, &tool.Result{Message: ae.Reason, Failure: tool.FailureAccess})
-			}
-			m.logger.Error("access check failed", "tool", toolID, "error", err.Error())
-			return nil, m.refused(ctx, t, &tool.Result{Message: label(t) + " failed.", Failure: tool.FailureRuntime})
-		}
-		if !ok {
-			return nil, m.refused(ctx, t, &tool.Result{Message: "You may not run " + label(t) + " with these inputs.", Failure: tool.FailureAccess})
-		}
 	}
 	public := call.InputsJSON()
+	if t.Approver != "" {
+		// Whether the run needs confirming decides whether it needs
+		// approval; the caller's own confirmation never stands in for it.
+		reason, need, err := t.NeedsApproval(ctx, call.Inputs)
+		if err != nil {
+			m.logger.Error("approval check failed", "tool", toolID, "error", err.Error())
+			return nil, m.refused(ctx, t, &tool.Result{Message: label(t) + " failed.", Failure: tool.FailureRuntime})
+		}
+		if need {
+			return m.createAwaiting(ctx, t, public, canonical, reason)
+		}
+		return m.store(ctx, t, public, canonical, true, nil)
+	}
 	reason, ask, err := t.NeedsConfirming(ctx, call.Inputs)
 	if err != nil {
 		m.logger.Error("confirmation check failed", "tool", toolID, "error", err.Error())
@@ -126,35 +103,101 @@ func (m *Manager) Create(ctx context.Context, toolID string, args json.RawMessag
 			confirmed = true
 		}
 	}
+	return m.store(ctx, t, public, canonical, confirmed, nil)
+}
+
+// check decodes and validates args for a call of t by the account in ctx,
+// checks the account's permission, its access to the entities and t's
+// access method, through the registry's checks of a run (see
+// [tool.WithEntityAccess]), and returns the checked call and its
+// canonical JSON (sensitive inputs included). A refusal is a
+// [*RefusedError] holding the Result a run would have given.
+func (m *Manager) check(ctx context.Context, t *tool.Tool, args json.RawMessage) (*tool.Call, []byte, error) {
+	acct := tool.AccountFrom(ctx)
+	if acct.Blocked() || !t.Allowed(acct) {
+		// A run refuses such an account before it decodes anything: let it
+		// say so, in its words, through the registry's middleware.
+		res, err := m.reg.RunJSON(ctx, t.ID, args)
+		if err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, &RefusedError{Result: res}
+	}
+	var call *tool.Call
+	var refusal *tool.AccessError
+	canonical, vs, err := m.reg.ValidateJSON(tool.WithEntityAccess(context.WithValue(ctx, callKey{}, &call)), t.ID, args)
+	switch {
+	case errors.Is(err, tool.ErrNotFound):
+		return nil, nil, err
+	case errors.As(err, &refusal):
+		return nil, nil, m.refused(ctx, t, &tool.Result{Message: refusal.Reason, Failure: tool.FailureAccess})
+	case err != nil:
+		m.logger.Error("checking the inputs of a task failed", "tool", t.ID, "error", err.Error())
+		return nil, nil, m.refused(ctx, t, &tool.Result{Message: "The inputs of " + label(t) + " could not be checked.", Failure: tool.FailureRuntime})
+	case len(vs) > 0:
+		return nil, nil, m.refused(ctx, t, inputFailure(t, vs))
+	case call == nil || call.Inputs == nil:
+		return nil, nil, m.refused(ctx, t, &tool.Result{Message: "The inputs of " + label(t) + " could not be checked.", Failure: tool.FailureRuntime})
+	}
+	return call, canonical, nil
+}
+
+// store stores a new task of t for the account in ctx with the inputs
+// public (canonical JSON without the sensitive ones) and canonical, and
+// queues it to run unless it waits for approval (a is not nil: the
+// approval's row is written in the same transaction).
+func (m *Manager) store(ctx context.Context, t *tool.Tool, public, canonical []byte, confirmed bool, a *awaiting) (*Task, error) {
 	id := newID()
 	var sealed string
 	if !bytes.Equal(public, canonical) {
 		if m.aead == nil {
-			return nil, fmt.Errorf("%w: %q", ErrNoKey, toolID)
+			return nil, fmt.Errorf("%w: %q", ErrNoKey, t.ID)
 		}
 		sealed = m.seal(id, canonical)
 	}
 	now := time.Now()
 	ttl := m.ttl(t)
-	task := &Task{ID: id, Tool: toolID, Account: acct.AccountID(), Status: Working, Created: now.UTC(), Updated: now.UTC(),
-		Expires: now.Add(ttl).UTC(), PollInterval: m.opts.PollInterval}
+	expires := now.Add(ttl)
+	task := &Task{ID: id, Tool: t.ID, Account: tool.AccountFrom(ctx).AccountID(), Status: Working, Created: now.UTC(), Updated: now.UTC(),
+		PollInterval: m.opts.PollInterval}
+	if a != nil && a.standing == "" {
+		// Kept while it waits, and its time to live once approved.
+		expires = a.expires.Add(ttl)
+		task.StatusMessage = AwaitingApproval
+	}
+	task.Expires = expires.UTC()
 	tx, err := m.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("task: storing the task: %w", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO toolapi_tasks (id, tool, account, status, args, sealed, confirmed, trace, ttl_ns, created_ns, updated_ns, expires_ns)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)`,
-		id, toolID, task.Account, Working, string(public), sealed, boolInt(confirmed), traceparent(ctx), int64(ttl), now.UnixNano(), now.Add(ttl).UnixNano()); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO toolapi_tasks (id, tool, account, status, status_message, args, sealed, confirmed, trace, ttl_ns, created_ns, updated_ns, expires_ns)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12)`,
+		id, t.ID, task.Account, Working, task.StatusMessage, string(public), sealed, boolInt(confirmed), traceparent(ctx), int64(ttl), now.UnixNano(), expires.UnixNano()); err != nil {
 		return nil, fmt.Errorf("task: storing the task: %w", err)
 	}
-	if _, err := m.client.InsertTx(ctx, tx, jobArgs{Task: id}, &river.InsertOpts{MaxAttempts: 1}); err != nil {
-		return nil, fmt.Errorf("task: queueing the task: %w", err)
+	if a != nil {
+		if err := a.insert(ctx, tx, id, now); err != nil {
+			return nil, err
+		}
+	}
+	if a == nil || a.standing != "" {
+		if _, err := m.client.InsertTx(ctx, tx, jobArgs{Task: id}, &river.InsertOpts{MaxAttempts: 1}); err != nil {
+			return nil, fmt.Errorf("task: queueing the task: %w", err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("task: storing the task: %w", err)
 	}
-	m.record(ctx, t, task.ID, task.Account, public, audit.TaskCreated, "")
+	switch {
+	case a == nil:
+		m.record(ctx, t, task.ID, task.Account, public, audit.TaskCreated, "")
+	case a.standing != "":
+		m.record(ctx, t, task.ID, task.Account, public, audit.TaskCreated, "")
+		m.recordBy(ctx, t, task.ID, task.Account, a.grantedBy, public, audit.TaskApproved, "")
+	default:
+		m.record(ctx, t, task.ID, task.Account, public, audit.TaskAwaitsApproval, "")
+	}
 	return task, nil
 }
 
@@ -314,7 +357,7 @@ func (m *Manager) Cancel(ctx context.Context, id string) (*Task, error) {
 	if cancel != nil {
 		cancel()
 	}
-	m.signal(id)
+	m.notify(ctx, id)
 	if tl != nil {
 		m.record(ctx, tl, id, tool.AccountFrom(ctx).AccountID(), nil, audit.TaskCancelled, "")
 	}
@@ -400,7 +443,7 @@ func (m *Manager) AnswerKey(ctx context.Context, id, key string, a *tool.Elicita
 	if n, err := r.RowsAffected(); err == nil && n == 0 {
 		return fmt.Errorf("%w: %q", ErrNotWaiting, id)
 	}
-	m.signal(id)
+	m.notify(ctx, id)
 	if t, ok := m.reg.Tool(toolID); ok {
 		m.record(ctx, t, id, acct, nil, audit.TaskAnswered, "")
 	}

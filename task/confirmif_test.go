@@ -78,6 +78,10 @@ func TestConfirmIfTask(t *testing.T) {
 		if tk.Status != InputRequired || tk.Question == nil || !tk.Question.Confirm || tk.Question.Message != want {
 			t.Fatalf("task %+v question %+v, want the confirmation %q", tk, tk.Question, want)
 		}
+		// Cancelled, so that stopping the manager does not wait for it.
+		if _, err := f.m.Cancel(ctx, tk.ID); err != nil {
+			t.Fatal(err)
+		}
 		// The method's error: refused, its text kept out.
 		_, err = f.m.Create(ctx, "album.refund", json.RawMessage(`{"amount":-1}`))
 		var re *RefusedError

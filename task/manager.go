@@ -94,6 +94,10 @@ type Options struct {
 	// SweepEvery is how often expired tasks are deleted and stale ones
 	// marked interrupted; zero means StaleAfter/2.
 	SweepEvery time.Duration
+	// ApprovalTTL is how long a call of a tool with an approver waits for
+	// its approval before its task fails; zero means
+	// [DefaultApprovalTTL].
+	ApprovalTTL time.Duration
 	// Audit, when set, records each task's creation, start, questions,
 	// answers, cancellation and outcome.
 	Audit audit.Store
@@ -131,6 +135,10 @@ type Manager struct {
 	stopping  bool
 	stopSweep context.CancelFunc
 	sweepDone chan struct{}
+	// stopListen ends, and listenDone is closed after, the listener of
+	// the task changes of other processes (PostgreSQL only).
+	stopListen context.CancelFunc
+	listenDone chan struct{}
 
 	ran func(id string) // called when a worker is done with a task; for tests
 }
@@ -289,7 +297,7 @@ func MigrateDialect(ctx context.Context, db *sql.DB, d Dialect) error {
 	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("task: migrating River's tables: %w", err)
 	}
-	for _, stmt := range schema {
+	for _, stmt := range append(schema, approvalSchema...) {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("task: creating the table of tasks: %w", err)
 		}
@@ -310,6 +318,16 @@ func (m *Manager) Start(ctx context.Context) error {
 	m.sweepDone = make(chan struct{})
 	m.mu.Unlock()
 	go m.sweepLoop(sctx)
+	if n := m.db.Stats().MaxOpenConnections; m.dialect == Postgres && n == 1 {
+		// The listener would hold the only connection.
+		m.logger.Warn("not listening for task changes of other processes: the database pool has one connection; they are seen at each poll")
+	} else if m.dialect == Postgres {
+		lctx, lcancel := context.WithCancel(context.WithoutCancel(ctx))
+		m.mu.Lock()
+		m.stopListen, m.listenDone = lcancel, make(chan struct{})
+		m.mu.Unlock()
+		go m.listen(lctx)
+	}
 	return nil
 }
 
@@ -319,11 +337,16 @@ func (m *Manager) Start(ctx context.Context) error {
 func (m *Manager) Stop(ctx context.Context) error {
 	m.mu.Lock()
 	cancel, done := m.stopSweep, m.sweepDone
-	m.stopSweep = nil
+	lcancel, ldone := m.stopListen, m.listenDone
+	m.stopSweep, m.stopListen = nil, nil
 	m.mu.Unlock()
 	if cancel != nil {
 		cancel()
 		<-done
+	}
+	if lcancel != nil {
+		lcancel()
+		<-ldone
 	}
 	err := m.client.Stop(ctx)
 	if err != nil && ctx.Err() != nil {

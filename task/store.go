@@ -200,7 +200,7 @@ func (m *Manager) get(ctx context.Context, id string) (*Task, error) {
 	if err != nil {
 		return nil, fmt.Errorf("task: reading task: %w", err)
 	}
-	return t, nil
+	return t, m.withApproval(ctx, t)
 }
 
 // encodeCursor and decodeCursor turn a list's position (the creation

@@ -32,6 +32,15 @@ func (m *Manager) sweep(ctx context.Context) {
 		}
 		return
 	}
+	m.expireApprovals(ctx)
+	// The approvals of deleted tasks, and the standing approvals no longer
+	// in force (the audit trail keeps their grants and revocations).
+	if _, err := m.db.ExecContext(ctx, `DELETE FROM toolapi_task_approvals WHERE NOT EXISTS (SELECT 1 FROM toolapi_tasks t WHERE t.id = task_id)`); err != nil && ctx.Err() == nil {
+		m.logger.Error("deleting the approvals of deleted tasks failed", "error", err.Error())
+	}
+	if _, err := m.db.ExecContext(ctx, `DELETE FROM toolapi_standing_approvals WHERE expires_ns < $1 OR revoked_ns <> 0`, now); err != nil && ctx.Err() == nil {
+		m.logger.Error("deleting standing approvals no longer in force failed", "error", err.Error())
+	}
 	res, _ := encodeResult(failed("The task was interrupted: the process that ran it stopped."))
 	if _, err := m.db.ExecContext(ctx, `UPDATE toolapi_tasks SET status = 'failed', status_message = 'interrupted', result = $1,
 		question = NULL, answer = NULL, updated_ns = $2, expires_ns = $2 + ttl_ns

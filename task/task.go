@@ -68,6 +68,12 @@ type Task struct {
 	Expires time.Time `json:"expires"`
 	// PollInterval is how often a caller should ask how the task stands.
 	PollInterval time.Duration `json:"pollInterval"`
+	// Approval says where the approval of the task's call stands, when
+	// its tool has an approver and the call needed approval; nil
+	// otherwise. While the call waits, the task is working and its
+	// StatusMessage is [AwaitingApproval]. [Manager.Get] fills it in;
+	// [Manager.List] does not.
+	Approval *Approval `json:"approval,omitempty"`
 	// Result is the outcome of a finished task: the Result a run of the
 	// tool with the same arguments would have given, or, for a task that
 	// did not run to its end, a runtime failure that says why. Nil until

@@ -165,9 +165,10 @@ func newRegistry(t testing.TB, g *gate) *tool.Registry {
 				{Name: "album", Type: "string", Required: true},
 				{Name: "token", Type: "string", Required: true, Sensitive: true},
 			},
-			Outputs: []*tool.Definition{{Name: "token_length", Type: "integer", Required: true}},
+			Outputs: []*tool.Definition{{Name: "token_length", Type: "integer", Required: true}, {Name: "receipt", Type: "string"}},
 			Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
-				return tool.Succeeded("", map[string]any{"token_length": len(in.String("token"))}), nil
+				// The receipt repeats the secret: the task keeps it masked.
+				return tool.Succeeded("", map[string]any{"token_length": len(in.String("token")), "receipt": "published with " + in.String("token")}), nil
 			},
 		},
 	)
@@ -547,7 +548,7 @@ func TestSensitiveInputsEncrypted(t *testing.T) {
 			t.Fatal(err)
 		}
 		tk = wait(t, f.m, ctx, tk.ID)
-		if tk.Status != Completed || tk.Result.Outputs["token_length"].(json.Number).String() != "19" {
+		if tk.Status != Completed || tk.Result.Outputs["token_length"].(json.Number).String() != "19" || tk.Result.Outputs["receipt"] != tool.SecretMask {
 			t.Fatalf("task %+v result %+v", tk, tk.Result)
 		}
 		rows, err := db.Query(`SELECT * FROM toolapi_tasks`)

@@ -129,11 +129,33 @@ func (m *Manager) run(ctx context.Context, id string) {
 		confirmer = tool.Confirmed
 	}
 	callCtx := tool.WithConfirmer(tool.WithClient(tool.WithReporter(tool.WithAccount(rctx, acct), p), a), confirmer)
+	if t.Approver != "" {
+		// Approved for exactly these inputs, or the run path refuses it.
+		by, err := m.approvedBy(bg, id, in)
+		if err != nil {
+			m.logger.Error("reading a task's approval failed", "task", id, "error", err.Error())
+		}
+		if by != "" {
+			callCtx = tool.WithApproval(callCtx, by)
+		}
+	}
 	res, err := m.reg.RunJSON(callCtx, toolID, in)
 	close(watchDone)
 	<-watchStopped
 	if err != nil {
 		res = failed("The tool " + toolID + " no longer exists.")
+	}
+	if sealed != "" && res.Outputs != nil {
+		// Sensitive inputs are never stored in clear: nor is an output
+		// that repeats one.
+		var args map[string]any
+		if err := json.Unmarshal(in, &args); err == nil {
+			if hidden := tool.Secrets(t.Inputs, args); len(hidden) > 0 {
+				kept := *res
+				kept.Outputs = tool.MaskSecrets(res.Outputs, hidden, tool.SecretMask).(map[string]any)
+				res = &kept
+			}
+		}
 	}
 	status, msg := Completed, ""
 	if !res.Success {
@@ -186,7 +208,7 @@ func (m *Manager) finish(ctx context.Context, id string, res *tool.Result, statu
 		m.logger.Error("storing a task's outcome failed", "task", id, "error", err.Error())
 		return false
 	}
-	m.signal(id)
+	m.notify(ctx, id)
 	n, err := r.RowsAffected()
 	return err == nil && n > 0
 }
@@ -201,13 +223,20 @@ func (m *Manager) watch(ctx context.Context, id string, cancel context.CancelFun
 	defer ticker.Stop()
 	last := time.Now()
 	for {
+		// A change told by this process or another (see notify) is looked
+		// at at once; the ticker covers the changes no one told.
+		ch, release := m.changes(id)
 		select {
 		case <-done:
+			release()
 			return
 		case <-ctx.Done():
+			release()
 			return
 		case <-ticker.C:
+		case <-ch:
 		}
+		release()
 		var status Status
 		err := m.db.QueryRowContext(ctx, `SELECT status FROM toolapi_tasks WHERE id = $1`, id).Scan(&status)
 		switch {
@@ -378,7 +407,7 @@ func (a *asker) ask(ctx context.Context, qs []*Question) ([]*tool.Elicitation, e
 	if n, err := r.RowsAffected(); err != nil || n == 0 {
 		return nil, errTaskEnded
 	}
-	m.signal(a.id)
+	m.notify(ctx, a.id)
 	m.record(context.WithoutCancel(ctx), a.t, a.id, a.account, nil, audit.TaskAsked, "")
 	for {
 		ans, done, err := a.answer(ctx, qs)
@@ -453,6 +482,22 @@ func (m *Manager) record(ctx context.Context, t *tool.Tool, id, account string, 
 	if inputs != nil {
 		sum := sha256.Sum256(inputs)
 		r.InputsSHA256 = hex.EncodeToString(sum[:])
+	}
+	if err := m.opts.Audit.Add(ctx, r); err != nil {
+		m.logger.Error("writing a task's audit record failed", "tool", t.ID, "outcome", string(o), "error", err.Error())
+	}
+}
+
+// recordBy writes a step of the task id that the account by took for the
+// call of account (an approval, a refusal, a grant) to the audit trail.
+func (m *Manager) recordBy(ctx context.Context, t *tool.Tool, id, account, by string, inputs []byte, o audit.Outcome, f tool.Failure) {
+	if m.opts.Audit == nil {
+		return
+	}
+	r := &audit.Record{Time: time.Now().UTC(), Account: account, Tool: t.ID, Operation: string(t.EffectiveOperation()), Outcome: o, Failure: f, Runs: 1,
+		TaskID: id, Approver: by}
+	if inputs != nil {
+		r.InputsSHA256 = sum(inputs)
 	}
 	if err := m.opts.Audit.Add(ctx, r); err != nil {
 		m.logger.Error("writing a task's audit record failed", "tool", t.ID, "outcome", string(o), "error", err.Error())

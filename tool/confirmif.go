@@ -67,6 +67,16 @@ func WithConfirmReason(ctx context.Context, reason string) context.Context {
 // them. The error is [ErrNotFound] when the account cannot reach the
 // tool, or ConfirmIf's, for the log.
 func (r *Registry) NeedsConfirmingJSON(ctx context.Context, id string, args []byte) (reason string, ask bool, err error) {
+	return r.needsConfirming(ctx, id, arguments{doc: args, isDoc: true})
+}
+
+// NeedsConfirming is [Registry.NeedsConfirmingJSON] with arguments by
+// input name, as [Registry.Run] takes them (JSON values or [Text]).
+func (r *Registry) NeedsConfirming(ctx context.Context, id string, args map[string]any) (reason string, ask bool, err error) {
+	return r.needsConfirming(ctx, id, arguments{tree: args})
+}
+
+func (r *Registry) needsConfirming(ctx context.Context, id string, args arguments) (reason string, ask bool, err error) {
 	e, err := r.entryFor(ctx, id)
 	if err != nil {
 		return "", false, err
@@ -84,7 +94,7 @@ func (r *Registry) NeedsConfirmingJSON(ctx context.Context, id string, args []by
 	if acct.Blocked() {
 		return "", false, nil
 	}
-	in, vs := r.decode(ctx, e, arguments{doc: args, isDoc: true})
+	in, vs := r.decode(ctx, e, args)
 	if len(vs) > 0 || in == nil {
 		return "", false, nil
 	}

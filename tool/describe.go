@@ -16,6 +16,9 @@ type Info struct {
 	Destructive bool      `json:"destructive"`
 	Permission  string    `json:"permission"`
 	Deprecated  string    `json:"deprecated,omitempty"`
+	// Approver is the permission of the accounts that approve the tool's
+	// calls before they run (see [Tool.Approver]); empty for none.
+	Approver string `json:"approver,omitempty"`
 	// Task is "optional" or "required" for a tool whose calls may or
 	// must run as tasks, empty for one that never does.
 	Task TaskMode `json:"task,omitempty"`
@@ -25,6 +28,8 @@ type Info struct {
 	TaskTTL string `json:"task_ttl,omitempty"`
 	// Icon is the address of the tool's picture, if any.
 	Icon string `json:"icon,omitempty"`
+	// Budget is the tool's own budget, if it declares one.
+	Budget *Budget `json:"budget,omitempty"`
 	// Needs lists what the tool asks of the client while it runs.
 	Needs []ClientFeature `json:"needs,omitempty"`
 	// Groups are the toolsets the tool belongs to.
@@ -54,11 +59,15 @@ func (r *Registry) Describe(id string) *Info {
 func (e *entry) info(t *Tool) *Info {
 	d := &Info{
 		ID: t.ID, Label: t.Label, Description: t.Description, Operation: t.EffectiveOperation(),
-		Destructive: t.IsDestructive(), Permission: t.Permission, Deprecated: t.Deprecated,
+		Destructive: t.IsDestructive(), Permission: t.Permission, Deprecated: t.Deprecated, Approver: t.Approver,
 		Task: t.Task, Icon: t.Icon, Needs: slices.Clone(t.Needs), Groups: slices.Clone(t.Groups),
 	}
 	if t.Task != TaskNever {
 		d.TaskTTL = t.EffectiveTaskTTL().String()
+	}
+	if t.Budget != (Budget{}) {
+		b := t.Budget
+		d.Budget = &b
 	}
 	if e != nil {
 		d.Permission = e.permission.String()

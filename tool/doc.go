@@ -20,7 +20,8 @@
 // Every caller (the CLI, the explorer, MCP, function calling, Go code) runs
 // tools through [Registry.Run] on one path: the permission, validation
 // against exactly the advertised input schema, entities and access,
-// confirmation, the call, then the outputs. [Registry.Use] adds
+// confirmation, the call, then the outputs, kept within the tool's
+// [Budget] (a list paged, outputs too big kept aside). [Registry.Use] adds
 // [Middleware] around it.
 //
 // A run ends in a [Result]: success with outputs, or a [Failure] with

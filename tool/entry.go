@@ -14,6 +14,7 @@ import (
 type entry struct {
 	tool       *Tool
 	permission Permission
+	approver   Permission
 	searchText string
 	inputs     []*node
 	outputs    []*node
@@ -25,6 +26,9 @@ type entry struct {
 	inJSON  encodedSchema
 	outJSON encodedSchema
 	dropped sync.Map // undeclared output names already logged
+
+	budget Budget // as the registry applies it (see Registry.budgetOf)
+	paged  bool   // the tool is paged (see Budget)
 }
 
 // compileTool compiles t's definitions for r; a nil r knows the built-in
@@ -49,6 +53,7 @@ func compileTool(r *Registry, t *Tool) (*entry, error) {
 		errs.add("", "task", "a task TTL needs a positive duration and a tool whose task is optional or required")
 	}
 	checkIcon(t.Icon, &errs)
+	checkBudget(t, &errs)
 	checkGroups(t.Groups, &errs)
 	for _, f := range t.Needs {
 		if !f.Valid() {
@@ -59,6 +64,15 @@ func compileTool(r *Registry, t *Tool) (*entry, error) {
 	if err != nil {
 		errs.add("", "permission", "%v", err)
 	}
+	approver, err := ParsePermission(t.Approver)
+	if err != nil {
+		errs.add("", "approver", "%v", err)
+	}
+	if t.Approver != "" {
+		if t.Task != TaskRequired {
+			errs.add("", "approver", "a tool with an approver runs every call as a task that waits for the approval: its task must be required")
+		}
+	}
 	var types func(string) *DataType
 	if r != nil {
 		types = func(name string) *DataType {
@@ -67,7 +81,7 @@ func compileTool(r *Registry, t *Tool) (*entry, error) {
 			return r.types[name]
 		}
 	}
-	e := &entry{tool: t, permission: perm, inputIndex: make(map[string]int, len(t.Inputs))}
+	e := &entry{tool: t, permission: perm, approver: approver, inputIndex: make(map[string]int, len(t.Inputs))}
 	entityCheck, weakEntity := false, false
 	for i, def := range t.Inputs {
 		if def == nil || def.Name == "" {

@@ -19,6 +19,11 @@ type Call struct {
 	// Check is true for [Registry.Validate]: middleware that records or
 	// charges runs lets it pass untouched.
 	Check bool
+	// Replayed is set by middleware that answers the call with the
+	// outcome an earlier run kept, instead of running it (package
+	// idempotency does, for a repeated key): middleware around it that
+	// records runs marks the record so.
+	Replayed bool
 
 	e       *entry
 	args    arguments

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // A Registry holds tools and runs them. It is safe for concurrent use.
@@ -25,6 +26,9 @@ type Registry struct {
 	chain       atomic.Pointer[RunFunc] // the middleware around run; nil when there is none
 	adjust      func(*Tool) (*Tool, error)
 	mapError    func(error) error
+	budget      Budget
+	cursorKey   []byte
+	overflows   *overflowStore
 }
 
 // Options configure a [Registry].
@@ -37,6 +41,24 @@ type Options struct {
 	// MapError, when set, maps the application's errors to an [*InputError],
 	// [*AccessError], [*RunError] or [ErrEntityNotFound], else returns nil.
 	MapError func(err error) error
+	// Budget is the budget of the tools that declare none, field by field
+	// (see [Budget]). A zero Bytes means [DefaultBudgetBytes]; a zero
+	// Items pages no tool that does not ask for it.
+	Budget Budget
+	// CursorKey signs the cursors of paged tools (see [Budget]); the
+	// processes serving one endpoint must share it, or a cursor from one
+	// is refused by another (as a request state signed by another MCP
+	// server is). Give at least 32 random bytes; an application may give
+	// the key that signs its MCP request states, since the signatures are
+	// kept apart. Nil means a random key of this registry's own, so that
+	// cursors do not outlive the process.
+	CursorKey []byte
+	// OverflowTTL is how long outputs over their byte budget are kept for
+	// [Registry.ReadOverflow]. Zero means [DefaultOverflowTTL].
+	OverflowTTL time.Duration
+	// OverflowBytes bounds the bytes of outputs kept at once, in memory:
+	// the oldest are forgotten first. Zero means [DefaultOverflowBytes].
+	OverflowBytes int
 }
 
 // NewRegistry returns an empty registry. opts may be nil.
@@ -52,10 +74,27 @@ func NewRegistry(opts *Options) *Registry {
 	} else {
 		r.logger = slog.Default()
 	}
+	ttl, maxBytes := DefaultOverflowTTL, DefaultOverflowBytes
 	if opts != nil {
 		r.adjust = opts.Adjust
 		r.mapError = opts.MapError
+		r.budget = opts.Budget
+		r.cursorKey = slices.Clone(opts.CursorKey)
+		if opts.OverflowTTL > 0 {
+			ttl = opts.OverflowTTL
+		}
+		if opts.OverflowBytes > 0 {
+			maxBytes = opts.OverflowBytes
+		}
 	}
+	if r.budget.Bytes <= 0 {
+		r.budget.Bytes = DefaultBudgetBytes
+	}
+	r.budget.Items = max(r.budget.Items, 0)
+	if len(r.cursorKey) == 0 {
+		r.cursorKey = newCursorKey()
+	}
+	r.overflows = newOverflowStore(ttl, maxBytes)
 	return r
 }
 
@@ -104,7 +143,15 @@ func (r *Registry) add(t *Tool) error {
 	if t.Handler == nil {
 		errs.add("", "handler", "a tool needs a handler (is its service missing?)")
 	}
+	budget := r.budgetOf(t)
+	if budget.Items > 0 && pageable(t) && t.Budget.Bytes >= 0 && t.Budget.Items >= 0 {
+		t = withPaging(t)
+	}
 	e, err := compileTool(r, t)
+	if e != nil {
+		e.budget = budget
+		e.paged = budget.Items > 0 && Paged(t)
+	}
 	e = e.withSchemas()
 	if err != nil || len(errs) > 0 {
 		return errors.Join(errs.err(), err)

@@ -33,6 +33,10 @@ type Result struct {
 	// the cause is logged. A failure the tool reports ([Failed], a
 	// [RunError]) is not internal.
 	Internal bool
+	// Overflow, on a result whose outputs were over the tool's byte
+	// budget, says where they are kept: Outputs is then empty (see
+	// [Budget]).
+	Overflow *Overflow `json:",omitempty"`
 }
 
 // Succeeded returns a successful result carrying outputs.

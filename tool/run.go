@@ -110,6 +110,13 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 	if len(vs) > 0 {
 		return inputFailure(t, vs)
 	}
+	offset := 0
+	if cursor := in.String(CursorInput); cursor != "" && e.paged {
+		var ok bool
+		if offset, ok = r.openCursor(acct, e, in, cursor); !ok {
+			return inputFailure(t, []Violation{newViolation(Violation{Path: CursorInput, Rule: RuleCursorInvalid})})
+		}
+	}
 	if c != nil {
 		c.Inputs = in
 		if c.Decoded != nil {
@@ -138,7 +145,13 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 	if err != nil {
 		return r.failure(ctx, e, nil, err, "confirmation check failed")
 	}
-	if ask {
+	switch {
+	case t.Approver != "" && (ask || !t.MayConfirm()):
+		if _, ok := ApprovalFrom(ctx); !ok {
+			return accessFailure(t.label() + " runs only once an account with the permission " + quotePermission(e.approver) +
+				" approves it: start it as a task, which waits for the approval.")
+		}
+	case ask:
 		c, _ := ctx.Value(confirmerKey{}).(Confirmer)
 		if c == nil {
 			return accessFailure(t.label() + " runs only when a person confirms it, and this caller cannot ask for confirmation.")
@@ -156,9 +169,9 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 	}
 	res, err = r.call(ctx, t, in)
 	if err != nil {
-		return r.failure(ctx, e, res, err, "tool failed")
+		return r.budgeted(ctx, e, acct, in, offset, r.failure(ctx, e, res, err, "tool failed"))
 	}
-	return r.finish(e, res)
+	return r.budgeted(ctx, e, acct, in, offset, r.finish(e, res))
 }
 
 // failure returns the failed Result of err, returned by the

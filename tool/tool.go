@@ -63,6 +63,13 @@ type Tool struct {
 	// Confirm also set, every run asks, with the reason when there is one.
 	// An error fails the run; its text stays in the log.
 	ConfirmIf func(ctx context.Context, in *Values) (reason string, err error)
+	// Approver, when set, is a permission (as Permission) an account
+	// other than the caller must hold to approve a run before it happens:
+	// the run waits, as a task, for that approval. A tool with Confirm or
+	// ConfirmIf needs approval for the runs those ask to confirm; one with
+	// neither, for every run. A tool with an approver must have Task
+	// required; a run outside a task is refused (see [Approved]).
+	Approver string
 	// Deprecated, when set, says what to use instead; the tool still runs.
 	Deprecated string
 	// Inputs define what the tool takes, in order.
@@ -92,6 +99,10 @@ type Tool struct {
 	// letters, digits, "-" and "_". A connection narrowed to some groups
 	// (see [Narrow]) reaches only the tools of those groups.
 	Groups []string
+	// Budget bounds what one result carries: its bytes, and the items of
+	// a page of a list (see [Budget]). Zero fields mean the registry's
+	// ([Options.Budget]).
+	Budget Budget
 }
 
 // A TaskMode says whether a tool's calls run as tasks.

@@ -32,9 +32,12 @@ func (r *Registry) ValidateJSON(ctx context.Context, id string, args []byte) (js
 
 // WithEntityAccess returns ctx under which [Registry.Validate] and
 // [Registry.ValidateJSON] also check, as a run does, that the account may
-// use each entity the inputs name with the operation its input declares.
-// A caller that accepts a call now and runs it later (a task) validates
-// under it, so that a refusal comes before anything is stored.
+// use each entity the inputs name with the operation its input declares,
+// and ask the tool's access method ([Tool.Access]): every check a run
+// makes before it asks to confirm, and before its handler. A caller that
+// accepts a call now and runs it later (a task) validates under it, so
+// that a refusal comes before anything is stored. A refusal is an
+// [*AccessError] whose Reason is the run's message.
 func WithEntityAccess(ctx context.Context) context.Context {
 	return context.WithValue(ctx, entityAccessKey{}, true)
 }
@@ -113,10 +116,44 @@ func (r *Registry) checkArgs(ctx context.Context, c *Call) (ch *checked) {
 	if !vs.empty() {
 		return &checked{vs: sortedViolations(e, &vs)}
 	}
+	if access, _ := ctx.Value(entityAccessKey{}).(bool); access && e.tool.Access != nil {
+		// As a run: the tool's access method decides on the loaded inputs.
+		if ch := r.checkAccess(ctx, e, in); ch != nil {
+			return ch
+		}
+	}
+	if cursor := in.String(CursorInput); cursor != "" && e.paged {
+		if _, ok := r.openCursor(c.Account, e, in, cursor); !ok {
+			return &checked{vs: []Violation{newViolation(Violation{Path: CursorInput, Rule: RuleCursorInvalid})}}
+		}
+	}
 	c.Inputs = in
 	b, err := json.Marshal(in.canonical(false))
 	if err != nil {
 		return &checked{err: fmt.Errorf("encoding the arguments: %w", err)}
 	}
 	return &checked{canonical: b}
+}
+
+// checkAccess asks e's access method about in, as a run does, and returns
+// what the check found when it refuses: the run's access failure, its
+// input failure, or an error for the log; nil when it allows.
+func (r *Registry) checkAccess(ctx context.Context, e *entry, in *Values) *checked {
+	t := e.tool
+	ok, err := t.Access(ctx, in)
+	if err != nil {
+		err = r.mapErr(err)
+		var ie *InputError
+		if errors.As(err, &ie) {
+			return &checked{vs: []Violation{{Path: ie.Input, Rule: RuleHandler, Message: ie.Message}}}
+		}
+		if res := refusal(t, err); res != nil {
+			return &checked{refusal: res}
+		}
+		return &checked{err: fmt.Errorf("access check failed: %w", err)}
+	}
+	if !ok {
+		return &checked{refusal: accessFailure("You may not run " + t.label() + " with these inputs.")}
+	}
+	return nil
 }

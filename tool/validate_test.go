@@ -320,3 +320,58 @@ func TestOptionalMapDefault(t *testing.T) {
 		t.Errorf("check: %s %v %v", canonical, vs, err)
 	}
 }
+
+// Under WithEntityAccess, a check asks the tool's access method as a run
+// does: a no, an AccessError and an InputError refuse as the run would,
+// another error is the check's error; without it, the method is not asked.
+func TestValidateAsksAccess(t *testing.T) {
+	r := NewRegistry(nil)
+	asked := 0
+	err := r.Add(&Tool{
+		ID: "t.refund", Label: "Refund", Description: "Refunds.", Permission: "p",
+		Inputs: []*Definition{{Name: "n", Type: "integer", Required: true}},
+		Access: func(_ context.Context, in *Values) (bool, error) {
+			asked++
+			switch in.Int("n") {
+			case 1:
+				return false, nil
+			case 2:
+				return false, Refuse("the order is closed")
+			case 3:
+				return false, &InputError{Input: "n", Message: "no such order"}
+			case 4:
+				return false, errors.New("ledger down")
+			}
+			return true, nil
+		},
+		Handler: func(context.Context, *Values) (*Result, error) { return Succeeded("", nil), nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := WithEntityAccess(WithAccount(context.Background(), editor))
+	check := func(n int) ([]Violation, error) {
+		_, vs, err := r.ValidateJSON(ctx, "t.refund", []byte(fmt.Sprintf(`{"n":%d}`, n)))
+		return vs, err
+	}
+	var ae *AccessError
+	if _, err := check(1); !errors.As(err, &ae) || ae.Reason != "You may not run Refund with these inputs." {
+		t.Errorf("a no: %v", err)
+	}
+	if _, err := check(2); !errors.As(err, &ae) || ae.Reason != "You may not run Refund: the order is closed." {
+		t.Errorf("an AccessError: %v", err)
+	}
+	if vs, err := check(3); err != nil || len(vs) != 1 || vs[0].Path != "n" || vs[0].Message != "no such order" {
+		t.Errorf("an InputError: %v, %v", vs, err)
+	}
+	if _, err := check(4); err == nil || errors.As(err, &ae) {
+		t.Errorf("another error: %v", err)
+	}
+	if vs, err := check(5); err != nil || len(vs) != 0 {
+		t.Errorf("a yes: %v, %v", vs, err)
+	}
+	before := asked
+	if _, vs, err := r.ValidateJSON(WithAccount(context.Background(), editor), "t.refund", []byte(`{"n":1}`)); err != nil || len(vs) != 0 || asked != before {
+		t.Errorf("without WithEntityAccess: %v, %v, asked %d times", vs, err, asked-before)
+	}
+}

@@ -90,6 +90,9 @@ const (
 	// RuleTruncated: ends a list of violations that was cut; Limit is the
 	// number left out.
 	RuleTruncated = "truncated"
+	// RuleCursorInvalid: the cursor was not given by this tool, for this
+	// account and these other inputs, or was changed (see [Budget]).
+	RuleCursorInvalid = "cursor_invalid"
 )
 
 func (v Violation) String() string {
@@ -261,6 +264,8 @@ func violationMessage(v *Violation) string {
 		return "cannot be checked now; try again"
 	case RuleTruncated:
 		return "and " + english.Count(limit(), "more violation") + ", left out"
+	case RuleCursorInvalid:
+		return "is not a cursor this tool gave for these inputs and this account; call again without it for the first page"
 	}
 	return v.Message
 }

@@ -101,6 +101,12 @@ type App struct {
 	// Tasks); its Account, when nil, is filled in from Accounts. Nil means
 	// the defaults of [task.Options].
 	TaskOptions *task.Options
+	// ApprovalTools, when set, is the permission of the tools
+	// approvals.list and approvals.decide ([task.Manager.ApprovalTools]),
+	// which the command adds to Registry once it has made the task
+	// manager: every caller then sees and decides the calls waiting for
+	// an approval. Empty adds none.
+	ApprovalTools string
 	// Audit is the application's audit trail, which "audit verify"
 	// checks (see [VerifyAudit]). Nil means none: the command fails.
 	Audit *audit.SQLStore

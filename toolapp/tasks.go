@@ -59,6 +59,11 @@ func (app *App) setUpTasks(ctx context.Context) error {
 		return fmt.Errorf("the task manager: %w", err)
 	}
 	app.Tasks = m
+	if app.ApprovalTools != "" {
+		if err := app.Registry.Add(m.ApprovalTools(app.ApprovalTools)...); err != nil {
+			return fmt.Errorf("the approval tools: %w", err)
+		}
+	}
 	return nil
 }
 

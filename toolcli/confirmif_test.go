@@ -70,3 +70,38 @@ func TestConfirmIf(t *testing.T) {
 		})
 	}
 }
+
+// A destructive tool with a confirm method asks once, before it runs, and
+// that question carries the method's reason.
+func TestConfirmIfDestructive(t *testing.T) {
+	reg := newRegistry(t)
+	if err := reg.Add(&tool.Tool{
+		ID: "demo.wipe", Label: "Wipe", Description: "Wipes an order.",
+		Operation: tool.OpWrite, Permission: "see secrets",
+		Inputs: []*tool.Definition{{Name: "amount", Type: "integer", Required: true}},
+		ConfirmIf: func(_ context.Context, in *tool.Values) (string, error) {
+			if n := in.Int("amount"); n > 100 {
+				return fmt.Sprintf("%d is over 100.", n), nil
+			}
+			return "", nil
+		},
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			return tool.Succeeded("Wiped.", nil), nil
+		},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		amount int
+		reason bool
+	}{{150, true}, {50, false}} {
+		opts := &toolcli.Options{Name: "app tool", Accounts: lookUp, Stdin: strings.NewReader("y\n")}
+		code, _, errOut := call(t, reg, opts, "run", "demo.wipe", "--user", "admin", "--input", fmt.Sprintf("amount=%d", c.amount))
+		if code != 0 || strings.Count(errOut, "[y/N]") != 1 {
+			t.Errorf("amount %d: exit %d, want one question; stderr:\n%s", c.amount, code, errOut)
+		}
+		if got := strings.Contains(errOut, "Reason: 150 is over 100.\nRun Wipe? [y/N] "); got != c.reason {
+			t.Errorf("amount %d: the question carries the reason: %v, want %v; stderr:\n%s", c.amount, got, c.reason, errOut)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/toolapi/toolapi/task"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -52,6 +53,7 @@ func (c *command) run(args []string) int {
 	yes := fs.Bool("yes", false, "confirm a tool that asks for confirmation")
 	detach := fs.Bool("detach", false, "start the tool as a background task and print the task's ID (for a tool that may run as a task)")
 	key := idempotencyFlag(fs)
+	cursor := cursorFlag(fs)
 	words, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		flagUsage(c.stdout, fs)
@@ -93,8 +95,14 @@ func (c *command) run(args []string) int {
 	if err := withIdempotencyKey(runArgs, t, *key); err != nil {
 		return c.report(fs, *asJSON, failure(errInvalidOption, err.Error()))
 	}
+	if err := withCursor(runArgs, t, *cursor); err != nil {
+		return c.report(fs, *asJSON, failure(errInvalidOption, err.Error()))
+	}
 
 	ctx := tool.WithCaller(tool.WithAccount(c.ctx, acct), tool.Caller{Channel: tool.ChannelCLI})
+	// The command line writes to a terminal or a file, not into a model's
+	// context: it prints outputs over the byte budget whole.
+	ctx = tool.WithFullOutputs(ctx)
 	ctx = tool.WithReporter(ctx, &reporter{w: c.stderr})
 	confirmed := *yes
 	if !confirmed && t.IsDestructive() {
@@ -145,6 +153,17 @@ func (c *command) runTask(fs *flag.FlagSet, ctx context.Context, t *tool.Tool, a
 	tk, o := c.createTask(ctx, t, args)
 	if o != nil {
 		return c.report(fs, asJSON, o)
+	}
+	if tk.StatusMessage == task.AwaitingApproval {
+		// It may wait hours: give the caller its handle and let go.
+		if asJSON {
+			writeJSON(c.stdout, tk)
+		} else {
+			fmt.Fprintln(c.stdout, tk.ID)
+		}
+		fmt.Fprintf(c.stderr, "%s waits for the approval of an account with the permission %q; it runs once approved. Follow it with: %s task wait %s\n",
+			t.ID, t.Approver, c.name(), tk.ID)
+		return 0
 	}
 	if detach {
 		if asJSON {
@@ -362,6 +381,13 @@ func (c *command) confirmDestructive(ctx context.Context, t *tool.Tool, args map
 	if in == nil {
 		return failure(errAccessDenied, fmt.Sprintf(
 			"%s is destructive and nobody can confirm it here (standard input is not a terminal): run it again with --yes to confirm.", t.Label))
+	}
+	if t.MayConfirm() {
+		// The one question this run gets: say why, when the tool says
+		// why (its confirm method decides on the checked inputs).
+		if reason, ask, err := c.reg.NeedsConfirming(ctx, t.ID, args); err == nil && ask {
+			ctx = tool.WithConfirmReason(ctx, reason)
+		}
 	}
 	ok, _ := (&prompt{c: c, in: in, args: args}).Confirm(ctx, t, "")
 	if !ok {

@@ -211,11 +211,15 @@ func (c *command) wait(fs *flag.FlagSet, ctx context.Context, acct tool.Account,
 	m := c.opts.Tasks
 	term := isTerminal(c.stderr)
 	var last string
-	shown := false
+	shown, noted := false, false
 	for {
 		t, err := m.Get(ctx, id)
 		if err != nil {
 			return c.taskError(fs, acct, id, nil, err)
+		}
+		if t.Approval != nil && t.Approval.Status == "pending" && !noted {
+			noted = true
+			fmt.Fprintf(c.stderr, "Task %s waits for the approval of an account with the permission %q.\n", t.ID, t.Approval.Permission)
 		}
 		if p := progressText(t.Progress); p != "" && p != last {
 			last = p
@@ -429,6 +433,26 @@ func (c *command) writeTask(t *task.Task) {
 	}
 	fmt.Fprintf(&b, "Created:  %s\nUpdated:  %s\nExpires:  %s\n",
 		t.Created.UTC().Format(time.RFC3339), t.Updated.UTC().Format(time.RFC3339), t.Expires.UTC().Format(time.RFC3339))
+	if a := t.Approval; a != nil {
+		fmt.Fprintf(&b, "Approval: %s (by an account with the permission %q)", a.Status, a.Permission)
+		if a.DecidedBy != "" {
+			fmt.Fprintf(&b, ", decided by %s", a.DecidedBy)
+		}
+		if a.Standing != "" {
+			fmt.Fprintf(&b, " through standing approval %s", a.Standing)
+		}
+		b.WriteString("\n")
+		if a.Reason != "" {
+			fmt.Fprintf(&b, "Reason:   %s\n", safeText(a.Reason))
+		}
+		fmt.Fprintf(&b, "Inputs:   %s\n", safeText(abbreviate(string(a.Args))))
+		if a.Original != nil {
+			fmt.Fprintf(&b, "Edited from: %s\n", safeText(abbreviate(string(a.Original))))
+		}
+		if a.Note != "" {
+			fmt.Fprintf(&b, "Note:     %s\n", safeText(a.Note))
+		}
+	}
 	if q := t.Question; q != nil {
 		fmt.Fprintf(&b, "Question: %s\n", safeText(q.Message))
 		if q.Schema != nil && !q.Confirm {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/toolapi/toolapi/task"
+	"github.com/toolapi/toolapi/task/tasktest"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -27,13 +27,9 @@ func newTaskCLI(t *testing.T) (*tool.Registry, *task.Manager) {
 // database too.
 func newTaskCLIPoll(t *testing.T, poll time.Duration) (*tool.Registry, *task.Manager, *sql.DB) {
 	t.Helper()
-	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "tasks.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := tasktest.SQLite(t)
 	reg := tool.NewRegistry(nil)
-	err = reg.Add(&tool.Tool{
+	err := reg.Add(&tool.Tool{
 		ID: "job.rename", Label: "Rename", Description: "Asks for a name.", Task: tool.TaskRequired, Destructive: new(bool), Permission: "jobs",
 		Outputs: []*tool.Definition{{Name: "name", Type: "string", Required: true}},
 		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
@@ -52,21 +48,7 @@ func newTaskCLIPoll(t *testing.T, poll time.Duration) (*tool.Registry, *task.Man
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := task.Migrate(t.Context(), db); err != nil {
-		t.Fatal(err)
-	}
-	m, err := task.New(reg, db, &task.Options{Account: func(context.Context, string) (tool.Account, error) { return ada, nil }, PollInterval: poll, ProgressEvery: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		m.Stop(ctx)
-	})
+	m := tasktest.Start(t, reg, db, &task.Options{Account: func(context.Context, string) (tool.Account, error) { return ada, nil }, PollInterval: poll, ProgressEvery: time.Millisecond})
 	return reg, m, db
 }
 

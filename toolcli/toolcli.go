@@ -109,6 +109,8 @@ func Run(ctx context.Context, reg *tool.Registry, args []string, stdout, stderr 
 		return c.export(args[1:])
 	case "task":
 		return c.task(args[1:])
+	case "approvals":
+		return c.approvals(args[1:])
 	case "help", "-h", "-help", "--help":
 		c.usage(stdout)
 		return 0
@@ -123,7 +125,7 @@ func Run(ctx context.Context, reg *tool.Registry, args []string, stdout, stderr 
 }
 
 // commands are the command words of Run.
-var commands = []string{"list", "search", "info", "run", "export", "task"}
+var commands = []string{"list", "search", "info", "run", "export", "task", "approvals"}
 
 // flagFirstHint says how to write a command line that starts with a flag
 // (args[0]): the command's flags follow its word, and the application's
@@ -177,12 +179,15 @@ func (c *command) usage(w io.Writer) {
   %[1]s info   ID [--format text|json] [--user NAME]
   %[1]s run    ID [--preset NAME] [--input k=v | --input '{json}']... [--json] [--user NAME] [--yes] [--detach]
   %[1]s export [--format FORMAT] [--user NAME]
-`+taskUsage+`
+`+taskUsage+approvalsUsage+`
 ID is a tool's ID or its name in MCP and function calling (the NAME
 column of list). Flags may come before or after the other words.
 run --detach starts a tool that may run as a task in the background and
 prints the task's ID; a tool whose every call is a task is waited for,
 as task wait does. task wait exits as run would with the task's outcome.
+A call of a tool with an approver waits for another account's approval:
+run prints its task's ID, and approvals list, approve and refuse are the
+approver's side.
 
 Every command also takes --groups NAME[,NAME...] and --read-only: it then
 reaches only the tools of those toolsets, or only those that read.

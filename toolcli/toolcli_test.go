@@ -988,7 +988,7 @@ func TestMisplacedFlagHint(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "demo.echo", "--input", "word=x", "--db", "x.db"},
-			`album tool run: flag provided but not defined: -db (album tool run takes --detach, --idempotency-key, --input, --json, --preset, --user, --yes; if --db is a flag of the application, give it before "tool": album --db ... tool ...)`},
+			`album tool run: flag provided but not defined: -db (album tool run takes --cursor, --detach, --idempotency-key, --input, --json, --preset, --user, --yes; if --db is a flag of the application, give it before "tool": album --db ... tool ...)`},
 		{[]string{"list", "--db=x.db"},
 			`flag provided but not defined: -db (album tool list takes --format, --operation, --user; if --db is a flag of the application, give it before "tool": album --db ... tool ...)`},
 		{[]string{"--user", "admin", "run", "demo.secret"},

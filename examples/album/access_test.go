@@ -67,6 +67,12 @@ var accessMatrix = []matrixCase{
 	// only at admin's run.
 	{"album.delete", "Harbour Lights", albumArg, [4]string{hidden, denied, ok, blocked}},
 
+	// A draft's takedown needs no approval (TestTakedownApproval walks a
+	// published album's); it deletes at admin's run.
+	{"album.takedown", "Winter Sketches", func(id string) map[string]any {
+		return map[string]any{"album": id, "reason": "Abandoned."}
+	}, [4]string{hidden, denied, ok, blocked}},
+
 	{"translation.export", "Night Studies", exportArgs, [4]string{hidden, ok, ok, blocked}},
 	{"translation.export", "Blue Hours", exportArgs, [4]string{hidden, ok, ok, blocked}},
 	{"translation.export", "Harbour Lights", exportArgs, [4]string{hidden, failed, failed, blocked}},

@@ -55,9 +55,16 @@ func NewApp(store *Store, exportDir string, logger *slog.Logger) (*App, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	// The cursors of paged tools (album.search) are signed with the key
+	// of the MCP request states, kept in the database, so that a cursor
+	// one process gave is good at every other.
+	key, err := store.StateKey(context.Background())
+	if err != nil {
+		return nil, fmt.Errorf("reading the state key: %w", err)
+	}
 	a := &App{
 		Store:    store,
-		Registry: tool.NewRegistry(&tool.Options{Logger: logger, Adjust: idempotency.AddInput}),
+		Registry: tool.NewRegistry(&tool.Options{Logger: logger, Adjust: idempotency.AddInput, CursorKey: key}),
 		Logger:   logger,
 		manager:  &Manager{store: store},
 		lister:   &Lister{store: store},

@@ -22,6 +22,7 @@ var albumCalls = map[string]map[string]any{
 	"site.update_info":   {"values": map[string]any{"slogan": "Declared"}},
 	"album.archive":      {"albums": []any{"1"}},
 	"site.reindex":       {},
+	"album.takedown":     {"album": "1", "reason": "Withdrawn."},
 }
 
 // In every function-calling format the dispatcher runs the album tool
@@ -64,6 +65,14 @@ func TestFunctionCallingEveryFormat(t *testing.T) {
 				// refused, and the album stays.
 				if resp.Success || resp.ErrorType != funcall.AccessDenied {
 					t.Errorf("%s %s without a confirmer: %+v", f, name, resp)
+				}
+				continue
+			}
+			if id == "album.takedown" {
+				// A published album's takedown waits for an approval, as a
+				// task: without tasks, it is refused.
+				if resp.Success || resp.ErrorType != funcall.AccessDenied {
+					t.Errorf("%s %s without tasks: %+v", f, name, resp)
 				}
 				continue
 			}

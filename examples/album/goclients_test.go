@@ -283,6 +283,7 @@ func structuredMap(v any, out *map[string]any) error {
 // there once (400, -32022), as /mcp served only sessions.
 // TestGoClientsEveryVersion runs the rest.
 func TestGoClients(t *testing.T) {
+	testenv.NeedFull(t)
 	t.Run("go-sdk", func(t *testing.T) { testGoClient(t, connectSDK, "", false) })
 	t.Run("mcp-go", func(t *testing.T) { testGoClient(t, connectMCPGo, "", false) })
 }
@@ -358,7 +359,7 @@ func testGoClient(t *testing.T, connect goClientConnect, version string, statele
 		t.Fatalf("editor: listing tools: %v", err)
 	}
 	var wantNames []string
-	for _, id := range []string{"album.add_track", "album.archive", "album.delete", "album.list", "album.publish", "album.search", "album.summarize", "site.info", "translation.export"} {
+	for _, id := range []string{"album.add_track", "album.archive", "album.delete", "album.list", "album.publish", "album.search", "album.summarize", "album.takedown", "site.info", "translation.export"} {
 		wantNames = append(wantNames, tool.NameOf(id))
 	}
 	slices.Sort(wantNames)

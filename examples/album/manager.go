@@ -21,7 +21,7 @@ type Manager struct {
 //
 // Returns the images that matched, newest first.
 //
-//tool:method id=album.search op=read permission="access content" group=viewer
+//tool:method id=album.search op=read permission="access content" group=viewer budget=20items
 //tool:input word notblank length=1..200 example=rain
 func (m *Manager) Search(ctx context.Context, word string) ([]Image, error) {
 	word = strings.TrimSpace(word)
@@ -118,6 +118,32 @@ func (m *Manager) DeleteNeedsConfirming(ctx context.Context, album *Album) (stri
 		return fmt.Sprintf("%q %s.", album.Title, has), nil
 	}
 	return "", nil
+}
+
+// Takedown deletes an album as Delete does, with its tracks, images and
+// notifications; a published album goes only once a site administrator
+// other than the caller approves, and a draft at once.
+//
+//   - album: The album to take down.
+//   - reason: Why it must go, for the approver to read.
+//
+// Returns the number of tracks deleted with the album.
+//
+//tool:method id=album.takedown op=write permission="edit albums" approver="approve takedowns" confirm=TakedownNeedsApproval
+//tool:entity album op=delete
+//tool:input reason notblank length=1..500 example="The label withdrew the rights."
+//tool:output track_count
+func (m *Manager) Takedown(ctx context.Context, album *Album, reason string) (int, error) {
+	return m.Delete(ctx, album)
+}
+
+// TakedownNeedsApproval asks for an approval before a published album is
+// taken down.
+func (m *Manager) TakedownNeedsApproval(ctx context.Context, album *Album, reason string) (string, error) {
+	if !album.Published {
+		return "", nil
+	}
+	return fmt.Sprintf("%q is published. Reason given: %s", album.Title, reason), nil
 }
 
 // Summarize describes an album: its title, its tracks and its images.

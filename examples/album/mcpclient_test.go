@@ -11,12 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolapi/toolapi/internal/testenv"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -51,6 +53,7 @@ func missingTool(t *testing.T, format string, args ...any) {
 // is not the pinned version.
 func newTSClient(t *testing.T) *tsClient {
 	t.Helper()
+	testenv.NeedFull(t)
 	const fix = "run scripts/mcpclient.sh to install it"
 	var pkg struct {
 		Dependencies map[string]string `json:"dependencies"`
@@ -217,14 +220,15 @@ func serveApp(t *testing.T, app *App) string {
 
 // What a call must come to.
 const (
-	wantSuccess = "success"
-	wantInvalid = "invalid" // arguments the input schema rejects: an input failure with violations and the schema
-	wantInput   = "input"   // arguments the schema accepts that the run refuses: an input failure with the schema
-	wantFailure = "failure" // isError without the input schema: access denied or the run failed
-	wantUnknown = "unknown" // the JSON-RPC error of a tool that does not exist: none is there, or none this client may see
-	wantRefused = "refused" // either isError or a JSON-RPC error
-	wantTasks   = "tasks"   // a tool every call of which is a task, called by a client without the tasks extension: -32021, before anything is checked
-	wantConfirm = "confirm" // a confirm tool's valid call refused, as this client cannot answer an elicitation
+	wantSuccess  = "success"
+	wantInvalid  = "invalid"  // arguments the input schema rejects: an input failure with violations and the schema
+	wantInput    = "input"    // arguments the schema accepts that the run refuses: an input failure with the schema
+	wantFailure  = "failure"  // isError without the input schema: access denied or the run failed
+	wantUnknown  = "unknown"  // the JSON-RPC error of a tool that does not exist: none is there, or none this client may see
+	wantRefused  = "refused"  // either isError or a JSON-RPC error
+	wantApproval = "approval" // a call that waits for another account's approval, by a client that cannot poll it: isError, saying so
+	wantTasks    = "tasks"    // a tool every call of which is a task, called by a client without the tasks extension: -32021, before anything is checked
+	wantConfirm  = "confirm"  // a confirm tool's valid call refused, as this client cannot answer an elicitation
 )
 
 type tsCase struct {
@@ -266,6 +270,9 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 	if id := initializeSessionID(t, base, ""); (id == "") != stateless {
 		t.Fatalf("the server hands out the session ID %q; stateless: %v", id, stateless)
 	}
+	// A takedown waiting for the admin's decision, which the admin's
+	// session decides through approvals.decide.
+	waiting := waitingTakedown(t, base, tokens["editor"])
 
 	// The seeded albums: 1 Blue Hours (editor, published), 2 Night
 	// Studies (editor, draft), 3 Harbour Lights (admin, published; an
@@ -286,7 +293,9 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 		{"album.search", obj("word", 7), wantInvalid},
 		{"album.search", obj("word", "blue", "limit", 3), wantInvalid},
 		{"album.search", obj("word", "   "), wantInput},
-		{"album.search", []any{"blue"}, wantInvalid}, // not an object
+		{"album.search", []any{"blue"}, wantInvalid},                                             // not an object
+		{"album.search", obj("word", "blue", "cursor", "bm90LWEtY3Vyc29yLWF0LWFsbA"), wantInput}, // a cursor no run gave
+		{"album.search", obj("word", "blue", "cursor", "not a cursor"), wantInvalid},             // not the cursor's pattern
 		{"album.list", obj(), wantSuccess},
 		{"album.list", obj("year", 2021), wantSuccess},
 		{"album.list", obj("year", 1800), wantInvalid},
@@ -326,6 +335,10 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 		{"album.delete", obj("album", 1), wantInvalid},
 		{"album.delete", obj("album", "999"), wantInput},
 		{"album.archive", obj("albums", []any{"1"}), wantTasks},
+		// A published album's takedown waits for an administrator other
+		// than the caller: this client cannot poll, and is told so.
+		{"album.takedown", obj("album", "1", "reason", "Rights withdrawn."), wantApproval},
+		{"album.takedown", obj("album", "1"), wantInvalid},
 	}
 	adminCases := []tsCase{
 		{"site.reindex", obj(), wantSuccess}, // a task only for a client that asks for one
@@ -337,6 +350,11 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 		{"site.update_info", obj("values", obj("colour", "blue")), wantInvalid},
 		{"site.update_info", obj("values", obj("page_size", "ten")), wantInvalid},
 		{"site.update_info", obj(), wantInvalid},
+		{"approvals.list", obj(), wantSuccess},
+		{"approvals.list", obj("all", true), wantInvalid},
+		{"approvals.decide", obj("task_id", waiting, "decision", "refuse", "note", "Not now."), wantSuccess},
+		{"approvals.decide", obj("task_id", waiting, "decision", "maybe"), wantInvalid},
+		{"approvals.decide", obj("task_id", waiting, "decision", "approve"), wantInput}, // decided already
 	}
 	var editor, admin []tsCase
 	editor = append(append(editor, readCases...), editCases...)
@@ -365,8 +383,8 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 		cases []tsCase
 		tools []string
 	}{
-		{"editor", tokens["editor"], editor, []string{"album.add_track", "album.archive", "album.delete", "album.list", "album.publish", "album.search", "album.summarize", "site.info", "translation.export"}},
-		{"admin", tokens["admin"], admin, []string{"album.add_track", "album.archive", "album.delete", "album.list", "album.publish", "album.search", "album.summarize", "site.info", "site.reindex", "site.update_info", "translation.export"}},
+		{"editor", tokens["editor"], editor, []string{"album.add_track", "album.archive", "album.delete", "album.list", "album.publish", "album.search", "album.summarize", "album.takedown", "site.info", "translation.export"}},
+		{"admin", tokens["admin"], admin, []string{"album.add_track", "album.archive", "album.delete", "album.list", "album.publish", "album.search", "album.summarize", "album.takedown", "approvals.decide", "approvals.list", "site.info", "site.reindex", "site.update_info", "translation.export"}},
 		{"anonymous", "", anonymous, []string{"album.list", "album.search", "album.summarize", "site.info"}},
 		{"mallory", tokens["mallory"], mallory, nil},
 	}
@@ -472,6 +490,12 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 					if want := "MCP error -32602: unknown tool \"" + tool.NameOf(c.tool) + "\""; call.Error == nil || call.Error.Code != -32602 || call.Error.Message != want {
 						t.Errorf("%s: %s, want the JSON-RPC error -32602 %q", where, outcome, want)
 					}
+				case wantApproval:
+					if res == nil || !res.IsError || !strings.Contains(contentText(res), "has not run: it waits for the approval of an account with the permission") {
+						t.Errorf("%s: %s, want isError saying the call waits for approval", where, outcome)
+						continue
+					}
+					unconfirmed[c.tool] = true // valid, and waits for a person
 				case wantTasks:
 					if call.Error == nil || call.Error.Code != -32021 {
 						t.Errorf("%s: %s, want the JSON-RPC error -32021 (the tasks extension is required)", where, outcome)
@@ -495,7 +519,7 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 					}
 					unconfirmed[c.tool] = true
 				}
-				if tools[c.tool] != nil && (c.want == wantSuccess || c.want == wantFailure || c.want == wantInput || c.want == wantConfirm) {
+				if tools[c.tool] != nil && (c.want == wantSuccess || c.want == wantFailure || c.want == wantInput || c.want == wantConfirm || c.want == wantApproval) {
 					if call.ArgumentsValid == nil || !*call.ArgumentsValid {
 						t.Errorf("%s: arguments the test means as valid break the advertised input schema", where)
 					}
@@ -729,4 +753,31 @@ func TestTypeScriptClientCompletes(t *testing.T) {
 	if c := got[2]; c.Error == nil || !strings.Contains(c.Error.Message, "unknown tool") {
 		t.Errorf("a tool the editor may not run: %+v (error %+v), want an unknown tool error", c, c.Error)
 	}
+}
+
+// takedownTask matches the task an answer names.
+var takedownTask = regexp.MustCompile(`Its task is ([A-Z0-9]{26});`)
+
+// waitingTakedown asks, as the account of token, for the takedown of
+// album 1 from a Go client that cannot poll tasks, and returns the ID of
+// the task that waits for an administrator's approval.
+func waitingTakedown(t *testing.T, base, token string) string {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "album-takedown", Version: "1"}, nil)
+	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{
+		Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1, DisableStandaloneSSE: true,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "album__takedown", Arguments: map[string]any{"album": "1", "reason": "Rights withdrawn."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := takedownTask.FindStringSubmatch(contentText(res))
+	if !res.IsError || m == nil {
+		t.Fatalf("a takedown of a published album: %s", contentText(res))
+	}
+	return m[1]
 }

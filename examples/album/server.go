@@ -46,7 +46,10 @@ func (a *App) Service() *toolapp.App {
 		// account again among the users when the task starts.
 		TaskDB:      a.Store.TaskDB(),
 		TaskOptions: &task.Options{StaleAfter: a.TaskStaleAfter},
-		Close:       a.close,
+		// Administrators see and decide the takedowns that wait for them
+		// from any caller, not only from the explorer and the CLI.
+		ApprovalTools: permApproveTakedowns,
+		Close:         a.close,
 	}
 	if a.Trail != nil {
 		// Admins (who hold every permission) see the audit trail, which

@@ -18,6 +18,7 @@ import (
 
 	"github.com/toolapi/toolapi/internal/testenv"
 	"github.com/toolapi/toolapi/task"
+	"github.com/toolapi/toolapi/task/tasktest"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -72,17 +73,11 @@ func TestKillNineWhileTasksRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := task.Migrate(t.Context(), store.TaskDB()); err != nil {
-		t.Fatal(err)
-	}
 	// A Manager of the test's own creates and watches the tasks; it runs
 	// none (it is not started): the server does.
-	m, err := task.New(app.Registry, store.TaskDB(), &task.Options{
+	m := tasktest.New(t, app.Registry, store.TaskDB(), &task.Options{
 		Account: func(ctx context.Context, id string) (tool.Account, error) { return store.Account(ctx, id) },
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	editor, err := store.Account(t.Context(), "editor")
 	if err != nil {
 		t.Fatal(err)
@@ -244,23 +239,9 @@ func TestReplicasShareTasks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := task.Migrate(t.Context(), store.TaskDB()); err != nil {
-			t.Fatal(err)
-		}
-		m, err := task.New(app.Registry, store.TaskDB(), &task.Options{
+		m := tasktest.Start(t, app.Registry, store.TaskDB(), &task.Options{
 			Account:      func(ctx context.Context, id string) (tool.Account, error) { return store.Account(ctx, id) },
 			PollInterval: 50 * time.Millisecond,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Start(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			m.Stop(sctx)
 		})
 		return &replica{store, m}
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/toolapi/toolapi/task"
+	"github.com/toolapi/toolapi/task/tasktest"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -275,25 +276,10 @@ func newTaskApp(t *testing.T, db string) (*App, *task.Manager) {
 // stopped when the test ends.
 func startTaskManager(t *testing.T, store *Store, reg *tool.Registry) *task.Manager {
 	t.Helper()
-	if err := task.Migrate(t.Context(), store.TaskDB()); err != nil {
-		t.Fatal(err)
-	}
-	m, err := task.New(reg, store.TaskDB(), &task.Options{
+	return tasktest.Start(t, reg, store.TaskDB(), &task.Options{
 		Account:      func(ctx context.Context, id string) (tool.Account, error) { return store.Account(ctx, id) },
 		PollInterval: 50 * time.Millisecond,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		m.Stop(ctx)
-	})
-	return m
 }
 
 // waitEnd waits for the task id to end.

@@ -38,7 +38,7 @@ func ListerTools(svc *Lister) []*tool.Tool {
 	}
 }
 
-// ManagerTools returns the tools of Manager's methods: album.search, album.publish, album.add_track, album.delete, album.summarize.
+// ManagerTools returns the tools of Manager's methods: album.search, album.publish, album.add_track, album.delete, album.takedown, album.summarize.
 // A nil svc gives the tools without handlers, which [tool.Registry.Add]
 // leaves out and logs.
 func ManagerTools(svc *Manager) []*tool.Tool {
@@ -47,6 +47,7 @@ func ManagerTools(svc *Manager) []*tool.Tool {
 		albumPublishTool(svc),
 		albumAddTrackTool(svc),
 		albumDeleteTool(svc),
+		albumTakedownTool(svc),
 		albumSummarizeTool(svc),
 	}
 }
@@ -313,6 +314,7 @@ func albumSearchTool(svc *Manager) *tool.Tool {
 		Description: "Finds images whose title, caption, or alt text contains a word.",
 		Operation:   tool.OpRead,
 		Permission:  "access content",
+		Budget:      tool.Budget{Items: 20},
 		Groups:      []string{"viewer"},
 		Inputs: []*tool.Definition{
 			{
@@ -528,6 +530,77 @@ func albumDeleteTool(svc *Manager) *tool.Tool {
 			album = &e
 		}
 		result, err := svc.Delete(ctx, album)
+		if err != nil {
+			return nil, err
+		}
+		return tool.Succeeded("", map[string]any{
+			"track_count": int64(result),
+		}), nil
+	}
+	return t
+}
+
+// albumTakedownTool returns album.takedown, the tool of Manager.Takedown.
+func albumTakedownTool(svc *Manager) *tool.Tool {
+	var _ func(*Manager, context.Context, *Album, string) (int, error) = (*Manager).Takedown // a changed signature must break the build
+	t := &tool.Tool{
+		ID:          "album.takedown",
+		Label:       "Takedown",
+		Description: "Deletes an album as Delete does, with its tracks, images and notifications; a published album goes only once a site administrator other than the caller approves, and a draft at once.",
+		Operation:   tool.OpWrite,
+		Permission:  "edit albums",
+		Approver:    "approve takedowns",
+		Task:        tool.TaskRequired,
+		Inputs: []*tool.Definition{
+			{
+				Name:        "album",
+				Type:        "entity:album",
+				Description: "The album to take down.",
+				Required:    true,
+				EntityOp:    "delete",
+			},
+			{
+				Name:        "reason",
+				Type:        "string",
+				Description: "Why it must go, for the approver to read.",
+				Required:    true,
+				Examples:    []any{"The label withdrew the rights."},
+				Constraints: tool.Constraints{NotBlank: true, Length: &tool.Bounds{Min: tool.Ptr(1), Max: tool.Ptr(500)}},
+			},
+		},
+		Outputs: []*tool.Definition{
+			{
+				Name:        "track_count",
+				Type:        "integer",
+				Description: "The number of tracks deleted with the album.",
+				Required:    true,
+			},
+		},
+	}
+	if svc == nil {
+		return t
+	}
+	t.ConfirmIf = func(ctx context.Context, in *tool.Values) (string, error) {
+		var album *Album
+		switch e := in.At(0).(type) {
+		case *Album:
+			album = e
+		case Album:
+			album = &e
+		}
+		reason, _ := in.At(1).(string)
+		return svc.TakedownNeedsApproval(ctx, album, reason)
+	}
+	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		var album *Album
+		switch e := in.At(0).(type) {
+		case *Album:
+			album = e
+		case Album:
+			album = &e
+		}
+		reason, _ := in.At(1).(string)
+		result, err := svc.Takedown(ctx, album, reason)
 		if err != nil {
 			return nil, err
 		}

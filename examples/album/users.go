@@ -19,6 +19,9 @@ const (
 	permEditAnyAlbum  = "edit any album" // see and change every album
 	permExport        = "export translations"
 	permAdminSite     = "administer site configuration"
+	// approve another account's takedown of a published album; the admin
+	// role holds it
+	permApproveTakedowns = "approve takedowns"
 )
 
 // The roles a user may have, and the permissions each grants. The admin

@@ -66,7 +66,7 @@ func mapError(err error) error {
 
 // of returns tk as funcall tells it.
 func of(tk *task.Task) *funcall.Task {
-	out := &funcall.Task{ID: tk.ID, Tool: tk.Tool, Status: string(tk.Status), PollInterval: tk.PollInterval, Result: tk.Result}
+	out := &funcall.Task{ID: tk.ID, Tool: tk.Tool, Status: string(tk.Status), StatusMessage: tk.StatusMessage, PollInterval: tk.PollInterval, Result: tk.Result}
 	if tk.Progress != nil {
 		out.Progress = &funcall.TaskProgress{Done: tk.Progress.Done, Total: tk.Progress.Total, Message: tk.Progress.Message}
 	}

@@ -2,9 +2,7 @@ package functask_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +15,7 @@ import (
 	"github.com/toolapi/toolapi/funcall"
 	"github.com/toolapi/toolapi/funcall/functask"
 	"github.com/toolapi/toolapi/task"
+	"github.com/toolapi/toolapi/task/tasktest"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -77,34 +76,16 @@ func newTaskFixture(t *testing.T) *taskFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "tasks.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	ctx := context.Background()
-	if err := task.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
 	users := map[string]tool.Account{"ada": ada, "bob": bob}
-	f.m, err = task.New(f.reg, db, &task.Options{PollInterval: 20 * time.Millisecond, ProgressEvery: time.Nanosecond,
+	f.m = tasktest.Start(t, f.reg, tasktest.SQLite(t), &task.Options{PollInterval: 20 * time.Millisecond, ProgressEvery: time.Nanosecond,
 		Account: func(ctx context.Context, id string) (tool.Account, error) { return users[id], nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.m.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	// Cleanups run last first: a held task is let go before the manager
+	// stops.
 	t.Cleanup(func() {
 		select {
 		case <-f.release:
 		default:
 			close(f.release)
-		}
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		if err := f.m.Stop(ctx); err != nil {
-			t.Error(err)
 		}
 	})
 	return f
@@ -368,4 +349,36 @@ func decls(t *testing.T, set *funcall.Toolset, f funcall.Format) []decl {
 		out = append(out, decl{name: r["name"].(string), strict: strict, schema: sch})
 	}
 	return out
+}
+
+// TestApprovalHandle: a call of a tool with an approver returns a handle
+// that says the call has not run and waits for approval; once another
+// account approves it, tasks_get gives its outcome.
+func TestApprovalHandle(t *testing.T) {
+	f := newTaskFixture(t)
+	if err := f.reg.Add(&tool.Tool{
+		ID: "report.send", Label: "Send report", Description: "Sends the report, once approved.", Permission: "report",
+		Task: tool.TaskRequired, Approver: "report",
+		Handler: func(context.Context, *tool.Values) (*tool.Result, error) {
+			return tool.Succeeded("Sent.", nil), nil
+		},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	set := funcall.New(f.reg, ada).WithTasks(functask.New(f.m))
+	r := set.Dispatch(ctx, "report__send", nil)
+	if !r.Success || r.Task == nil || r.Task.StatusMessage != task.AwaitingApproval || !strings.Contains(r.Message, "Send report has not run: it waits, as task "+r.Task.ID) {
+		t.Fatalf("a call that waits for approval: %+v handle %+v", r, r.Task)
+	}
+	if got := set.Dispatch(ctx, funcall.TasksGet, []byte(`{"task_id":"`+r.Task.ID+`"}`)); got.Task == nil || got.Task.StatusMessage != task.AwaitingApproval || got.Task.Status != funcall.TaskWorking {
+		t.Errorf("tasks_get while it waits: %+v", got)
+	}
+	if _, err := f.m.Approve(tool.WithAccount(ctx, bob), r.Task.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	f.wait(t, ada, r.Task.ID)
+	if got := set.Dispatch(ctx, funcall.TasksGet, []byte(`{"task_id":"`+r.Task.ID+`"}`)); !got.Success || got.Message != "Sent." {
+		t.Errorf("tasks_get once approved: %+v", got)
+	}
 }

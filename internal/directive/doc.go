@@ -36,8 +36,8 @@
 // that is not one of output's flags is its name), and not accepted by
 // method and property.
 //
-//	method      id label description op destructive permission access refine confirm
-//	            deprecated task taskttl icon needs group
+//	method      id label description op destructive permission approver access refine
+//	            confirm deprecated task taskttl icon needs group budget...
 //	input NAME  description label type example... default notblank notnull
 //	            count length range choice labels pattern media dateonly locked
 //	            sensitive config definition header
@@ -77,6 +77,9 @@
 //   - image address: an https: address with a host, or a data:image/
 //     address (method icon).
 //   - header name: an HTTP header name, an RFC 9110 token (input header).
+//   - budget: a positive number of bytes (budget=16000), or of items of a
+//     list output (budget=50items); method's budget may repeat to give
+//     both, each at most once (budget=16000 budget=50items).
 //   - group names: one or more names of 1 to 64 lowercase letters, digits,
 //     "-" and "_", separated by "," and none twice (method group=viewer,admin).
 //

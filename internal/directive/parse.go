@@ -64,6 +64,10 @@ type Arg struct {
 	// value.
 	List     []string
 	Duration time.Duration
+	// Size holds a BudgetSize value's number, and Items whether it counts
+	// items (budget=50items) rather than bytes (budget=16000).
+	Size  int
+	Items bool
 }
 
 // IntBounds is an inclusive range of counts; a nil bound is open.
@@ -426,6 +430,14 @@ func (p *parser) parse() *Directive {
 		a := Arg{Key: word, Value: value, Bare: bare, Pos: p.at(itemStart), ValuePos: p.at(valuePos)}
 		quoted := hasValue && valuePos < len(p.line) && p.line[valuePos] == '"'
 		if p.check(&a, key, quoted) {
+			if key.Kind == BudgetSize && slices.ContainsFunc(d.Args, func(b Arg) bool { return b.Key == a.Key && b.Items == a.Items }) {
+				unit := "byte"
+				if a.Items {
+					unit = "item"
+				}
+				p.errorf(itemStart, "%s: the %s budget is given twice (give %s=BYTES and %s=Nitems at most once each)", word, unit, word, word)
+				continue
+			}
 			d.Args = append(d.Args, a)
 		}
 	}
@@ -655,12 +667,53 @@ func checkValue(a *Arg, key Key) string {
 		a.Duration = d
 	case ImageAddress:
 		return checkImageAddress(v)
+	case BudgetSize:
+		return checkBudget(a)
 	case HeaderName:
 		if !isToken(v) {
 			return fmt.Sprintf("%q is not a header name (letters, digits and !#$%%&'*+-.^_`|~, no spaces)", v)
 		}
 	}
 	return ""
+}
+
+// checkBudget checks a budget value, N bytes or Nitems, and fills its
+// Size and Items; it returns what is wrong, or "".
+func checkBudget(a *Arg) string {
+	digits, items := strings.CutSuffix(a.Value, "items")
+	most := MaxBudgetBytes
+	if items {
+		most = MaxBudgetItems
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || strings.HasPrefix(digits, "+") {
+		return fmt.Sprintf("%q is not a budget of //tool:method: give a positive number of bytes (budget=16000) or of items of a list output (budget=50items)", a.Value)
+	}
+	if n <= 0 || n > most {
+		what := "bytes"
+		if items {
+			what = "items"
+		}
+		return fmt.Sprintf("%q is not a budget of //tool:method: the number of %s must be from 1 to %d", a.Value, what, most)
+	}
+	a.Size, a.Items = n, items
+	return ""
+}
+
+// Budget returns the byte and item budgets of a method directive, zero
+// for those not given.
+func (d *Directive) Budget() (bytes, items int) {
+	for _, a := range d.Args {
+		if a.Key != "budget" {
+			continue
+		}
+		if a.Items {
+			items = a.Size
+		} else {
+			bytes = a.Size
+		}
+	}
+	return bytes, items
 }
 
 // checkImageAddress returns what is wrong with an image address, or "":

@@ -25,6 +25,7 @@ const (
 	HeaderName               // an HTTP header name (an RFC 9110 token)
 	GroupNames               // names of lowercase letters, digits, - and _, separated by ","
 	FlagOrMethod             // no value, true or false, or a Go identifier
+	BudgetSize               // a positive number of bytes (N) or of items (Nitems)
 )
 
 var kindNames = [...]string{
@@ -33,6 +34,7 @@ var kindNames = [...]string{
 	NumRange: "number range", Choice: "choice", Members: "members",
 	OneOf: "one of", ListOf: "list of", Duration: "duration", ImageAddress: "image address",
 	HeaderName: "header name", GroupNames: "group names", FlagOrMethod: "flag or method",
+	BudgetSize: "budget",
 }
 
 func (k Kind) String() string { return kindNames[k] }
@@ -112,10 +114,12 @@ var Specs = map[string]*Spec{
 		"op":          {Kind: Operation},
 		"destructive": {Kind: Flag},
 		"permission":  {Kind: Text},
+		"approver":    {Kind: Text},
 		"access":      {Kind: Identifier},
 		"refine":      {Kind: Identifier},
 		"confirm":     {Kind: FlagOrMethod},
 		"deprecated":  {Kind: Text},
+		"budget":      {Kind: BudgetSize, List: true},
 		"task":        {Kind: OneOf, Values: TaskModes},
 		"taskttl":     {Kind: Duration},
 		"icon":        {Kind: ImageAddress},
@@ -161,6 +165,12 @@ var Operations = []string{"read", "write", "trigger", "transform", "explain"}
 
 // TaskModes lists the values of method's task key.
 var TaskModes = []string{"optional", "required"}
+
+// Budget limits: the most bytes and items a budget key takes.
+const (
+	MaxBudgetBytes = 100_000_000
+	MaxBudgetItems = 100_000
+)
 
 // ClientNeeds lists the values of method's needs key.
 var ClientNeeds = []string{"sampling", "logging"}

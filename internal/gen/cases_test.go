@@ -13,6 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/txtar"
+
+	"github.com/toolapi/toolapi/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden sections of testdata/cases/*.txtar")
@@ -144,6 +146,7 @@ func TestCases(t *testing.T) {
 		return
 	}
 	t.Run("compile", func(t *testing.T) {
+		testenv.NeedFull(t) // runs go vet
 		cmd := exec.Command("go", append([]string{"vet"}, compile...)...)
 		cmd.Dir = wd
 		if out, err := cmd.CombinedOutput(); err != nil {

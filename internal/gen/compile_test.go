@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolapi/toolapi/internal/testenv"
 )
 
 // corpusMethods are tool methods whose generated code needs, between
@@ -95,9 +97,8 @@ func (s *S) Ping(ctx context.Context, word string) (string, error) { return word
 // left-out method needed stays behind, and no parameter named as a
 // package hides it.
 func TestGeneratedFileCompiles(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go vet")
-	}
+	testenv.NeedFull(t) // runs go vet
+
 	root, err := os.MkdirTemp("testdata", "run-")
 	if err != nil {
 		t.Fatal(err)

@@ -34,12 +34,22 @@ func (d *Description) MarshalIndented() ([]byte, error) {
 		if t.Deprecated != "" {
 			w.str("deprecated", t.Deprecated)
 		}
+		if t.Approver != "" {
+			w.str("approver", t.Approver)
+		}
 		if t.Task != "" {
 			w.str("task", string(t.Task))
 			w.str("task_ttl", t.TaskTTL)
 		}
 		if t.Icon != "" {
 			w.str("icon", t.Icon)
+		}
+		if t.Budget != nil {
+			budget, err := json.MarshalIndent(t.Budget, w.indent[1:], "  ")
+			if err != nil {
+				return nil, err
+			}
+			w.raw("budget", budget)
 		}
 		if len(t.Needs) > 0 {
 			needs, err := json.MarshalIndent(t.Needs, w.indent[1:], "  ")

@@ -198,6 +198,16 @@ func (b *toolBuilder) definition() *tool.Tool {
 		t.Deprecated = a.Value
 	}
 	t.Task = tool.TaskMode(md.String("task"))
+	if a, ok := md.Lookup("approver"); ok {
+		// An approved call runs later: every call is a task.
+		t.Approver = a.Value
+		switch t.Task {
+		case tool.TaskNever:
+			t.Task = tool.TaskRequired
+		case tool.TaskOptional:
+			b.errs.add(a.Pos, "approver= makes every call wait, as a task, for the approval: drop task=optional (approver= implies task=required)")
+		}
+	}
 	if a, ok := md.Lookup("taskttl"); ok {
 		if t.Task == tool.TaskNever {
 			b.errs.add(a.Pos, "taskttl= needs task=optional or task=required: only a task's outcome is kept")
@@ -214,6 +224,7 @@ func (b *toolBuilder) definition() *tool.Tool {
 	if a, ok := md.Lookup("group"); ok {
 		t.Groups = a.List
 	}
+	t.Budget.Bytes, t.Budget.Items = md.Budget()
 	return t
 }
 

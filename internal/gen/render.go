@@ -61,6 +61,9 @@ func {{.Func}}(svc {{if not .Service.Interface}}*{{end}}{{.Service.Name}}) *tool
 {{- if .Def.Permission}}
 		Permission: {{printf "%q" .Def.Permission}},
 {{- end}}
+{{- if .Def.Approver}}
+		Approver: {{printf "%q" .Def.Approver}},
+{{- end}}
 {{- if .Def.Confirm}}
 		Confirm: true,
 {{- end}}
@@ -78,6 +81,9 @@ func {{.Func}}(svc {{if not .Service.Interface}}*{{end}}{{.Service.Name}}) *tool
 {{- end}}
 {{- if .NeedNames}}
 		Needs: []tool.ClientFeature{ {{- range $i, $n := .NeedNames}}{{if $i}}, {{end}}tool.Needs{{$n}}{{end -}} },
+{{- end}}
+{{- if or .Def.Budget.Bytes .Def.Budget.Items}}
+		Budget: tool.Budget{ {{- with .Def.Budget.Bytes}}Bytes: {{.}}{{end}}{{if and .Def.Budget.Bytes .Def.Budget.Items}}, {{end}}{{with .Def.Budget.Items}}Items: {{.}}{{end -}} },
 {{- end}}
 {{- if .Def.Groups}}
 		Groups: []string{ {{- range $i, $g := .Def.Groups}}{{if $i}}, {{end}}{{printf "%q" $g}}{{end -}} },

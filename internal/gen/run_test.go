@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolapi/toolapi/internal/testenv"
 )
 
 // TestRepositoryIsGenerated regenerates every package of the repository
@@ -177,9 +179,8 @@ func (s *S) Open(ctx context.Context) error { return nil }
 }
 
 func TestChangedSignatureBreaksBuild(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go build")
-	}
+	testenv.NeedFull(t) // runs go build
+
 	dir := writeCase(t, map[string]string{"a.go": serviceSrc})
 	if code, _, errOut := runGen(t, Options{Dir: dir}); code != 0 {
 		t.Fatalf("generate: exit %d: %s", code, errOut)

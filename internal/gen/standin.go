@@ -19,9 +19,10 @@ import (
 func (inf *inference) standIn(t *tool.Tool, access, confirmIf bool) (*tool.Tool, []string) {
 	s := &tool.Tool{
 		ID: t.ID, Label: t.Label, Description: t.Description,
-		Operation: t.Operation, Destructive: t.Destructive, Permission: t.Permission,
+		Operation: t.Operation, Destructive: t.Destructive, Permission: t.Permission, Approver: t.Approver,
 		Confirm: t.Confirm, Deprecated: t.Deprecated,
 		Task: t.Task, TaskTTL: t.TaskTTL, Icon: t.Icon, Needs: t.Needs, Groups: t.Groups,
+		Budget: t.Budget,
 	}
 	if access {
 		s.Access = declaredAccess
