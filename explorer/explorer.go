@@ -107,6 +107,7 @@ import (
 
 	"github.com/toolapi/toolapi/audit"
 	"github.com/toolapi/toolapi/ratelimit"
+	"github.com/toolapi/toolapi/secrets"
 	"github.com/toolapi/toolapi/task"
 	"github.com/toolapi/toolapi/tool"
 )
@@ -237,6 +238,12 @@ type Options struct {
 	// Only a signed-in account (not a guest) runs and sees tasks, and
 	// only its own. Nil runs every tool in the request.
 	Tasks *task.Manager
+
+	// Secrets, when set, serves the pages where a person enters the
+	// sensitive inputs that their MCP client's or model's call left out
+	// (see [secrets]): /secrets/{id}, shown only to the account that made
+	// the call, once signed in.
+	Secrets *secrets.Desk
 }
 
 // server is the explorer's HTTP handler.
@@ -342,6 +349,8 @@ func New(reg *tool.Registry, opts *Options) http.Handler {
 	mux.HandleFunc("POST /tasks/{id}", e.postTask)
 	mux.HandleFunc("GET /tasks/{id}/status", e.serveTaskStatus)
 	mux.HandleFunc("GET /overflow/{id}", e.serveOverflow)
+	mux.HandleFunc("GET /secrets/{id}", e.serveSecret)
+	mux.HandleFunc("POST /secrets/{id}", e.postSecret)
 	mux.HandleFunc("GET /approvals", e.serveApprovals)
 	mux.HandleFunc("POST /approvals/{id}", e.postApproval)
 	mux.HandleFunc("POST /approvals/standing", e.postGrant)

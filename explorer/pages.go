@@ -36,7 +36,7 @@ var (
 )
 
 func init() {
-	for _, name := range []string{"list", "tool", "signin", "message", "audit", "task", "tasks", "approvals"} {
+	for _, name := range []string{"list", "tool", "signin", "message", "audit", "task", "tasks", "approvals", "secret"} {
 		pages[name] = template.Must(template.New(name).Funcs(template.FuncMap{
 			"inc": func(i int) int { return i + 1 },
 		}).ParseFS(templateFS,
@@ -75,6 +75,7 @@ type page struct {
 	Tasks  *tasksView
 
 	Approvals *approvalsView
+	Secret    *secretView
 
 	SignInToken   string
 	Problem       string

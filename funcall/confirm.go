@@ -28,12 +28,27 @@ func (s *Toolset) WithConfirmer(c tool.Confirmer) *Toolset {
 	return &out
 }
 
+// WithSecrets returns a Toolset like s whose runs collect the sensitive
+// inputs a model leaves out through a, out of band: a
+// [*github.com/toolapi/toolapi/secrets.Desk]
+// opens a page where the person enters them, and the call fails as
+// invalid_input with the link ([Response.Secret]) until the person has,
+// so the model shows the link and calls again with the same arguments.
+// The declarations then mark those inputs as ones to leave out
+// ([tool.SecretNote]) instead of required.
+func (s *Toolset) WithSecrets(a tool.SecretAsker) *Toolset {
+	out := *s
+	out.secrets = a
+	return &out
+}
+
 // Confirmer returns the Confirmer the Toolset's runs ask, or nil (see
 // [Toolset.WithConfirmer]).
 func (s *Toolset) Confirmer() tool.Confirmer { return s.confirmer }
 
 // runContext returns ctx for a run of the Toolset's: its account, its
-// narrowings (see [Toolset.Narrowed]), and its Confirmer when it has one.
+// narrowings (see [Toolset.Narrowed]), its Confirmer and its SecretAsker
+// when it has them.
 func (s *Toolset) runContext(ctx context.Context) context.Context {
 	ctx = tool.WithAccount(ctx, s.acct)
 	for _, n := range s.narrowings {
@@ -41,6 +56,9 @@ func (s *Toolset) runContext(ctx context.Context) context.Context {
 	}
 	if s.confirmer != nil {
 		ctx = tool.WithConfirmer(ctx, s.confirmer)
+	}
+	if s.secrets != nil {
+		ctx = tool.WithSecretAsker(ctx, s.secrets)
 	}
 	return ctx
 }

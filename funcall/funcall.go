@@ -48,6 +48,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -68,6 +69,7 @@ type Toolset struct {
 	confirmer  tool.Confirmer   // see WithConfirmer
 	narrowings []tool.Narrowing // see Narrowed
 	tasks      Tasks            // see WithTasks
+	secrets    tool.SecretAsker // see WithSecrets
 }
 
 // New returns the Toolset of the tools of reg that acct may call.
@@ -360,7 +362,11 @@ func description(t *tool.Tool) string {
 
 func (s *Toolset) inputSchema(t *tool.Tool) *jsonschema.Schema {
 	if info := s.reg.Describe(t.ID); info != nil && info.InputSchema != nil {
-		return info.InputSchema.CloneSchemas()
+		sch := info.InputSchema.CloneSchemas()
+		if s.secrets != nil {
+			tool.LeaveSecretsOut(sch, t)
+		}
+		return sch
 	}
 	return &jsonschema.Schema{Type: "object"}
 }
@@ -418,6 +424,12 @@ type Response struct {
 	// the task tasks_get or tasks_cancel was asked about (see
 	// [Toolset.WithTasks]); nil otherwise.
 	Task *TaskHandle `json:"task,omitempty"`
+	// Secret, on an invalid_input failure of a call that left out
+	// sensitive inputs the Toolset collects out of band
+	// ([Toolset.WithSecrets]), says where the person enters them; the
+	// model shows the link, and calls again with the same arguments once
+	// the person has.
+	Secret *tool.SecretLink `json:"secret,omitempty"`
 }
 
 // The error types of a failed [Response].
@@ -472,6 +484,7 @@ func (s *Toolset) response(t *tool.Tool, res *tool.Result) *Response {
 	case tool.FailureInput:
 		r.ErrorType = InvalidInput
 		r.Violations = res.Violations
+		r.Secret = res.Secret
 		r.InputSchema = s.inputSchema(t)
 	case tool.FailureAccess:
 		r.ErrorType = AccessDenied
@@ -502,6 +515,13 @@ func (s *Toolset) DispatchFormat(ctx context.Context, f Format, name string, arg
 	sch, err := dialect.Decode(s.reg.InputSchemaJSON(t.ID))
 	if err != nil {
 		return s.dispatch(ctx, t, name, arguments)
+	}
+	if s.secrets != nil {
+		// Declared optional (see WithSecrets): a null means left out.
+		required, _ := sch["required"].([]any)
+		sch["required"] = slices.DeleteFunc(slices.Clone(required), func(n any) bool {
+			return slices.ContainsFunc(t.OutOfBandInputs(), func(d *tool.Definition) bool { return d.Name == n })
+		})
 	}
 	dec := json.NewDecoder(bytes.NewReader(arguments))
 	dec.UseNumber()

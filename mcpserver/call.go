@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolapi/toolapi/secrets"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -64,6 +65,10 @@ func (s *Server) callHandler(e *entry) mcp.ToolHandler {
 		ctx = tool.WithClient(ctx, c)
 		if c.canElicit() {
 			ctx = tool.WithConfirmer(ctx, c)
+		}
+		if s.opts.Secrets != nil {
+			c.desk = s.opts.Secrets
+			ctx = tool.WithSecretAsker(ctx, c)
 		}
 		defer func() {
 			if p := recover(); p != nil {
@@ -339,6 +344,8 @@ type call struct {
 	keys    map[string]bool      // the keys of the questions asked in this run
 	pending mcp.InputRequestMap  // the questions that ended this run
 	stop    context.CancelFunc
+
+	desk *secrets.Desk // collects the sensitive inputs left out, if set
 }
 
 // argsDigest returns the digest of the call's arguments that its request

@@ -103,8 +103,8 @@ func (c *call) supports(k tool.QuestionKind) error {
 // Ask implements [tool.Asker].
 func (c *call) Ask(ctx context.Context, qs []tool.Question) ([]tool.Answer, error) {
 	for i, q := range qs {
-		if q.Key != "" && (!questionKey.MatchString(q.Key) || q.Key == confirmKey || numberedKey.MatchString(q.Key)) {
-			return nil, fmt.Errorf("question %d: key %q is not letters, digits, _ - . (at most 64), or is reserved (confirm, q1, q2, ...)", i, q.Key)
+		if q.Key != "" && (!questionKey.MatchString(q.Key) || q.Key == confirmKey || q.Key == secretKey || numberedKey.MatchString(q.Key)) {
+			return nil, fmt.Errorf("question %d: key %q is not letters, digits, _ - . (at most 64), or is reserved (confirm, secret, q1, q2, ...)", i, q.Key)
 		}
 	}
 	return c.ask(ctx, qs, nil)

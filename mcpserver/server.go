@@ -85,6 +85,7 @@ import (
 
 	"github.com/toolapi/toolapi/internal/dialect"
 	"github.com/toolapi/toolapi/ratelimit"
+	"github.com/toolapi/toolapi/secrets"
 	"github.com/toolapi/toolapi/task"
 	"github.com/toolapi/toolapi/tool"
 )
@@ -350,6 +351,16 @@ type Options struct {
 	// error (-32021) for a required one. Nil serves no tasks: task tools
 	// run in the caller's request.
 	Tasks *task.Manager
+	// Secrets, when set, collects the sensitive inputs a call leaves out
+	// out of band (see [secrets]): a client that offers URL elicitation
+	// is sent the address of the page where its person enters them, and
+	// the call goes on once they have (through elicitation/create on a
+	// session, through an input-required result from protocol version
+	// 2026-07-28 on); any other client gets a failed result whose message
+	// gives the address, and calls again with the same arguments once its
+	// person has entered them. Nil: such a call fails for the missing
+	// inputs.
+	Secrets *secrets.Desk
 }
 
 // A Server serves the tools of a registry over MCP. Create one with [New];
@@ -626,6 +637,9 @@ func (s *Server) describe(t *tool.Tool) (*entry, error) {
 		}
 	}
 	markHeaders(mt.InputSchema.(*jsonschema.Schema), t)
+	if s.opts.Secrets != nil {
+		tool.LeaveSecretsOut(mt.InputSchema.(*jsonschema.Schema), t)
+	}
 	s.advertiseApp(t, mt)
 	if s.opts.Advertise != nil {
 		s.opts.Advertise(t, mt)

@@ -149,7 +149,9 @@ type Question struct {
 	// request (MCP from protocol version 2026-07-28) answers it under this
 	// name: letters, digits, "_", "-" and "." , at most 64. It must be
 	// unique among the questions of one run, never "confirm" (the
-	// confirmation of a tool marked Confirm) and never "q" followed by
+	// confirmation of a tool marked Confirm), never "secret" (the page
+	// where the person enters sensitive inputs, see [SecretAsker]) and
+	// never "q" followed by
 	// digits (the names of questions asked without a key). Empty means
 	// the next of those numbers.
 	Key string

@@ -29,6 +29,8 @@ type entry struct {
 
 	budget Budget // as the registry applies it (see Registry.budgetOf)
 	paged  bool   // the tool is paged (see Budget)
+
+	secrets []*Definition // the inputs a caller may collect out of band (see SecretAsker)
 }
 
 // compileTool compiles t's definitions for r; a nil r knows the built-in
@@ -81,7 +83,7 @@ func compileTool(r *Registry, t *Tool) (*entry, error) {
 			return r.types[name]
 		}
 	}
-	e := &entry{tool: t, permission: perm, approver: approver, inputIndex: make(map[string]int, len(t.Inputs))}
+	e := &entry{tool: t, permission: perm, approver: approver, inputIndex: make(map[string]int, len(t.Inputs)), secrets: t.OutOfBandInputs()}
 	entityCheck, weakEntity := false, false
 	for i, def := range t.Inputs {
 		if def == nil || def.Name == "" {

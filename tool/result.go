@@ -37,6 +37,10 @@ type Result struct {
 	// budget, says where they are kept: Outputs is then empty (see
 	// [Budget]).
 	Overflow *Overflow `json:",omitempty"`
+	// Secret, on an input failure of a call that left out sensitive
+	// inputs, says where the person gives them out of band (see
+	// [SecretAsker]); the caller calls again with the same inputs.
+	Secret *SecretLink `json:",omitempty"`
 }
 
 // Succeeded returns a successful result carrying outputs.

@@ -107,6 +107,16 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 		return accessFailure("You may not run " + t.label() + ": it needs the permission " + quotePermission(e.permission) + ".")
 	}
 	in, vs := r.decode(ctx, e, args)
+	if missing := secretsAskedFor(e, vs); missing != nil {
+		var res *Result
+		var asked bool
+		if args, res, asked = r.askSecrets(ctx, e, args, missing); res != nil {
+			return res
+		}
+		if asked {
+			in, vs = r.decode(ctx, e, args)
+		}
+	}
 	if len(vs) > 0 {
 		return inputFailure(t, vs)
 	}

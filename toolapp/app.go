@@ -20,6 +20,7 @@ import (
 	"github.com/toolapi/toolapi/explorer"
 	"github.com/toolapi/toolapi/mcpserver"
 	"github.com/toolapi/toolapi/oauth"
+	"github.com/toolapi/toolapi/secrets"
 	"github.com/toolapi/toolapi/task"
 	"github.com/toolapi/toolapi/telemetry"
 	"github.com/toolapi/toolapi/tool"
@@ -67,6 +68,14 @@ type App struct {
 	// the app explorer.Apps builds from its definitions (see
 	// [mcpserver.Options.Apps]) unless MCP.Apps sets another builder.
 	NoMCPApps bool
+	// NoSecretPages leaves out the collection of secret inputs out of band.
+	// False gives serve one [secrets.Desk]: an MCP client's call that
+	// leaves out a required sensitive input of type string gets a link
+	// to the explorer's page where its person enters it (see
+	// [mcpserver.Options.Secrets]), and the tools' input schemas on MCP
+	// ask models to leave such inputs out. True: such a call fails for
+	// the missing input.
+	NoSecretPages bool
 	// Explorer holds options of the tool explorer beyond those the runner
 	// sets. Zero fields are filled in: Title and AppName from [Options],
 	// and from Accounts the sign-in (an account's name and API token), the
@@ -172,6 +181,12 @@ type Options struct {
 	// DNS rebinding. With them set, any other host is refused everywhere.
 	// Nil allows any host, except on loopback addresses.
 	PublicHosts []string
+	// PublicURL is the address at which people open the explorer (serve
+	// --public-url), such as "https://photos.example.com", for the links
+	// the server sends them: the page where a person enters the secret
+	// inputs their assistant's call left out ([App.NoSecretPages]). Empty
+	// means http:// and the address serve listens on.
+	PublicURL string
 
 	// ReadHeaderTimeout bounds the reading of a request's headers. Zero
 	// means 10 seconds.
@@ -224,6 +239,10 @@ type Options struct {
 	// process names this process on the explorer's runs (see
 	// [explorer.Options.Process]); serve sets it.
 	process string
+	// url is the address serve listens on, as http://HOST:PORT.
+	url string
+	// secrets collects secret inputs out of band (see secretDesk).
+	secrets *secrets.Desk
 	// telemetry records the MCP requests of serve and mcp when the OTEL_*
 	// variables turn it on (see [runner.startTelemetry]); nil when off.
 	telemetry *telemetry.Telemetry

@@ -10,14 +10,17 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/toolapi/toolapi/explorer"
 	"github.com/toolapi/toolapi/mcpserver"
+	"github.com/toolapi/toolapi/secrets"
 	"github.com/toolapi/toolapi/telemetry"
 	"github.com/toolapi/toolapi/tool"
 )
@@ -64,7 +67,9 @@ func (r *runner) serve(args []string) error {
 	grace := r.opts.limits().ShutdownTimeout
 	pool := poolFlag(max(r.opts.Pool, 0))
 	drain := r.opts.Drain
+	publicURL := r.opts.PublicURL
 	fs := r.flagSet("serve", func(fs *flag.FlagSet) {
+		fs.StringVar(&publicURL, "public-url", publicURL, "the `address` at which people open the explorer (https://photos.example.com), for the links sent to them; default: http:// and --addr")
 		fs.StringVar(&addr, "addr", addr, "the `address` to listen on")
 		fs.DurationVar(&grace, "grace", grace, "how long a shutdown waits for the requests in flight (`duration`, such as 30s)")
 		fs.BoolVar(&stateless, "stateless", stateless, "serve MCP without sessions, so that several processes can answer one address behind a load balancer")
@@ -80,6 +85,12 @@ func (r *runner) serve(args []string) error {
 		fmt.Fprintf(r.opts.Stderr, "%s: unexpected arguments %q\n", fs.Name(), fs.Args())
 		return errUsage
 	}
+	if publicURL != "" {
+		if u, err := url.Parse(publicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			fmt.Fprintf(r.opts.Stderr, "%s: --public-url %q: must be an http or https address without query or fragment, such as https://photos.example.com\n", fs.Name(), publicURL)
+			return errUsage
+		}
+	}
 	if grace <= 0 {
 		fmt.Fprintf(r.opts.Stderr, "%s: --grace %v: must be more than zero\n", fs.Name(), grace)
 		return errUsage
@@ -94,6 +105,7 @@ func (r *runner) serve(args []string) error {
 	opts.ShutdownTimeout = grace
 	opts.Pool = int(pool)
 	opts.Drain = max(drain, 0)
+	opts.PublicURL = strings.TrimSuffix(publicURL, "/")
 	s := newLiveServer(&opts)
 	s.start(ln)
 	// The server answers while the App opens: /healthz says it is alive,
@@ -254,6 +266,7 @@ func serveStarting(w http.ResponseWriter, r *http.Request) {
 // the process that replaces this one on the same host takes over.
 func (s *liveServer) listening(ln net.Listener) {
 	s.url = "http://" + ln.Addr().String()
+	s.o.url = s.url
 	host, err := os.Hostname()
 	if err != nil {
 		host = "localhost"
@@ -460,6 +473,7 @@ func handler(app *App, opts *Options) (http.Handler, *mcpserver.Server) {
 	}
 	logger := app.Registry.Logger()
 	o.doors = newDoors(&o)
+	o.secrets = secretDesk(app, &o)
 	mux := http.NewServeMux()
 	mcpSrv := newMCPServer(app, &o, true)
 	mux.Handle("/mcp", withMaxBody(mcpSrv.Handler(), o.MaxMCPBody))
@@ -561,6 +575,9 @@ func mcpOptions(app *App, o *Options, http bool) *mcpserver.Options {
 	if !http {
 		return &m
 	}
+	if m.Secrets == nil {
+		m.Secrets = o.secrets
+	}
 	o.doors.mcp(&m, app)
 	if m.Authenticate == nil && app.OAuth != nil {
 		m.Authenticate = app.OAuth.Authenticate
@@ -630,6 +647,9 @@ func explorerOptions(app *App, o *Options) *explorer.Options {
 	}
 	if e.Tasks == nil {
 		e.Tasks = app.Tasks
+	}
+	if e.Secrets == nil {
+		e.Secrets = o.secrets
 	}
 	if app.Accounts == nil {
 		return &e
@@ -709,4 +729,18 @@ func (u *usedStates) Use(ctx context.Context, account, nonce string, expires tim
 		return false, err
 	}
 	return st.Use(ctx, account, nonce, expires)
+}
+
+// secretDesk returns the desk of the secret inputs that serve collects out
+// of band, at o's public address, or nil when app has it off or no address
+// is known (a Handler served elsewhere, without PublicURL).
+func secretDesk(app *App, o *Options) *secrets.Desk {
+	base := o.PublicURL
+	if base == "" {
+		base = o.url
+	}
+	if app.NoSecretPages || base == "" {
+		return nil
+	}
+	return secrets.New(base, nil)
 }
