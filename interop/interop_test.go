@@ -48,6 +48,7 @@ var albumCalls = map[string]map[string]any{
 	"album__archive":      {"albums": []any{"1"}},
 	"site__reindex":       {},
 	"album__takedown":     {"album": "1", "reason": "Interop."},
+	"album__protect":      {"album": "2", "passphrase": "interop passphrase"},
 	"approvals__list":     {},
 	"approvals__decide":   {"task_id": "NOSUCHTASK", "decision": "refuse"},
 }

@@ -5,10 +5,11 @@
 // through the model, and the call goes on with it.
 //
 // A [Desk] holds the open requests of one process. The MCP server
-// ([mcpserver.Options].Secrets) and the function-calling dispatcher
-// ([funcall.Options].Secrets) open them; the explorer
-// ([explorer.Options].Secrets) serves the page at /secrets/{id}, where
-// only the account that made the call may enter the values. A request is
+// (the Secrets option of package mcpserver) and the function-calling
+// dispatcher (funcall's Toolset.WithSecrets) open them; the explorer (the
+// Secrets option of package explorer) serves the page at /secrets/{id},
+// where only the account that made the call may enter the values, once
+// signed in. toolapp's serve sets all of this up. A request is
 // answered once, and forgotten when it is answered, taken or expired
 // ([DefaultTTL]): values are held in memory only, never written anywhere.
 // The page and the call must reach the same process: behind a load

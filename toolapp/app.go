@@ -76,6 +76,12 @@ type App struct {
 	// ask models to leave such inputs out. True: such a call fails for
 	// the missing input.
 	NoSecretPages bool
+	// Secrets, when set, is the desk serve collects secret inputs with,
+	// instead of one of its own: set it to share it with the application's
+	// function calling in the same process
+	// ([github.com/toolapi/toolapi/funcall.Toolset.WithSecrets]),
+	// made with the address people open the explorer at.
+	Secrets *secrets.Desk
 	// Explorer holds options of the tool explorer beyond those the runner
 	// sets. Zero fields are filled in: Title and AppName from [Options],
 	// and from Accounts the sign-in (an account's name and API token), the

@@ -732,9 +732,16 @@ func (u *usedStates) Use(ctx context.Context, account, nonce string, expires tim
 }
 
 // secretDesk returns the desk of the secret inputs that serve collects out
-// of band, at o's public address, or nil when app has it off or no address
-// is known (a Handler served elsewhere, without PublicURL).
+// of band: app's own, else one at o's public address; nil when app has it
+// off or no address is known (a Handler served elsewhere, without
+// PublicURL).
 func secretDesk(app *App, o *Options) *secrets.Desk {
+	if app.NoSecretPages {
+		return nil
+	}
+	if app.Secrets != nil {
+		return app.Secrets
+	}
 	base := o.PublicURL
 	if base == "" {
 		base = o.url

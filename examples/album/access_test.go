@@ -63,6 +63,13 @@ var accessMatrix = []matrixCase{
 		return map[string]any{"album": id, "title": "Encore"}
 	}, [4]string{hidden, denied, ok, blocked}},
 
+	{"album.protect", "Night Studies", func(id string) map[string]any {
+		return map[string]any{"album": id, "passphrase": "open sesame"}
+	}, [4]string{hidden, ok, ok, blocked}},
+	{"album.protect", "Winter Sketches", func(id string) map[string]any {
+		return map[string]any{"album": id, "passphrase": "open sesame"}
+	}, [4]string{hidden, denied, ok, blocked}},
+
 	// A deleted album is gone for the next account: the one case deletes
 	// only at admin's run.
 	{"album.delete", "Harbour Lights", albumArg, [4]string{hidden, denied, ok, blocked}},

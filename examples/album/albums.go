@@ -372,7 +372,7 @@ func (s *Store) DeleteAlbum(ctx context.Context, a *Album) (int, error) {
 		if err := s.lockAlbum(ctx, tx, a.ID); err != nil {
 			return err
 		}
-		for _, table := range []string{"notifications", "images"} {
+		for _, table := range []string{"notifications", "images", "album_passphrases"} {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE album_id = $1`, a.ID); err != nil {
 				return err
 			}

@@ -23,6 +23,7 @@ var albumCalls = map[string]map[string]any{
 	"album.archive":      {"albums": []any{"1"}},
 	"site.reindex":       {},
 	"album.takedown":     {"album": "1", "reason": "Withdrawn."},
+	"album.protect":      {"album": "2", "passphrase": "declared passphrase"},
 }
 
 // In every function-calling format the dispatcher runs the album tool

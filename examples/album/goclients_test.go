@@ -359,7 +359,7 @@ func testGoClient(t *testing.T, connect goClientConnect, version string, statele
 		t.Fatalf("editor: listing tools: %v", err)
 	}
 	var wantNames []string
-	for _, id := range []string{"album.add_track", "album.archive", "album.delete", "album.list", "album.publish", "album.search", "album.summarize", "album.takedown", "site.info", "translation.export"} {
+	for _, id := range []string{"album.add_track", "album.archive", "album.delete", "album.list", "album.protect", "album.publish", "album.search", "album.summarize", "album.takedown", "site.info", "translation.export"} {
 		wantNames = append(wantNames, tool.NameOf(id))
 	}
 	slices.Sort(wantNames)

@@ -383,8 +383,8 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 		cases []tsCase
 		tools []string
 	}{
-		{"editor", tokens["editor"], editor, []string{"album.add_track", "album.archive", "album.delete", "album.list", "album.publish", "album.search", "album.summarize", "album.takedown", "site.info", "translation.export"}},
-		{"admin", tokens["admin"], admin, []string{"album.add_track", "album.archive", "album.delete", "album.list", "album.publish", "album.search", "album.summarize", "album.takedown", "approvals.decide", "approvals.list", "site.info", "site.reindex", "site.update_info", "translation.export"}},
+		{"editor", tokens["editor"], editor, []string{"album.add_track", "album.archive", "album.delete", "album.list", "album.protect", "album.publish", "album.search", "album.summarize", "album.takedown", "site.info", "translation.export"}},
+		{"admin", tokens["admin"], admin, []string{"album.add_track", "album.archive", "album.delete", "album.list", "album.protect", "album.publish", "album.search", "album.summarize", "album.takedown", "approvals.decide", "approvals.list", "site.info", "site.reindex", "site.update_info", "translation.export"}},
 		{"anonymous", "", anonymous, []string{"album.list", "album.search", "album.summarize", "site.info"}},
 		{"mallory", tokens["mallory"], mallory, nil},
 	}

@@ -156,7 +156,7 @@ func TestServeStateless(t *testing.T) {
 		tools []string
 	}{
 		{"", []string{"album__list", "album__search", "album__summarize", "site__info"}},
-		{tokens["editor"], []string{"album__add_track", "album__archive", "album__delete", "album__list", "album__publish", "album__search", "album__summarize", "album__takedown", "site__info", "translation__export"}},
+		{tokens["editor"], []string{"album__add_track", "album__archive", "album__delete", "album__list", "album__protect", "album__publish", "album__search", "album__summarize", "album__takedown", "site__info", "translation__export"}},
 	} {
 		cs := connectStateless(t, base+"/mcp", c.token)
 		if got := toolNames(t, cs); !slices.Equal(got, c.tools) {

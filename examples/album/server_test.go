@@ -157,7 +157,7 @@ func TestServeCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer editor.Close()
-	want := []string{"album__add_track", "album__archive", "album__delete", "album__list", "album__publish", "album__search", "album__summarize", "album__takedown", "site__info", "translation__export"}
+	want := []string{"album__add_track", "album__archive", "album__delete", "album__list", "album__protect", "album__publish", "album__search", "album__summarize", "album__takedown", "site__info", "translation__export"}
 	if got := toolNames(t, editor); !slices.Equal(got, want) {
 		t.Errorf("editor's tools = %v, want %v", got, want)
 	}

@@ -292,6 +292,11 @@ var schema = []string{
 		name TEXT PRIMARY KEY,
 		value TEXT NOT NULL
 	)`,
+	`CREATE TABLE IF NOT EXISTS album_passphrases (
+		album_id BIGINT PRIMARY KEY REFERENCES albums (id),
+		salt TEXT NOT NULL,
+		hash TEXT NOT NULL
+	)`,
 }
 
 // migrate creates whatever part of the schema is missing, the tool

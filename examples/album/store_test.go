@@ -381,8 +381,8 @@ func newTestApp(t testing.TB, s *Store) (*App, *lockedBuffer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(app.Registry.List(nil)); n != 12 {
-		t.Fatalf("registry holds %d tools, want 12; log:\n%s", n, logs)
+	if n := len(app.Registry.List(nil)); n != 13 {
+		t.Fatalf("registry holds %d tools, want 13; log:\n%s", n, logs)
 	}
 	return app, logs
 }

@@ -38,7 +38,7 @@ func ListerTools(svc *Lister) []*tool.Tool {
 	}
 }
 
-// ManagerTools returns the tools of Manager's methods: album.search, album.publish, album.add_track, album.delete, album.takedown, album.summarize.
+// ManagerTools returns the tools of Manager's methods: album.search, album.publish, album.add_track, album.delete, album.takedown, album.summarize, album.protect.
 // A nil svc gives the tools without handlers, which [tool.Registry.Add]
 // leaves out and logs.
 func ManagerTools(svc *Manager) []*tool.Tool {
@@ -49,6 +49,7 @@ func ManagerTools(svc *Manager) []*tool.Tool {
 		albumDeleteTool(svc),
 		albumTakedownTool(svc),
 		albumSummarizeTool(svc),
+		albumProtectTool(svc),
 	}
 }
 
@@ -689,6 +690,65 @@ func albumSummarizeTool(svc *Manager) *tool.Tool {
 			"length":      length,
 			"images":      publishImageList(images),
 		}), err
+	}
+	return t
+}
+
+// albumProtectTool returns album.protect, the tool of Manager.Protect.
+func albumProtectTool(svc *Manager) *tool.Tool {
+	var _ func(*Manager, context.Context, *Album, string) (bool, error) = (*Manager).Protect // a changed signature must break the build
+	t := &tool.Tool{
+		ID:          "album.protect",
+		Label:       "Protect",
+		Description: "Sets the passphrase that visitors of an album must give to see it, replacing any it had. An assistant never sees the passphrase: over MCP and function calling the person enters it on a page of the explorer.",
+		Operation:   tool.OpWrite,
+		Destructive: tool.Ptr(false),
+		Permission:  "edit albums",
+		Inputs: []*tool.Definition{
+			{
+				Name:        "album",
+				Type:        "entity:album",
+				Description: "The album to protect.",
+				Required:    true,
+				EntityOp:    "update",
+			},
+			{
+				Name:        "passphrase",
+				Type:        "string",
+				Description: "The passphrase visitors will give.",
+				Required:    true,
+				Sensitive:   true,
+				Constraints: tool.Constraints{Length: &tool.Bounds{Min: tool.Ptr(8), Max: tool.Ptr(128)}},
+			},
+		},
+		Outputs: []*tool.Definition{
+			{
+				Name:        "replaced",
+				Type:        "boolean",
+				Description: "Whether the album had a passphrase before.",
+				Required:    true,
+			},
+		},
+	}
+	if svc == nil {
+		return t
+	}
+	t.Handler = func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+		var album *Album
+		switch e := in.At(0).(type) {
+		case *Album:
+			album = e
+		case Album:
+			album = &e
+		}
+		passphrase, _ := in.At(1).(string)
+		result, err := svc.Protect(ctx, album, passphrase)
+		if err != nil {
+			return nil, err
+		}
+		return tool.Succeeded("", map[string]any{
+			"replaced": result,
+		}), nil
 	}
 	return t
 }
