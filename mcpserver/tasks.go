@@ -217,10 +217,11 @@ func canPoll(caps *mcp.ClientCapabilities) bool {
 // createTask creates the task of a tools/call of t.
 //
 // A client from protocol version 2026-07-28 on that can elicit is asked to
-// confirm a tool marked Confirm in input-required rounds of the tools/call
-// itself, as a run in the request asks it: the task is created only by the
-// call that brings the accepted confirmation with its request state, and
-// its run does not ask again. An older client is asked inside the task.
+// confirm a tool marked Confirm, and the tool's AskFirst questions, in
+// input-required rounds of the tools/call itself, as a run in the request
+// asks them: the task is created only by the call that brings the answers
+// with its request state, the answers go into the task, and its run does
+// not ask again. An older client is asked inside the task.
 func (s *Server) createTask(ctx context.Context, t *tool.Tool, cr *mcp.CallToolRequest) (mcp.Result, error) {
 	acct := accountOf(ctx, cr.Extra)
 	ctx = tool.WithAccount(ctx, acct)
@@ -242,6 +243,8 @@ func (s *Server) createTask(ctx context.Context, t *tool.Tool, cr *mcp.CallToolR
 		c.stop = cancel
 		if c.canElicit() {
 			ctx = tool.WithConfirmer(ctx, c)
+			// The tool's AskFirst questions, asked in the same rounds.
+			ctx = tool.WithClient(ctx, c)
 		}
 	}
 	tk, err := s.opts.Tasks.Create(ctx, t.ID, cr.Params.Arguments)

@@ -36,6 +36,7 @@ type taskFixture struct {
 	runs     atomic.Int64      // runs of job.greet that reached their end
 	purges   atomic.Int64      // runs of job.purge
 	releases atomic.Int64      // runs of job.release
+	welcomes atomic.Int64      // runs of job.welcome
 	mgr      *task.Manager
 }
 
@@ -95,6 +96,18 @@ func newTaskFixture(t *testing.T, stateless bool) *taskFixture {
 				return nil, err
 			}
 			return tool.Succeeded(as[0].Elicitation.Action+" "+as[1].Elicitation.Action, nil), nil
+		},
+	})
+	reg.Add(&tool.Tool{
+		ID: "job.welcome", Label: "Welcome", Description: "Asks a name before its task, then welcomes.", Permission: "jobs",
+		Task: tool.TaskRequired, AskFirst: []tool.Question{yourName},
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			as, err := tool.Ask(ctx, yourName)
+			if err != nil {
+				return nil, err
+			}
+			f.welcomes.Add(1)
+			return tool.Succeeded(fmt.Sprintf("Welcome, %v!", as[0].Elicitation.Content["name"]), nil), nil
 		},
 	})
 	reg.Add(&tool.Tool{
@@ -530,6 +543,53 @@ func TestTaskConfirmedBeforeCreation(t *testing.T) {
 	}
 	if r := old.rpc(t, "ada-token", "tasks/cancel", map[string]any{"taskId": oid}, true); r.Error != nil {
 		t.Errorf("tasks/cancel: %s", r.Raw)
+	}
+}
+
+// yourName is job.welcome's question, asked before its task.
+var yourName = tool.Question{Key: "your_name", Kind: tool.AskPerson, Message: "Your name?",
+	Schema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"name": {Type: "string"}}, Required: []string{"name"}}}
+
+// TestTaskAskedBeforeCreation: a tool's AskFirst question reaches a client
+// of 2026-07-28 in an input-required round of its tools/call, without a
+// task; the round that answers it creates the task (no requestState in
+// its result), and the task's run finds the answer without asking. A
+// client of 2025-11-25 gets its task at once, and the task asks.
+func TestTaskAskedBeforeCreation(t *testing.T) {
+	f := newTaskFixture(t, true)
+	round1 := f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.welcome", "arguments": map[string]any{}}, true)
+	reqs, _ := round1.Result["inputRequests"].(map[string]any)
+	state, _ := round1.Result["requestState"].(string)
+	if round1.Error != nil || round1.Result["resultType"] != "input_required" || reqs["your_name"] == nil || state == "" || round1.Result["taskId"] != nil {
+		t.Fatalf("round 1: %s, want input_required asking your_name, with a state and no task", round1.Raw)
+	}
+	round2 := f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.welcome", "arguments": map[string]any{},
+		"inputResponses": map[string]any{"your_name": map[string]any{"action": "accept", "content": map[string]any{"name": "Alice"}}}, "requestState": state}, true)
+	id, _ := round2.Result["taskId"].(string)
+	if round2.Error != nil || round2.Result["resultType"] != "task" || id == "" || round2.Result["requestState"] != nil {
+		t.Fatalf("round 2: %s, want a CreateTaskResult without requestState", round2.Raw)
+	}
+	done := f.poll(t, "ada-token", id, "completed")
+	if done["status"] != "completed" || !strings.Contains(fmt.Sprint(done["result"]), "Welcome, Alice!") || f.welcomes.Load() != 1 {
+		t.Fatalf("task: %v after %d runs, want completed with Alice's name", done, f.welcomes.Load())
+	}
+
+	old := newTaskFixture(t, false)
+	created := old.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.welcome", "arguments": map[string]any{}}, true)
+	oid, _ := created.Result["taskId"].(string)
+	if oid == "" {
+		t.Fatalf("older client: %s, want a task", created.Raw)
+	}
+	waiting := old.poll(t, "ada-token", oid, "input_required")
+	if reqs, _ := waiting["inputRequests"].(map[string]any); reqs["your_name"] == nil {
+		t.Fatalf("older client's task: %v, want it to ask your_name", waiting)
+	}
+	if r := old.rpc(t, "ada-token", "tasks/update", map[string]any{"taskId": oid, "inputResponses": map[string]any{
+		"your_name": map[string]any{"action": "accept", "content": map[string]any{"name": "Bob"}}}}, true); r.Error != nil {
+		t.Fatalf("tasks/update: %s", r.Raw)
+	}
+	if done := old.poll(t, "ada-token", oid, "completed"); !strings.Contains(fmt.Sprint(done["result"]), "Welcome, Bob!") {
+		t.Fatalf("older client's task: %v", done)
 	}
 }
 

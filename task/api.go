@@ -103,7 +103,74 @@ func (m *Manager) Create(ctx context.Context, toolID string, args json.RawMessag
 			confirmed = true
 		}
 	}
-	return m.store(ctx, t, public, canonical, confirmed, nil)
+	first, err := m.askFirst(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return m.store(WithAnswers(ctx, first), t, public, canonical, confirmed, nil)
+}
+
+// askFirst asks t's AskFirst questions, when the caller in ctx can ask
+// them now, and returns their answers by key (nil: the task asks them).
+func (m *Manager) askFirst(ctx context.Context, t *tool.Tool) (map[string]*tool.Elicitation, error) {
+	if len(t.AskFirst) == 0 {
+		return nil, nil
+	}
+	as, err := tool.Ask(ctx, t.AskFirst...)
+	switch {
+	case errors.Is(err, tool.ErrUnsupported):
+		return nil, nil
+	case err != nil && ctx.Err() != nil:
+		return nil, err // the caller asks in a later request, or is gone
+	case err != nil:
+		m.logger.Error("asking before the task failed", "tool", t.ID, "error", err.Error())
+		return nil, m.refused(ctx, t, &tool.Result{Message: label(t) + " failed.", Failure: tool.FailureRuntime})
+	}
+	out := make(map[string]*tool.Elicitation, len(as))
+	for i, a := range as {
+		if a.Elicitation == nil {
+			return nil, nil
+		}
+		out[t.AskFirst[i].Key] = a.Elicitation
+	}
+	return out, nil
+}
+
+type answersKey struct{}
+
+// WithAnswers returns a context in which [Manager.Create] stores answers
+// (by question key) with the task it creates, as given before it: the
+// run's first questions, when answers holds every one of their keys, are
+// answered at once. [tool.Tool.AskFirst] questions are carried so.
+func WithAnswers(ctx context.Context, answers map[string]*tool.Elicitation) context.Context {
+	if len(answers) == 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, answersKey{}, answers)
+}
+
+// givenAnswers returns the answers of ctx (see WithAnswers) as they are
+// stored, or NULL.
+func givenAnswers(ctx context.Context) (sql.NullString, error) {
+	answers, _ := ctx.Value(answersKey{}).(map[string]*tool.Elicitation)
+	if len(answers) == 0 {
+		return sql.NullString{}, nil
+	}
+	stored := make(map[string]storedAnswer, len(answers))
+	for k, a := range answers {
+		if a == nil {
+			continue
+		}
+		stored[k] = storedAnswer{Action: a.Action, Content: a.Content}
+	}
+	b, err := json.Marshal(stored)
+	if err != nil {
+		return sql.NullString{}, err
+	}
+	if len(b) > MaxAnswer {
+		return sql.NullString{}, fmt.Errorf("%w: the answers given before the task must be at most %d bytes as JSON, got %d", ErrBadAnswer, MaxAnswer, len(b))
+	}
+	return sql.NullString{String: string(b), Valid: true}, nil
 }
 
 // check decodes and validates args for a call of t by the account in ctx,
@@ -166,14 +233,18 @@ func (m *Manager) store(ctx context.Context, t *tool.Tool, public, canonical []b
 		task.StatusMessage = AwaitingApproval
 	}
 	task.Expires = expires.UTC()
+	given, err := givenAnswers(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("task: storing the answers given: %w", err)
+	}
 	tx, err := m.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("task: storing the task: %w", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO toolapi_tasks (id, tool, account, status, status_message, args, sealed, confirmed, trace, ttl_ns, created_ns, updated_ns, expires_ns)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12)`,
-		id, t.ID, task.Account, Working, task.StatusMessage, string(public), sealed, boolInt(confirmed), traceparent(ctx), int64(ttl), now.UnixNano(), expires.UnixNano()); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO toolapi_tasks (id, tool, account, status, status_message, args, sealed, confirmed, trace, ttl_ns, created_ns, updated_ns, expires_ns, answer)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13)`,
+		id, t.ID, task.Account, Working, task.StatusMessage, string(public), sealed, boolInt(confirmed), traceparent(ctx), int64(ttl), now.UnixNano(), expires.UnixNano(), given); err != nil {
 		return nil, fmt.Errorf("task: storing the task: %w", err)
 	}
 	if a != nil {

@@ -392,6 +392,9 @@ func validKey(k string) bool {
 // The answers are in the order of qs.
 func (a *asker) ask(ctx context.Context, qs []*Question) ([]*tool.Elicitation, error) {
 	m := a.m
+	if els, ok, err := a.given(ctx, qs); ok || err != nil {
+		return els, err
+	}
 	b, err := json.Marshal(qs)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the questions: %w", err)
@@ -415,6 +418,36 @@ func (a *asker) ask(ctx context.Context, qs []*Question) ([]*tool.Elicitation, e
 			return ans, err
 		}
 	}
+}
+
+// given returns the answers to qs given before the task was created (see
+// WithAnswers), when they answer every one of them: ok is false when the
+// task asked something since, or they do not.
+func (a *asker) given(ctx context.Context, qs []*Question) ([]*tool.Elicitation, bool, error) {
+	var status Status
+	var question, answer sql.NullString
+	err := a.m.db.QueryRowContext(ctx, `SELECT status, question, answer FROM toolapi_tasks WHERE id = $1`, a.id).Scan(&status, &question, &answer)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, false, errTaskEnded
+	case err != nil:
+		return nil, false, fmt.Errorf("reading the answers given: %w", err)
+	case status != Working || question.Valid || !answer.Valid:
+		return nil, false, nil
+	}
+	stored, err := storedAnswers(answer)
+	if err != nil {
+		return nil, false, fmt.Errorf("reading the answers given: %w", err)
+	}
+	els := make([]*tool.Elicitation, len(qs))
+	for i, q := range qs {
+		sa, ok := stored[q.Key]
+		if !ok || q.Confirm {
+			return nil, false, nil
+		}
+		els[i] = &tool.Elicitation{Action: sa.Action, Content: sa.Content}
+	}
+	return els, true, nil
 }
 
 // answer reads the task's answers and, when some are missing, waits for

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,6 +58,7 @@ func compileTool(r *Registry, t *Tool) (*entry, error) {
 	checkIcon(t.Icon, &errs)
 	checkBudget(t, &errs)
 	checkGroups(t.Groups, &errs)
+	checkAskFirst(t, &errs)
 	for _, f := range t.Needs {
 		if !f.Valid() {
 			errs.add("", "needs", "need %q is not one of sampling, logging", f)
@@ -216,3 +218,30 @@ func entityOp(n *node) string {
 	}
 	return ""
 }
+
+// checkAskFirst checks t's AskFirst questions: only on a task tool, each
+// asking a person under a key of its own.
+func checkAskFirst(t *Tool, errs *definitionErrors) {
+	if len(t.AskFirst) > 0 && t.Task == TaskNever {
+		errs.add("", "ask_first", "questions asked before the task need a tool whose task is optional or required")
+	}
+	seen := map[string]bool{}
+	for i, q := range t.AskFirst {
+		switch {
+		case q.Kind != AskPerson:
+			errs.add("", "ask_first", "question %d asks %q: a task asks only a person", i, q.Kind)
+		case !askFirstKey.MatchString(q.Key) || q.Key == "confirm" || q.Key == "secret" || reservedAskKey.MatchString(q.Key):
+			errs.add("", "ask_first", "question %d: key %q is not letters, digits, _ - . (at most 64), or is reserved (confirm, secret, q, q1, q2, ...)", i, q.Key)
+		case seen[q.Key]:
+			errs.add("", "ask_first", "question %d: key %q is asked twice", i, q.Key)
+		}
+		seen[q.Key] = true
+	}
+}
+
+// askFirstKey is the form of a key of an AskFirst question, and
+// reservedAskKey that of the keys callers give questions without one.
+var (
+	askFirstKey    = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+	reservedAskKey = regexp.MustCompile(`^q[0-9]*$`)
+)

@@ -397,3 +397,34 @@ func TestToolInTwoRegistries(t *testing.T) {
 		t.Error("removing the tool from one registry removed it from the other")
 	}
 }
+
+// TestAskFirstChecked: a tool's AskFirst questions need a task tool, a
+// person to ask, and keys of their own.
+func TestAskFirstChecked(t *testing.T) {
+	q := func(key string, kind QuestionKind) Question { return Question{Key: key, Kind: kind, Message: "?"} }
+	for _, c := range []struct {
+		name  string
+		task  TaskMode
+		qs    []Question
+		wants string
+	}{
+		{"not a task", TaskNever, []Question{q("name", AskPerson)}, "need a tool whose task is optional or required"},
+		{"a model", TaskRequired, []Question{q("name", AskModel)}, "a task asks only a person"},
+		{"no key", TaskRequired, []Question{q("", AskPerson)}, `key ""`},
+		{"reserved", TaskRequired, []Question{q("q2", AskPerson)}, "reserved"},
+		{"twice", TaskOptional, []Question{q("name", AskPerson), q("name", AskPerson)}, "asked twice"},
+	} {
+		reg := NewRegistry(nil)
+		err := reg.Add(&Tool{ID: "x.ask", Description: "Asks.", Permission: "p", Task: c.task, AskFirst: c.qs,
+			Handler: func(context.Context, *Values) (*Result, error) { return nil, nil }})
+		if err == nil || !strings.Contains(err.Error(), c.wants) {
+			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.wants)
+		}
+	}
+	reg := NewRegistry(nil)
+	if err := reg.Add(&Tool{ID: "x.ask", Description: "Asks.", Permission: "p", Task: TaskRequired,
+		AskFirst: []Question{q("name", AskPerson)},
+		Handler:  func(context.Context, *Values) (*Result, error) { return nil, nil }}); err != nil {
+		t.Errorf("a good AskFirst: %v", err)
+	}
+}

@@ -88,6 +88,16 @@ type Tool struct {
 	// TaskTTL is how long a task's outcome is kept after it ends; zero
 	// means one day. Only for a tool whose Task is set.
 	TaskTTL time.Duration
+	// AskFirst are questions for the caller's person that a tool run as a
+	// task asks before the task is created, when its caller can ask then
+	// (an MCP client from protocol version 2026-07-28 on answers them in
+	// input-required rounds of the call that creates the task): their
+	// answers go into the task, and the run's own [Ask] of the same keys,
+	// when it is the run's first question, finds them there instead of
+	// asking again. A caller that cannot ask before leaves them to the
+	// task, which asks them when the run does. Each needs a Key and asks
+	// a person (AskPerson). Only for a tool whose Task is set.
+	AskFirst []Question
 	// Icon is the address of a small picture of the tool (https: or a
 	// data: URI of an image) that clients may show beside its name.
 	Icon string

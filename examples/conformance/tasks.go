@@ -19,9 +19,10 @@ import (
 // greet runs in the request; slow_compute, protocol_error_job,
 // confirm_delete and multi_input (two questions at once) may run as
 // tasks, and failing_job and test_tool_with_task run only as tasks.
-// test_tool_with_task is marked Confirm: a client of protocol version
-// 2026-07-28 is asked to confirm it in input-required rounds of its
-// tools/call, and its task is created by the round that confirms. Their
+// test_tool_with_task asks the caller's name first (tool.Tool.AskFirst): a
+// client of protocol version 2026-07-28 answers it in input-required
+// rounds of its tools/call, the task is created by the round that answers,
+// and its run finds the answer there. Their
 // tasks are kept by a task manager on SQLite in a temporary directory,
 // removed when the server stops.
 
@@ -97,18 +98,23 @@ func taskTools() []*tool.Tool {
 			return tool.Succeeded(fmt.Sprintf("Hello, %s!", textOf(as[0].Elicitation, "name")), nil), nil
 		},
 	}, {
-		ID: "test_tool_with_task", Label: "Tool with task", Description: "Asks to confirm the run, then, in a task, the caller's name, and greets them.",
-		Operation: tool.OpRead, Permission: perm, Task: tool.TaskRequired, Confirm: true,
+		ID: "test_tool_with_task", Label: "Tool with task", Description: "Asks the caller's name before its task, then greets them in the task.",
+		Operation: tool.OpRead, Permission: perm, Task: tool.TaskRequired,
+		AskFirst: []tool.Question{userName},
 		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
-			a, err := tool.Elicit(ctx, "What is your name?", &jsonschema.Schema{Type: "object",
-				Properties: map[string]*jsonschema.Schema{"name": {Type: "string"}}, Required: []string{"name"}})
+			as, err := tool.Ask(ctx, userName)
 			if err != nil {
 				return nil, err
 			}
-			return tool.Succeeded(fmt.Sprintf("Hello, %s!", textOf(a, "name")), nil), nil
+			return tool.Succeeded(fmt.Sprintf("Hello, %s!", textOf(as[0].Elicitation, "name")), nil), nil
 		},
 	}}
 }
+
+// userName is the question test_tool_with_task asks before its task is
+// created; its run reads the answer under the same key.
+var userName = tool.Question{Key: "user_name", Kind: tool.AskPerson, Message: "What is your name?",
+	Schema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"name": {Type: "string"}}, Required: []string{"name"}}}
 
 // newTasks returns a started task manager of reg's tools on SQLite in a
 // new temporary directory, and the function that stops it and removes
