@@ -216,14 +216,21 @@ func (c *chrome) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 
 // settled runs read, again while the page reloads itself under it (a
 // task's page reloads when the task changes; chromedp then finds no
-// context to read in), at most five times.
+// context to read in, or loses the node it found), at most five times.
 func settled[T any](c *chrome, read func() (T, error)) (T, error) {
 	v, err := read()
-	for i := 0; i < 4 && err != nil && strings.Contains(err.Error(), "Cannot find context with specified id") && c.ctx.Err() == nil; i++ {
+	for i := 0; i < 4 && reloading(err) && c.ctx.Err() == nil; i++ {
 		time.Sleep(200 * time.Millisecond)
 		v, err = read()
 	}
 	return v, err
+}
+
+// reloading reports whether err is what chromedp says when the page it
+// reads reloads under it.
+func reloading(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "Cannot find context with specified id") ||
+		strings.Contains(err.Error(), "No node with given id found"))
 }
 
 func (c *chrome) text(sel string) string {
