@@ -107,9 +107,6 @@ fi
 # run and reported apart: a known failure does not fail the script, and
 # one that passes is named so that it leaves this list.
 declare -A KNOWN_FAILURES=()
-if [[ $SUITE_VERSION != 0.1.16 ]]; then
-	KNOWN_FAILURES[tasks-mrtr-composition]="the confirmation of a task tool is asked in input-required rounds before the task is created, but the questions its handler asks are asked inside the task, so the name given in the rounds does not reach the task's result"
-fi
 
 # Build the server.
 work=$(mktemp -d)
