@@ -39,6 +39,10 @@ const (
 	// lasts when its grant says nothing, and at most.
 	DefaultStanding = 24 * time.Hour
 	MaxStanding     = 30 * 24 * time.Hour
+	// MaxStandingPerTool is the most standing approvals of one tool one
+	// account may hold in force at once (for any inputs or for exact
+	// ones); a further grant is refused until one is revoked or expires.
+	MaxStandingPerTool = 20
 )
 
 // Errors of approvals. Test for them with [errors.Is].
@@ -229,7 +233,7 @@ func (m *Manager) createAwaiting(ctx context.Context, t *tool.Tool, public, cano
 func (m *Manager) standingFor(ctx context.Context, t *tool.Tool, acct, hash string) (id, grantedBy string, err error) {
 	rows, err := m.db.QueryContext(ctx, `SELECT id, granted_by FROM toolapi_standing_approvals
 		WHERE tool = $1 AND account = $2 AND revoked_ns = 0 AND expires_ns > $3 AND (inputs_sha256 = '' OR inputs_sha256 = $4)
-		ORDER BY created_ns LIMIT 10`, t.ID, acct, time.Now().UnixNano(), hash)
+		ORDER BY created_ns LIMIT `+strconv.Itoa(MaxStandingPerTool), t.ID, acct, time.Now().UnixNano(), hash)
 	if err != nil {
 		return "", "", fmt.Errorf("task: reading standing approvals: %w", err)
 	}
@@ -702,6 +706,14 @@ func (m *Manager) Grant(ctx context.Context, g *Grant) (*Standing, error) {
 		hash, args = sum(canonical), string(call.InputsJSON())
 	}
 	now := time.Now()
+	var held int
+	if err := m.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM toolapi_standing_approvals WHERE tool = $1 AND account = $2 AND revoked_ns = 0 AND expires_ns > $3`,
+		t.ID, g.Account, now.UnixNano()).Scan(&held); err != nil {
+		return nil, fmt.Errorf("task: granting: %w", err)
+	}
+	if held >= MaxStandingPerTool {
+		return nil, badApproval("account", fmt.Sprintf("%q already holds %d standing approvals of %s in force, the most: revoke one first", g.Account, held, t.ID))
+	}
 	s := &Standing{ID: newID(), Tool: t.ID, Account: g.Account, GrantedBy: granter.AccountID(), Created: now.UTC(), Expires: now.Add(d).UTC()}
 	if args != "" {
 		s.Args = json.RawMessage(args)

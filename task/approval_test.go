@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -471,6 +472,40 @@ func TestApproveSensitive(t *testing.T) {
 		}
 		if done := wait(t, af.m, ada, tk.ID); done.Status != Completed || got != "s3cret" || done.Approval.Original != nil {
 			t.Errorf("approved: %+v, token %q, approval %+v", done, got, done.Approval)
+		}
+	})
+}
+
+// TestStandingApprovalsBounded: an account holds at most
+// MaxStandingPerTool standing approvals of one tool in force; one more is
+// refused naming the account, and a revocation makes room.
+func TestStandingApprovalsBounded(t *testing.T) {
+	each(t, func(t *testing.T, db *sql.DB) {
+		af := newApprovalFixture(t, db, 0)
+		af.start(t)
+		eve := af.as(t, "eve")
+		var last *Standing
+		for i := range MaxStandingPerTool {
+			s, err := af.m.Grant(eve, &Grant{Tool: "album.takedown", Account: "ada", Args: json.RawMessage(fmt.Sprintf(`{"album":"a%d"}`, i))})
+			if err != nil {
+				t.Fatalf("grant %d: %v", i, err)
+			}
+			last = s
+		}
+		_, err := af.m.Grant(eve, &Grant{Tool: "album.takedown", Account: "ada"})
+		var bad *BadApprovalError
+		if !errors.As(err, &bad) || bad.Field != "account" {
+			t.Fatalf("grant %d: %v, want a BadApprovalError on account", MaxStandingPerTool+1, err)
+		}
+		// Another account still may be granted one.
+		if _, err := af.m.Grant(eve, &Grant{Tool: "album.takedown", Account: "bob"}); err != nil {
+			t.Fatalf("bob's grant: %v", err)
+		}
+		if _, err := af.m.Revoke(eve, last.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := af.m.Grant(eve, &Grant{Tool: "album.takedown", Account: "ada"}); err != nil {
+			t.Fatalf("after a revocation: %v", err)
 		}
 	})
 }
