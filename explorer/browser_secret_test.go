@@ -1,6 +1,7 @@
 package explorer
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestBrowserSecret(t *testing.T) {
 		t.Run(vp.name, func(t *testing.T) {
 			desk := secrets.New("http://unused", nil)
 			env := newTestEnv(t, &Options{Secrets: desk})
-			req, err := desk.Open(testUsers["alice"], link, link.Inputs, "k")
+			req, err := desk.Open(tool.WithAccount(context.Background(), testUsers["alice"]), link, link.Inputs, "k")
 			if err != nil {
 				t.Fatal(err)
 			}

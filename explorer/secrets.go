@@ -33,11 +33,14 @@ func (e *server) secretRequest(w http.ResponseWriter, r *http.Request, v *visit)
 		e.serveNotFound(w, r)
 		return nil, false
 	}
+	// A guest shares the anonymous account: only a signed-in account may
+	// enter a value for its own call.
+	signedIn := v.sess != nil && !v.sess.guest
 	req, err := e.opts.Secrets.Get(v.acct, r.PathValue("id"))
-	if err == nil && v.sess != nil {
+	if err == nil && signedIn {
 		return req, true
 	}
-	if v.sess == nil {
+	if !signedIn {
 		http.Redirect(w, r, e.path("/signin?next="+url.QueryEscape(e.path("/secrets/"+r.PathValue("id")))), http.StatusSeeOther)
 		return nil, false
 	}

@@ -1,6 +1,7 @@
 package explorer
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -20,7 +21,7 @@ func TestSecretPage(t *testing.T) {
 	link := &tool.Tool{ID: "bank.link", Label: "Link bank", Inputs: []*tool.Definition{
 		{Name: "password", Label: "Bank password", Description: "The bank's password.", Type: "string", Required: true, Sensitive: true},
 	}}
-	req, err := desk.Open(testUsers["alice"], link, link.Inputs, "k")
+	req, err := desk.Open(tool.WithAccount(context.Background(), testUsers["alice"]), link, link.Inputs, "k")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,12 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolapi/toolapi/secrets"
 	"github.com/toolapi/toolapi/tool"
 )
 
@@ -26,7 +28,7 @@ func (c *call) AskSecrets(ctx context.Context, t *tool.Tool, missing []*tool.Def
 	if !c.canElicitURL() {
 		return c.desk.AskSecrets(ctx, t, missing, key)
 	}
-	r, err := c.desk.Open(tool.AccountFrom(ctx), t, missing, key)
+	r, err := c.desk.Open(ctx, t, missing, key)
 	if err != nil {
 		return nil, err
 	}
@@ -38,14 +40,23 @@ func (c *call) AskSecrets(ctx context.Context, t *tool.Tool, missing []*tool.Def
 		Message: fmt.Sprintf("%s needs %s. Enter it on the page this opens, so that it does not pass through the assistant.", r.Label, secretNames(missing)),
 	}
 	accepted, err := c.askURL(ctx, params)
-	if err != nil {
-		return nil, err
+	if errors.Is(err, errAsking) {
+		return nil, err // asked in an input-required result: the page stays open for the next round
 	}
-	if !accepted {
+	if err != nil || !accepted {
+		// The call ends without the values: the page takes none for it.
+		c.desk.Cancel(r)
+		if err != nil {
+			return nil, err
+		}
 		return nil, tool.ErrSecretsDeclined
 	}
 	values, err := c.desk.Wait(ctx, r)
+	if errors.Is(err, secrets.ErrExpired) {
+		return nil, &tool.RunError{Message: fmt.Sprintf("%s did not run: nobody entered %s on its page in time. Call it again.", r.Label, secretNames(missing)), Err: err}
+	}
 	if err != nil {
+		c.desk.Cancel(r)
 		return nil, err
 	}
 	if !c.rounds {

@@ -144,6 +144,9 @@ func TestSecretOverSession(t *testing.T) {
 	if !res.IsError || f.ran.Load() != ran || !strings.Contains(strings.Join(texts(res), " "), "did not give the Bank password") {
 		t.Fatalf("declined: %s, ran %d more", mustJSON(t, res), f.ran.Load()-ran)
 	}
+	if f.desk.Len() != 0 {
+		t.Fatalf("the declined call's page is still open (%d)", f.desk.Len())
+	}
 }
 
 // TestSecretInRounds: a client of 2026-07-28 gets the page's address as
@@ -241,10 +244,20 @@ func TestSecretLink(t *testing.T) {
 	if !strings.Contains(strings.Join(texts(res), " "), url) || f.desk.Len() != 1 {
 		t.Fatalf("second call: %s, want the same page %s (desk holds %d)", mustJSON(t, res), url, f.desk.Len())
 	}
-	// Another user's call does not take ada's page.
+	// A call with other inputs, or the same call by another account, does
+	// not take ada's page.
 	other := callTool(t, cs, "bank__link", map[string]any{"user": "bob"})
 	if !other.IsError || strings.Contains(strings.Join(texts(other), " "), url) {
 		t.Fatalf("a call with other inputs: %s, want another page", mustJSON(t, other))
+	}
+	bobs := callTool(t, connect(t, srv, &tool.User{ID: "bob"}, nil), "bank__link", args)
+	if !bobs.IsError || strings.Contains(strings.Join(texts(bobs), " "), url) || !strings.Contains(strings.Join(texts(bobs), " "), "/secrets/") {
+		t.Fatalf("bob's same call: %s, want a page of bob's own", mustJSON(t, bobs))
+	}
+	// The anonymous account is shared: its call must carry the value.
+	anon := callTool(t, connect(t, srv, tool.Anonymous, nil), "bank__link", args)
+	if !anon.IsError || strings.Contains(strings.Join(texts(anon), " "), "/secrets/") || !strings.Contains(strings.Join(texts(anon), " "), "password") {
+		t.Fatalf("the anonymous call: %s, want the password required, without a page", mustJSON(t, anon))
 	}
 	f.person(t, ada, url, "hunter2")
 	f.linked(t, callTool(t, cs, "bank__link", args), "hunter2")

@@ -111,6 +111,21 @@ func newTaskFixture(t *testing.T, stateless bool) *taskFixture {
 		},
 	})
 	reg.Add(&tool.Tool{
+		ID: "job.twice", Label: "Twice", Description: "Asks a name before its task, and again in it.", Permission: "jobs",
+		Task: tool.TaskRequired, AskFirst: []tool.Question{yourName},
+		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
+			first, err := tool.Ask(ctx, yourName)
+			if err != nil {
+				return nil, err
+			}
+			again, err := tool.Ask(ctx, yourName)
+			if err != nil {
+				return nil, err
+			}
+			return tool.Succeeded(fmt.Sprintf("%v, then %v", first[0].Elicitation.Content["name"], again[0].Elicitation.Content["name"]), nil), nil
+		},
+	})
+	reg.Add(&tool.Tool{
 		ID: "job.release", Label: "Release", Description: "Releases, once someone with release approves.", Permission: "jobs",
 		Task: tool.TaskRequired, Approver: "release",
 		Handler: func(ctx context.Context, in *tool.Values) (*tool.Result, error) {
@@ -572,6 +587,24 @@ func TestTaskAskedBeforeCreation(t *testing.T) {
 	done := f.poll(t, "ada-token", id, "completed")
 	if done["status"] != "completed" || !strings.Contains(fmt.Sprint(done["result"]), "Welcome, Alice!") || f.welcomes.Load() != 1 {
 		t.Fatalf("task: %v after %d runs, want completed with Alice's name", done, f.welcomes.Load())
+	}
+
+	// The answer given before the task answers the run's first question of
+	// its key only: asked again, the task asks the person.
+	r1 := f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.twice", "arguments": map[string]any{}}, true)
+	r2 := f.rpc(t, "ada-token", "tools/call", map[string]any{"name": "job.twice", "arguments": map[string]any{},
+		"inputResponses": map[string]any{"your_name": map[string]any{"action": "accept", "content": map[string]any{"name": "Alice"}}}, "requestState": r1.Result["requestState"]}, true)
+	tid, _ := r2.Result["taskId"].(string)
+	if tid == "" {
+		t.Fatalf("job.twice: %s then %s, want a task", r1.Raw, r2.Raw)
+	}
+	if w := f.poll(t, "ada-token", tid, "input_required"); w["inputRequests"].(map[string]any)["your_name"] == nil {
+		t.Fatalf("job.twice's second question: %v", w)
+	}
+	f.rpc(t, "ada-token", "tasks/update", map[string]any{"taskId": tid, "inputResponses": map[string]any{
+		"your_name": map[string]any{"action": "accept", "content": map[string]any{"name": "Carol"}}}}, true)
+	if done := f.poll(t, "ada-token", tid, "completed"); !strings.Contains(fmt.Sprint(done["result"]), "Alice, then Carol") {
+		t.Fatalf("job.twice: %v, want Alice, then Carol", done)
 	}
 
 	old := newTaskFixture(t, false)

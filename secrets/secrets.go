@@ -23,6 +23,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -74,16 +75,23 @@ type Options struct {
 	MaxPerAccount int
 	// MaxOpen bounds the open requests of the desk ([DefaultMaxOpen]).
 	MaxOpen int
+	// Shared reports whether an account is shared by people who have not
+	// signed in (an application's anonymous account): nobody could tell
+	// whose value a page of such an account takes, so its calls are not
+	// collected out of band and must carry the value. Nil: the account
+	// whose ID is [tool.Anonymous]'s.
+	Shared func(ctx context.Context, acct tool.Account) bool
 }
 
 // A Desk holds the open requests for secret values of one process. It is
 // safe for concurrent use.
 type Desk struct {
-	base string
-	ttl  time.Duration
-	per  int
-	max  int
-	now  func() time.Time
+	base   string
+	ttl    time.Duration
+	per    int
+	max    int
+	now    func() time.Time
+	shared func(context.Context, tool.Account) bool
 
 	mu      sync.Mutex
 	byID    map[string]*Request
@@ -129,8 +137,11 @@ func New(base string, opts *Options) *Desk {
 	if o.MaxOpen <= 0 {
 		o.MaxOpen = DefaultMaxOpen
 	}
+	if o.Shared == nil {
+		o.Shared = func(_ context.Context, acct tool.Account) bool { return acct.AccountID() == tool.Anonymous.AccountID() }
+	}
 	return &Desk{
-		base: strings.TrimSuffix(base, "/"), ttl: o.TTL, per: o.MaxPerAccount, max: o.MaxOpen, now: time.Now,
+		base: strings.TrimSuffix(base, "/"), ttl: o.TTL, per: o.MaxPerAccount, max: o.MaxOpen, now: time.Now, shared: o.Shared,
 		byID: make(map[string]*Request), byKey: make(map[string]*Request), open: make(map[string]int),
 		changed: make(chan struct{}),
 	}
@@ -149,10 +160,16 @@ func (d *Desk) Link(r *Request) tool.SecretLink {
 }
 
 // Open returns the open request of the call key (see [tool.SecretAsker])
-// of acct, or opens one for the inputs of t. It fails with an error
-// wrapping [ErrTooMany] (a [*tool.RunError] that says so) when acct or the
-// desk has too many open.
-func (d *Desk) Open(acct tool.Account, t *tool.Tool, inputs []*tool.Definition, key string) (*Request, error) {
+// of acct, the account in ctx, or opens one for the inputs of t. It fails
+// with an error wrapping [ErrTooMany] (a [*tool.RunError] that says so)
+// when acct or the desk has too many open, and with a [*tool.InputError]
+// naming the first input when acct is shared (see [Options].Shared).
+func (d *Desk) Open(ctx context.Context, t *tool.Tool, inputs []*tool.Definition, key string) (*Request, error) {
+	acct := tool.AccountFrom(ctx)
+	if d.shared(ctx, acct) && len(inputs) > 0 {
+		return nil, &tool.InputError{Input: inputs[0].Name,
+			Message: "is required: a caller that has not signed in gives it in the call, as nobody but a signed-in account may enter it on a page"}
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := d.now()
@@ -175,13 +192,25 @@ func (d *Desk) Open(acct tool.Account, t *tool.Tool, inputs []*tool.Definition, 
 	d.byID[r.ID] = r
 	d.byKey[key] = r
 	d.open[id]++
+	// Forgotten at its expiry, values entered or not, whoever asks.
+	time.AfterFunc(d.ttl, func() { d.Cancel(r) })
 	return r, nil
+}
+
+// Cancel forgets r: its page takes no values any more, and values entered
+// are dropped. The call that opened it cancels it when it ends without
+// them (its person declined, or it was cancelled).
+func (d *Desk) Cancel(r *Request) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.forget(r)
 }
 
 // Get returns the open, unanswered request id of acct, for its page.
 func (d *Desk) Get(acct tool.Account, id string) (*Request, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.sweep(d.now())
 	r := d.byID[id]
 	if r == nil || r.Account != acct.AccountID() || r.values != nil || !d.now().Before(r.Expires) {
 		return nil, ErrNotFound
@@ -190,11 +219,12 @@ func (d *Desk) Get(acct tool.Account, id string) (*Request, error) {
 }
 
 // Answer gives the values of request id of acct, entered by its person:
-// every input asked for, each at most [MaxValue] bytes of UTF-8 and not
-// blank. A request is answered once.
+// every input asked for, each at most [MaxValue] bytes of UTF-8, not blank,
+// and within the input's length and pattern. A request is answered once.
 func (d *Desk) Answer(acct tool.Account, id string, values map[string]string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.sweep(d.now())
 	r := d.byID[id]
 	if r == nil || r.Account != acct.AccountID() || r.values != nil || !d.now().Before(r.Expires) {
 		return ErrNotFound
@@ -209,6 +239,9 @@ func (d *Desk) Answer(acct tool.Account, id string, values map[string]string) er
 			return &BadValueError{Input: in.Name, Reason: fmt.Sprintf("must be at most %d bytes", MaxValue)}
 		case !utf8.ValidString(v):
 			return &BadValueError{Input: in.Name, Reason: "must be UTF-8 text"}
+		}
+		if reason := breaks(in, v); reason != "" {
+			return &BadValueError{Input: in.Name, Reason: reason}
 		}
 		kept[in.Name] = v
 	}
@@ -294,6 +327,27 @@ func (d *Desk) sweep(now time.Time) {
 	}
 }
 
+// breaks returns the rule of in's length or pattern that v breaks, in
+// words, or "": the page refuses such a value at once rather than the run
+// later, when it is used up.
+func breaks(in *tool.Definition, v string) string {
+	n := utf8.RuneCountInString(v)
+	if b := in.Constraints.Length; b != nil {
+		switch {
+		case b.Min != nil && n < *b.Min:
+			return fmt.Sprintf("must be at least %d characters", *b.Min)
+		case b.Max != nil && n > *b.Max:
+			return fmt.Sprintf("must be at most %d characters", *b.Max)
+		}
+	}
+	if p := in.Constraints.Pattern; p != "" {
+		if re, err := regexp.Compile(p); err == nil && !re.MatchString(v) {
+			return "does not have the form the tool asks for"
+		}
+	}
+	return ""
+}
+
 // AskSecrets implements [tool.SecretAsker] for a caller that cannot wait
 // for the person (function calling, an MCP client without URL
 // elicitation): it returns the values the person gave for this call, when
@@ -301,7 +355,7 @@ func (d *Desk) sweep(now time.Time) {
 // link to the page, which the caller shows its person before calling
 // again with the same inputs.
 func (d *Desk) AskSecrets(ctx context.Context, t *tool.Tool, missing []*tool.Definition, key string) (map[string]string, error) {
-	r, err := d.Open(tool.AccountFrom(ctx), t, missing, key)
+	r, err := d.Open(ctx, t, missing, key)
 	if err != nil {
 		return nil, err
 	}

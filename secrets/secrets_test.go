@@ -20,14 +20,14 @@ func TestDeskAnswerOnce(t *testing.T) {
 	d := secrets.New("https://photos.example.com/", nil)
 	ada, bob := &tool.User{ID: "ada"}, &tool.User{ID: "bob"}
 	missing := login.Inputs[1:]
-	r, err := d.Open(ada, login, missing, "k1")
+	r, err := d.Open(tool.WithAccount(context.Background(), ada), login, missing, "k1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := d.URL(r); got != "https://photos.example.com/secrets/"+r.ID || len(r.ID) < 22 {
 		t.Fatalf("URL %q", got)
 	}
-	again, err := d.Open(ada, login, missing, "k1")
+	again, err := d.Open(tool.WithAccount(context.Background(), ada), login, missing, "k1")
 	if err != nil || again != r {
 		t.Fatalf("the same call opened another request: %v", err)
 	}
@@ -79,20 +79,20 @@ func TestDeskLimits(t *testing.T) {
 	ada, bob := &tool.User{ID: "ada"}, &tool.User{ID: "bob"}
 	missing := login.Inputs[1:]
 	for _, k := range []string{"a", "b"} {
-		if _, err := d.Open(ada, login, missing, k); err != nil {
+		if _, err := d.Open(tool.WithAccount(context.Background(), ada), login, missing, k); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err := d.Open(ada, login, missing, "c")
+	_, err := d.Open(tool.WithAccount(context.Background(), ada), login, missing, "c")
 	var re *tool.RunError
 	if !errors.Is(err, secrets.ErrTooMany) || !errors.As(err, &re) || re.Message == "" {
 		t.Fatalf("third request of ada: %v, want ErrTooMany as a RunError", err)
 	}
-	r, err := d.Open(bob, login, missing, "d")
+	r, err := d.Open(tool.WithAccount(context.Background(), bob), login, missing, "d")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Open(bob, login, missing, "e"); !errors.Is(err, secrets.ErrTooMany) {
+	if _, err := d.Open(tool.WithAccount(context.Background(), bob), login, missing, "e"); !errors.Is(err, secrets.ErrTooMany) {
 		t.Fatalf("fourth request of the desk: %v, want ErrTooMany", err)
 	}
 	// Expiry: Wait ends, and the requests make room again.
@@ -100,7 +100,7 @@ func TestDeskLimits(t *testing.T) {
 		t.Fatalf("Wait on an expiring request: %v, want ErrExpired", err)
 	}
 	time.Sleep(time.Second + 60*time.Millisecond) // the sweep runs at most once a second
-	if _, err := d.Open(ada, login, missing, "f"); err != nil {
+	if _, err := d.Open(tool.WithAccount(context.Background(), ada), login, missing, "f"); err != nil {
 		t.Fatalf("after expiry: %v", err)
 	}
 	if err := d.Answer(bob, r.ID, map[string]string{"password": "late"}); !errors.Is(err, secrets.ErrNotFound) {
@@ -108,8 +108,54 @@ func TestDeskLimits(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r2, _ := d.Open(bob, login, missing, "g")
+	r2, _ := d.Open(tool.WithAccount(context.Background(), bob), login, missing, "g")
 	if _, err := d.Wait(ctx, r2); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Wait with a cancelled context: %v", err)
+	}
+}
+
+// TestDeskRefusals: the shared anonymous account is not collected for; a
+// value that breaks the input's length is refused on the page; a
+// cancelled request takes nothing; an expired one is forgotten by itself.
+func TestDeskRefusals(t *testing.T) {
+	d := secrets.New("http://127.0.0.1:8080", &secrets.Options{TTL: 100 * time.Millisecond})
+	ctx := context.Background()
+	missing := login.Inputs[1:]
+	_, err := d.Open(tool.WithAccount(ctx, tool.Anonymous), login, missing, "anon")
+	var ie *tool.InputError
+	if !errors.As(err, &ie) || ie.Input != "password" {
+		t.Fatalf("the anonymous account's request: %v, want an InputError naming password", err)
+	}
+	short := &tool.Tool{ID: "album.protect", Inputs: []*tool.Definition{{Name: "passphrase", Type: "string", Required: true, Sensitive: true,
+		Constraints: tool.Constraints{Length: &tool.Bounds{Min: tool.Ptr(8), Max: tool.Ptr(128)}}}}}
+	ada := &tool.User{ID: "ada"}
+	r, err := d.Open(tool.WithAccount(ctx, ada), short, short.Inputs, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bad *secrets.BadValueError
+	if err := d.Answer(ada, r.ID, map[string]string{"passphrase": "short"}); !errors.As(err, &bad) || bad.Reason != "must be at least 8 characters" {
+		t.Fatalf("a short passphrase: %v", err)
+	}
+	d.Cancel(r)
+	if err := d.Answer(ada, r.ID, map[string]string{"passphrase": "long enough"}); !errors.Is(err, secrets.ErrNotFound) {
+		t.Fatalf("answering a cancelled request: %v, want ErrNotFound", err)
+	}
+	r2, err := d.Open(tool.WithAccount(ctx, ada), short, short.Inputs, "p2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Answer(ada, r2.ID, map[string]string{"passphrase": "long enough"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for d.Len() != 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if d.Len() != 0 {
+		t.Fatalf("an expired request with its value is still held (%d)", d.Len())
+	}
+	if _, ok := d.Take(r2); ok {
+		t.Fatal("an expired request's value was taken")
 	}
 }

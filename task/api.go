@@ -79,6 +79,11 @@ func (m *Manager) Create(ctx context.Context, toolID string, args json.RawMessag
 			m.logger.Error("approval check failed", "tool", toolID, "error", err.Error())
 			return nil, m.refused(ctx, t, &tool.Result{Message: label(t) + " failed.", Failure: tool.FailureRuntime})
 		}
+		first, err := m.askFirst(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		ctx = WithAnswers(ctx, first)
 		if need {
 			return m.createAwaiting(ctx, t, public, canonical, reason)
 		}

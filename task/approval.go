@@ -233,7 +233,7 @@ func (m *Manager) createAwaiting(ctx context.Context, t *tool.Tool, public, cano
 func (m *Manager) standingFor(ctx context.Context, t *tool.Tool, acct, hash string) (id, grantedBy string, err error) {
 	rows, err := m.db.QueryContext(ctx, `SELECT id, granted_by FROM toolapi_standing_approvals
 		WHERE tool = $1 AND account = $2 AND revoked_ns = 0 AND expires_ns > $3 AND (inputs_sha256 = '' OR inputs_sha256 = $4)
-		ORDER BY created_ns LIMIT `+strconv.Itoa(MaxStandingPerTool), t.ID, acct, time.Now().UnixNano(), hash)
+		ORDER BY created_ns LIMIT `+strconv.Itoa(10*MaxStandingPerTool), t.ID, acct, time.Now().UnixNano(), hash)
 	if err != nil {
 		return "", "", fmt.Errorf("task: reading standing approvals: %w", err)
 	}
@@ -706,21 +706,23 @@ func (m *Manager) Grant(ctx context.Context, g *Grant) (*Standing, error) {
 		hash, args = sum(canonical), string(call.InputsJSON())
 	}
 	now := time.Now()
-	var held int
-	if err := m.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM toolapi_standing_approvals WHERE tool = $1 AND account = $2 AND revoked_ns = 0 AND expires_ns > $3`,
-		t.ID, g.Account, now.UnixNano()).Scan(&held); err != nil {
-		return nil, fmt.Errorf("task: granting: %w", err)
-	}
-	if held >= MaxStandingPerTool {
-		return nil, badApproval("account", fmt.Sprintf("%q already holds %d standing approvals of %s in force, the most: revoke one first", g.Account, held, t.ID))
-	}
 	s := &Standing{ID: newID(), Tool: t.ID, Account: g.Account, GrantedBy: granter.AccountID(), Created: now.UTC(), Expires: now.Add(d).UTC()}
 	if args != "" {
 		s.Args = json.RawMessage(args)
 	}
-	if _, err := m.db.ExecContext(ctx, `INSERT INTO toolapi_standing_approvals (id, tool, account, inputs_sha256, args, granted_by, created_ns, expires_ns)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, s.ID, s.Tool, s.Account, hash, args, s.GrantedBy, now.UnixNano(), now.Add(d).UnixNano()); err != nil {
+	// Stored only while the account holds fewer than the most in force,
+	// counted by the statement that stores it.
+	r, err := m.db.ExecContext(ctx, `INSERT INTO toolapi_standing_approvals (id, tool, account, inputs_sha256, args, granted_by, created_ns, expires_ns)
+		SELECT $1, $2, $3, $4, $5, $6, CAST($7 AS BIGINT), CAST($8 AS BIGINT)
+		WHERE (SELECT COUNT(*) FROM toolapi_standing_approvals WHERE tool = $2 AND account = $3 AND revoked_ns = 0 AND expires_ns > $7) < $9`,
+		s.ID, s.Tool, s.Account, hash, args, s.GrantedBy, now.UnixNano(), now.Add(d).UnixNano(), MaxStandingPerTool)
+	if err != nil {
 		return nil, fmt.Errorf("task: granting: %w", err)
+	}
+	if n, err := r.RowsAffected(); err != nil {
+		return nil, fmt.Errorf("task: granting: %w", err)
+	} else if n == 0 {
+		return nil, badApproval("account", fmt.Sprintf("%q already holds %d standing approvals of %s in force, the most: revoke one first", g.Account, MaxStandingPerTool, t.ID))
 	}
 	m.recordBy(ctx, t, s.ID, s.Account, s.GrantedBy, []byte(args), audit.ApprovalGranted, "")
 	return s, nil

@@ -447,6 +447,15 @@ func (a *asker) given(ctx context.Context, qs []*Question) ([]*tool.Elicitation,
 		}
 		els[i] = &tool.Elicitation{Action: sa.Action, Content: sa.Content}
 	}
+	// Used once: a question asked again goes to the person.
+	r, err := a.m.db.ExecContext(ctx, `UPDATE toolapi_tasks SET answer = NULL WHERE id = $1 AND status = 'working' AND question IS NULL AND answer = $2`,
+		a.id, answer.String)
+	if err != nil {
+		return nil, false, fmt.Errorf("using the answers given: %w", err)
+	}
+	if n, err := r.RowsAffected(); err != nil || n == 0 {
+		return nil, false, nil
+	}
 	return els, true, nil
 }
 

@@ -67,8 +67,12 @@ func (e *SecretsPendingError) Error() string {
 var ErrSecretsDeclined = errors.New("the person declined to give the values")
 
 // OutOfBandInputs returns the inputs of t that a [SecretAsker] may
-// collect: top-level, sensitive, required strings.
+// collect: top-level, sensitive, required strings of a tool that never
+// runs as a task (a task's inputs are complete when it is created).
 func (t *Tool) OutOfBandInputs() []*Definition {
+	if t.Task != TaskNever {
+		return nil
+	}
 	var out []*Definition
 	for _, d := range t.Inputs {
 		if d.Sensitive && d.Required && d.Type == "string" {

@@ -69,12 +69,14 @@ type App struct {
 	// [mcpserver.Options.Apps]) unless MCP.Apps sets another builder.
 	NoMCPApps bool
 	// NoSecretPages leaves out the collection of secret inputs out of band.
-	// False gives serve one [secrets.Desk]: an MCP client's call that
-	// leaves out a required sensitive input of type string gets a link
-	// to the explorer's page where its person enters it (see
-	// [mcpserver.Options.Secrets]), and the tools' input schemas on MCP
-	// ask models to leave such inputs out. True: such a call fails for
-	// the missing input.
+	// False gives serve one [secrets.Desk] when people can sign in to the
+	// explorer (Accounts or Explorer.Authenticate set): an MCP client's
+	// call that leaves out a required sensitive input of type string, of a
+	// tool that never runs as a task, gets a link to the explorer's page
+	// where its person enters it (see [mcpserver.Options.Secrets]), and
+	// the tools' input schemas on MCP ask models to leave such inputs out.
+	// The anonymous account's calls must carry the value. True: such a
+	// call fails for the missing input.
 	NoSecretPages bool
 	// Secrets, when set, is the desk serve collects secret inputs with,
 	// instead of one of its own: set it to share it with the application's

@@ -732,9 +732,10 @@ func (u *usedStates) Use(ctx context.Context, account, nonce string, expires tim
 }
 
 // secretDesk returns the desk of the secret inputs that serve collects out
-// of band: app's own, else one at o's public address; nil when app has it
-// off or no address is known (a Handler served elsewhere, without
-// PublicURL).
+// of band: app's own, else one at o's public address whose shared account
+// is app's anonymous one; nil when app has it off, nobody can sign in to
+// the explorer (no Accounts, no Explorer.Authenticate), or no address is
+// known (a Handler served elsewhere, without PublicURL).
 func secretDesk(app *App, o *Options) *secrets.Desk {
 	if app.NoSecretPages {
 		return nil
@@ -746,8 +747,13 @@ func secretDesk(app *App, o *Options) *secrets.Desk {
 	if base == "" {
 		base = o.url
 	}
-	if app.NoSecretPages || base == "" {
+	signIn := app.Accounts != nil || app.Explorer != nil && app.Explorer.Authenticate != nil
+	if app.NoSecretPages || base == "" || !signIn {
+		// Nobody could sign in to the page.
 		return nil
 	}
-	return secrets.New(base, nil)
+	return secrets.New(base, &secrets.Options{Shared: func(ctx context.Context, acct tool.Account) bool {
+		anon, err := app.anonymous(ctx)
+		return err != nil || anon == nil || acct.AccountID() == anon.AccountID() || acct.AccountID() == tool.Anonymous.AccountID()
+	}})
 }
