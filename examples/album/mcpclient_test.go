@@ -339,6 +339,11 @@ func testTypeScriptClient(t *testing.T, client *tsClient, stateless bool) {
 		// than the caller: this client cannot poll, and is told so.
 		{"album.takedown", obj("album", "1", "reason", "Rights withdrawn."), wantApproval},
 		{"album.takedown", obj("album", "1"), wantInvalid},
+		// The passphrase is secret: a client that leaves it out, as the
+		// listing asks, is given the page where its person enters it.
+		{"album.protect", obj("album", "1", "passphrase", "a passphrase for the client"), wantSuccess},
+		{"album.protect", obj("album", "1", "passphrase", "short"), wantInvalid},
+		{"album.protect", obj("album", "1"), wantInput},
 	}
 	adminCases := []tsCase{
 		{"site.reindex", obj(), wantSuccess}, // a task only for a client that asks for one
