@@ -134,15 +134,26 @@ func (e *server) renderApprovals(w http.ResponseWriter, r *http.Request, v *visi
 	e.renderStatus(w, r, status, "approvals", &page{Title: "Approvals", Approvals: av}, v)
 }
 
-// postApproval approves or refuses the call of a task.
-func (e *server) postApproval(w http.ResponseWriter, r *http.Request) {
+// approverPost returns who posts r, one of the approvals page's forms,
+// having answered r itself when the form lacks the session's token (403)
+// or the visitor may approve nothing (404).
+func (e *server) approverPost(w http.ResponseWriter, r *http.Request) (*visit, bool) {
 	v := e.visit(r)
 	if !e.checkToken(w, r, v) {
 		e.forbidden(w, r, "The form did not carry this session's token: sign in, open the approvals again and resubmit.")
-		return
+		return nil, false
 	}
 	if !e.mayApproveAny(v) {
 		e.serveNotFound(w, r)
+		return nil, false
+	}
+	return v, true
+}
+
+// postApproval approves or refuses the call of a task.
+func (e *server) postApproval(w http.ResponseWriter, r *http.Request) {
+	v, ok := e.approverPost(w, r)
+	if !ok {
 		return
 	}
 	ctx := tool.WithAccount(r.Context(), v.acct)
@@ -205,13 +216,8 @@ func (e *server) approvalProblem(id string, err error) (int, string) {
 
 // postGrant grants a standing approval.
 func (e *server) postGrant(w http.ResponseWriter, r *http.Request) {
-	v := e.visit(r)
-	if !e.checkToken(w, r, v) {
-		e.forbidden(w, r, "The form did not carry this session's token: sign in, open the approvals again and resubmit.")
-		return
-	}
-	if !e.mayApproveAny(v) {
-		e.serveNotFound(w, r)
+	v, ok := e.approverPost(w, r)
+	if !ok {
 		return
 	}
 	f := r.PostForm
@@ -243,13 +249,8 @@ func (e *server) postGrant(w http.ResponseWriter, r *http.Request) {
 
 // postRevoke revokes a standing approval.
 func (e *server) postRevoke(w http.ResponseWriter, r *http.Request) {
-	v := e.visit(r)
-	if !e.checkToken(w, r, v) {
-		e.forbidden(w, r, "The form did not carry this session's token: sign in, open the approvals again and resubmit.")
-		return
-	}
-	if !e.mayApproveAny(v) {
-		e.serveNotFound(w, r)
+	v, ok := e.approverPost(w, r)
+	if !ok {
 		return
 	}
 	id := r.PathValue("id")
