@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -193,7 +194,8 @@ func (c *tsClient) run(t *testing.T, plan *tsPlan) (*tsReport, string, error) {
 }
 
 // serveApp serves app on a free loopback port until the test ends and
-// returns its base URL.
+// returns its base URL once it is ready (/readyz answers 200): the test's
+// own writes to the database then never meet those of the server's start.
 func serveApp(t *testing.T, app *App) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -202,19 +204,33 @@ func serveApp(t *testing.T, app *App) string {
 	go func() {
 		served <- serve(ctx, app, "127.0.0.1:0", io.Discard, &serveOptions{ready: func(a string) { addr <- a }})
 	}()
+	var base string
 	select {
 	case a := <-addr:
-		t.Cleanup(func() {
-			cancel()
-			if err := <-served; err != nil {
-				t.Errorf("serve: %v", err)
-			}
-		})
-		return "http://" + a
+		base = "http://" + a
 	case err := <-served:
 		cancel()
 		t.Fatalf("serve: %v", err)
-		return ""
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	deadline := time.Now().Add(time.Minute)
+	for {
+		resp, err := http.Get(base + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return base
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve at %s was not ready within a minute (%v)", base, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
