@@ -107,7 +107,13 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 		return accessFailure("You may not run " + t.label() + ": it needs the permission " + quotePermission(e.permission) + ".")
 	}
 	in, vs := r.decode(ctx, e, args)
-	if missing := secretsAskedFor(e, vs); missing != nil {
+	if missing := secretsAskedFor(e, vs); missing != nil && in != nil {
+		// Nobody is asked for a secret for a call that would be refused:
+		// the entities and the access method are checked first, on the
+		// other inputs (and again once the secret is in).
+		if res := r.access(ctx, e, acct, in); res != nil {
+			return res
+		}
 		var res *Result
 		var asked bool
 		if args, res, asked = r.askSecrets(ctx, e, args, missing); res != nil {
@@ -135,21 +141,8 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 			}
 		}
 	}
-	var loadVs violations
-	if res := r.loadEntities(ctx, e, acct, in, false, &loadVs); res != nil {
+	if res := r.access(ctx, e, acct, in); res != nil {
 		return res
-	}
-	if !loadVs.empty() {
-		return inputFailure(t, loadVs.result())
-	}
-	if t.Access != nil {
-		ok, err := t.Access(ctx, in)
-		if err != nil {
-			return r.failure(ctx, e, nil, err, "access check failed")
-		}
-		if !ok {
-			return accessFailure("You may not run " + t.label() + " with these inputs.")
-		}
 	}
 	reason, ask, err := t.NeedsConfirming(ctx, in)
 	if err != nil {
@@ -182,6 +175,29 @@ func (r *Registry) run(ctx context.Context, e *entry, args arguments, c *Call) (
 		return r.budgeted(ctx, e, acct, in, offset, r.failure(ctx, e, res, err, "tool failed"))
 	}
 	return r.budgeted(ctx, e, acct, in, offset, r.finish(e, res))
+}
+
+// access loads the entities of in, checking the declared op on each for
+// acct, and asks e's access method: it returns the failure that ends the
+// run, or nil.
+func (r *Registry) access(ctx context.Context, e *entry, acct Account, in *Values) *Result {
+	var loadVs violations
+	if res := r.loadEntities(ctx, e, acct, in, false, &loadVs); res != nil {
+		return res
+	}
+	if !loadVs.empty() {
+		return inputFailure(e.tool, loadVs.result())
+	}
+	if e.tool.Access != nil {
+		ok, err := e.tool.Access(ctx, in)
+		if err != nil {
+			return r.failure(ctx, e, nil, err, "access check failed")
+		}
+		if !ok {
+			return accessFailure("You may not run " + e.tool.label() + " with these inputs.")
+		}
+	}
+	return nil
 }
 
 // failure returns the failed Result of err, returned by the

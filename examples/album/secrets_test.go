@@ -115,8 +115,17 @@ func TestProtectOutOfBand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer plain.Close()
+	// An album the editor may not change: refused before anyone is asked.
+	winter := mustAlbum(t, store, "Winter Sketches")
+	res, err := plain.CallTool(t.Context(), &mcp.CallToolParams{Name: "album__protect", Arguments: map[string]any{"album": strconv.FormatInt(winter.ID, 10)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if refusal := mustJSON(t, res); !res.IsError || strings.Contains(refusal, "/secrets/") || !strings.Contains(refusal, "may not") {
+		t.Fatalf("protecting another's album without the passphrase = %s, want a refusal and no page", refusal)
+	}
 	args := map[string]any{"album": strconv.FormatInt(night.ID, 10)}
-	res, err := plain.CallTool(t.Context(), &mcp.CallToolParams{Name: "album__protect", Arguments: args})
+	res, err = plain.CallTool(t.Context(), &mcp.CallToolParams{Name: "album__protect", Arguments: args})
 	if err != nil {
 		t.Fatal(err)
 	}
