@@ -784,10 +784,7 @@ var takedownTask = regexp.MustCompile(`Its task is ([A-Z0-9]{26});`)
 // the task that waits for an administrator's approval.
 func waitingTakedown(t *testing.T, base, token string) string {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "album-takedown", Version: "1"}, nil)
-	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{
-		Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1, DisableStandaloneSSE: true,
-	}, nil)
+	cs, err := connectMCP(t, base, token, false)
 	if err != nil {
 		t.Fatal(err)
 	}
